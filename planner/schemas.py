@@ -345,6 +345,87 @@ class Plan(Contract):
     reason: str = ""
 
 
+# ---------------------------------------------------------------- decision results (stage contracts)
+
+DecisionMethod = Literal["knowledge", "llm-scored", "llm-yesno", "llm-generated", "mixed"]
+
+
+class ObjectSelection(Contract):
+    """Stage 1 output: which candidate objects suit the task, and all candidates ranked.
+
+    ``kept`` holds EVERY object judged suitable (best first), not a single answer: COAT found that
+    single-answer object selection drops good objects. ``unparsed`` is True when the model's answer could
+    not be parsed; ``kept`` is then empty and the caller decides what to do (the two-stage pipeline falls
+    back to all options and records it).
+    """
+
+    task: str | None = None
+    utility: str
+    candidates: tuple[str, ...]
+    kept: tuple[str, ...] = ()
+    ranking: tuple[str, ...] = ()
+    scores: dict[str, float] = Field(default_factory=dict)
+    method: DecisionMethod
+    reason: str = ""
+    unparsed: bool = False
+
+
+class StateRanking(Contract):
+    """Stage 2 (or single-prompt) output over a list of candidates, by index into that list.
+
+    ``chosen`` is None when the model's answer could not be parsed (never replaced by a random guess).
+    """
+
+    n_candidates: int = Field(ge=1)
+    chosen: int | None = None
+    ranking: tuple[int, ...] = ()
+    scores: tuple[float, ...] = ()
+    method: DecisionMethod
+    reason: str = ""
+
+    @property
+    def unparsed(self) -> bool:
+        """True when no candidate was chosen because the answer could not be parsed."""
+        return self.chosen is None
+
+
+class Decision(Contract):
+    """What the two-stage pipeline and the single-prompt baseline both return for one decision.
+
+    ``labels`` are the candidates' labels (option letters for a Question); ``chosen`` is one of them, or
+    None when the answer could not be parsed. ``fallback`` is True when stage 1 kept no object (or its
+    answer was unparsed) and stage 2 therefore saw every candidate.
+    """
+
+    question_id: str | None = None
+    pipeline: Literal["two-stage", "single"]
+    strategy: str
+    labels: tuple[str, ...]
+    chosen: str | None = None
+    ranking: tuple[str, ...] = ()
+    reason: str = ""
+    stage1: ObjectSelection | None = None
+    stage2: StateRanking | None = None
+    fallback: bool = False
+    model_id: str | None = None
+    prompt_hash: str = ""
+    calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+    @property
+    def unparsed(self) -> bool:
+        """True when no candidate was chosen because the answer could not be parsed."""
+        return self.chosen is None
+
+    @property
+    def chosen_index(self) -> int | None:
+        """Index of the chosen candidate in ``labels``, or None."""
+        return None if self.chosen is None else self.labels.index(self.chosen)
+
+
 __all__ = [
     "COAT_TO_THOR",
     "LETTERS",
@@ -354,11 +435,14 @@ __all__ = [
     "VARIABLE_ENUMS",
     "Condition",
     "Contract",
+    "Decision",
+    "DecisionMethod",
     "InUse",
     "Mass",
     "Material",
     "ObjectChoice",
     "ObjectConfig",
+    "ObjectSelection",
     "ObjectRecord",
     "Option",
     "Penalty",
@@ -367,6 +451,7 @@ __all__ = [
     "Question",
     "SceneState",
     "SkillCall",
+    "StateRanking",
     "Temperature",
     "canonical_object_name",
     "thor_object_name",
