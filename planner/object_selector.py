@@ -1,0 +1,455 @@
+"""Stage 1 of COAT's two-stage decision: which candidate objects suit the task (object kinds only).
+
+``ObjectSelector(strategy, llm=..., kb=...)(task, utility, objects) -> ObjectSelection``. It keeps EVERY
+object judged suitable (plus a ranking of all candidates): COAT found that picking a single object in this
+stage drops good ones, so stage 2 gets every suitable object and decides among their physical states.
+
+Strategies:
+
+* ``"knowledge"``: COAT's human annotations. With a task, the suitable objects are the combination's
+  context objects (``oracle.json``); without one (Task-u), the utility's objects. Exact where the
+  combination is annotated. For an unknown task/utility or an object outside COAT's vocabulary it falls
+  back to the ``llm`` strategy when a model is given, else raises :class:`~planner.errors.ConfigError`.
+* ``"llm"``: a language model. With a scoring backend, by one of two documented keep rules:
+
+  - ``"margin"`` (default): score every object name as the continuation of
+    ``Answer: the most suitable object is the``, calibrated by that prefix alone; keep the objects whose
+    calibrated score is within ``margin`` nats of the best (the best is always kept).
+  - ``"yesno"``: for each object, score `` Yes`` / `` No`` after "Could a <object> serve this purpose?";
+    keep the objects whose calibrated ``Yes - No`` is at least ``threshold``.
+
+  Without scoring, the model writes ``{"objects": [...], "reason": ...}`` which is parsed (and re-asked on
+  an invalid answer); an answer still invalid after the retries is recorded as ``unparsed``.
+* ``"hybrid"``: knowledge for the objects COAT knows in an annotated combination, the model for the rest.
+
+Example:
+    >>> from planner.knowledge import load_knowledge               # doctest: +SKIP
+    >>> sel = ObjectSelector("knowledge", kb=load_knowledge())     # doctest: +SKIP
+    >>> sel("cut cake", "cutting", ["Knife", "Pillow"]).kept       # doctest: +SKIP
+    ('Knife',)
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ValidationInfo, field_validator
+
+from . import prompting
+from .errors import ConfigError, PlannerError, SelectionError
+from .schemas import ObjectSelection, PhysicalState, canonical_object_name
+
+if TYPE_CHECKING:
+    from .llm import LLMBackend
+
+log = logging.getLogger(__name__)
+
+Strategy = Literal["llm", "knowledge", "hybrid"]
+STRATEGIES: tuple[str, ...] = ("llm", "knowledge", "hybrid")
+KeepRule = Literal["margin", "yesno"]
+KEEP_RULES: tuple[str, ...] = ("margin", "yesno")
+
+DEFAULT_MARGIN = 1.0
+"""Nats below the best calibrated score an object may be and still be kept (``keep_rule="margin"``)."""
+DEFAULT_THRESHOLD = 0.0
+"""Minimum calibrated ``Yes - No`` log-likelihood for keeping an object (``keep_rule="yesno"``)."""
+
+
+# ---------------------------------------------------------------- model answer schema
+
+
+class ObjectSubsetAnswer(BaseModel):
+    """What a generating model answers in stage 1: the suitable candidates, best first.
+
+    Validated with ``context={"candidate_ids": [...]}``: every name must be one of the candidates (any
+    spelling: ``stove burner``, ``StoveBurner``); it is replaced by the candidate's exact name.
+    """
+
+    objects: list[str]
+    reason: str = ""
+
+    @field_validator("objects")
+    @classmethod
+    def _candidates_only(cls, v: list[str], info: ValidationInfo) -> list[str]:
+        cands = list((info.context or {}).get("candidate_ids") or [])
+        if not cands:
+            return v
+        out: list[str] = []
+        bad: list[str] = []
+        for name in v:
+            hit = prompting.match_object_name(str(name), cands)
+            if hit is None:
+                bad.append(str(name))
+            elif hit not in out:
+                out.append(hit)
+        if bad:
+            raise ValueError(f"{bad} are not candidates; choose only from {cands}")
+        return out
+
+
+# ---------------------------------------------------------------- shared by both stages
+
+
+@dataclass
+class Trace:
+    """Prompts a stage sent while deciding (hashed into the decision's ``prompt_hash``)."""
+
+    prompts: list[str] = field(default_factory=list)
+
+
+def check_strategy(strategy: str, llm: Any, kb: Any) -> None:
+    """Validate a stage's strategy against the dependencies it was given.
+
+    Raises:
+        ConfigError: unknown strategy, or a dependency the strategy needs is missing.
+    """
+    if strategy not in STRATEGIES:
+        raise ConfigError(f"unknown strategy {strategy!r}; valid: {', '.join(STRATEGIES)}")
+    if strategy == "llm" and llm is None:
+        raise ConfigError("strategy 'llm' needs llm= (an LLMBackend, e.g. planner.llm.make_llm('local'))")
+    if strategy in ("knowledge", "hybrid") and kb is None:
+        raise ConfigError(f"strategy {strategy!r} needs kb= (planner.knowledge.load_knowledge())")
+    if strategy == "hybrid" and llm is None:
+        raise ConfigError("strategy 'hybrid' needs llm= for what COAT does not annotate")
+
+
+class Knowledge:
+    """What COAT's annotations say about a (utility, task) and its objects; None means "not annotated".
+
+    Wraps a :class:`planner.knowledge.KnowledgeBase` and a :class:`planner.cost.CostModel` so the stages
+    never see a KeyError: everything unknown comes back as None.
+    """
+
+    LABEL_RANK: Mapping[str, int] = {"ideal": 0, "moderate": 1, "bad": 2}
+
+    def __init__(self, kb: Any, cost: Any = None) -> None:
+        self.kb = kb
+        if cost is None:
+            from .cost import CostModel
+
+            cost = CostModel(kb)
+        self.cost = cost
+        self._vocab: frozenset[str] | None = None
+
+    def phrase(self, utility: str) -> str | None:
+        """COAT's phrase for a utility (``an object that can be used to cut something``), if any."""
+        phrases = getattr(getattr(self.kb, "templates", None), "utility_phrases", None) or {}
+        if isinstance(phrases, Mapping):
+            return phrases.get(utility)
+        return None
+
+    @property
+    def vocabulary(self) -> frozenset[str]:
+        """Every object COAT annotates (the 100 utility objects)."""
+        if self._vocab is None:
+            names: set[str] = set()
+            for u in self.kb.utilities:
+                names.update(self.kb.utility_objects(u))
+            self._vocab = frozenset(names)
+        return self._vocab
+
+    def known(self, obj: str) -> bool:
+        """True when COAT annotates this object type."""
+        return canonical_object_name(obj) in self.vocabulary
+
+    def suitable(self, task: str | None, utility: str) -> frozenset[str] | None:
+        """The objects suitable for (utility, task); None when COAT does not annotate it."""
+        try:
+            if task is None:
+                return frozenset(self.kb.utility_objects(utility))
+            if not self.kb.is_annotated(utility, task):
+                return None
+            return frozenset(self.kb.context_objects(utility, task))
+        except (PlannerError, KeyError):
+            return None
+
+    def ordered_suitable(self, task: str | None, utility: str) -> list[str]:
+        """The suitable objects in annotation order (best-known first); [] when not annotated."""
+        try:
+            if task is None:
+                return list(self.kb.utility_objects(utility))
+            return list(self.kb.context_objects(utility, task))
+        except (PlannerError, KeyError):
+            return []
+
+    def config_key(
+        self, task: str | None, utility: str, obj: str, state: PhysicalState | None
+    ) -> tuple[tuple[float, ...], str] | None:
+        """Sort key (lower is better) and a short reason for one candidate; None when not annotated.
+
+        Order: suitable objects before unsuitable ones; among suitable configurations, ideal before
+        moderate before bad, then by time + material penalty (COAT's ranking of sub-optimal options).
+        """
+        suitable = self.suitable(task, utility)
+        if suitable is None or not self.known(obj):
+            return None
+        obj = canonical_object_name(obj)
+        if obj not in suitable:
+            what = "a context object" if task else f"a {utility!r} object"
+            return (1.0, 0.0, 0.0), f"{obj} is not {what} in COAT"
+        if state is None or task is None:
+            return (0.0, 0.0, 0.0), f"{obj} suits {utility!r} in COAT"
+        from .schemas import ObjectConfig
+
+        try:
+            pen = self.cost.penalty(utility, task, ObjectConfig(object=obj, state=state))
+        except (PlannerError, KeyError) as e:
+            log.debug("no penalty for %s in (%s, %s): %s", obj, utility, task, e)
+            return None
+        rank = self.LABEL_RANK.get(pen.label, 3)
+        reason = (
+            f"{obj} is {pen.label} (time penalty {pen.time_penalty}, material penalty {pen.material_penalty})"
+        )
+        return (0.0, float(rank), float(pen.total)), reason
+
+
+def unknown_error(stage: str, task: str | None, utility: str, objects: Sequence[str], know: Knowledge) -> ConfigError:
+    """The error raised when the knowledge strategy cannot decide and no model was given."""
+    if know.suitable(task, utility) is None:
+        what = f"utility {utility!r}" + (f" with task {task!r}" if task else "")
+        why = f"{what} is not annotated in COAT"
+    else:
+        unknown = [o for o in objects if not know.known(o)]
+        why = f"objects {unknown} are not in COAT's vocabulary"
+    return ConfigError(
+        f"{stage}: the knowledge strategy cannot decide: {why}. Pass llm= (strategy 'knowledge' falls back "
+        "to the model) or use strategy 'hybrid' or 'llm'."
+    )
+
+
+# ---------------------------------------------------------------- stage 1
+
+
+class ObjectSelector:
+    """Stage 1: (task, utility, candidate object names) -> every suitable object, plus a ranking.
+
+    Args:
+        strategy: ``"llm"``, ``"knowledge"`` or ``"hybrid"`` (see the module docstring).
+        llm: A :class:`planner.llm.LLMBackend`; required for ``llm`` and ``hybrid``, optional fallback for
+            ``knowledge``.
+        kb: A :class:`planner.knowledge.KnowledgeBase`; required for ``knowledge`` and ``hybrid``; with
+            ``llm`` it only supplies COAT's utility phrases for the prompts.
+        cost: A :class:`planner.cost.CostModel` (built from ``kb`` when omitted).
+        keep_rule: ``"margin"`` or ``"yesno"`` (scoring backends only).
+        margin: See :data:`DEFAULT_MARGIN`.
+        threshold: See :data:`DEFAULT_THRESHOLD`.
+    """
+
+    def __init__(
+        self,
+        strategy: Strategy = "llm",
+        llm: LLMBackend | None = None,
+        kb: Any = None,
+        *,
+        cost: Any = None,
+        keep_rule: KeepRule = "margin",
+        margin: float = DEFAULT_MARGIN,
+        threshold: float = DEFAULT_THRESHOLD,
+    ) -> None:
+        check_strategy(strategy, llm, kb)
+        if keep_rule not in KEEP_RULES:
+            raise ConfigError(f"unknown keep_rule {keep_rule!r}; valid: {', '.join(KEEP_RULES)}")
+        if margin < 0:
+            raise ConfigError(f"margin must be >= 0, got {margin}")
+        self.strategy = strategy
+        self.llm = llm
+        self.know = Knowledge(kb, cost) if kb is not None else None
+        self.keep_rule = keep_rule
+        self.margin = margin
+        self.threshold = threshold
+
+    def __repr__(self) -> str:
+        return f"ObjectSelector({self.strategy!r}, keep_rule={self.keep_rule!r}, margin={self.margin})"
+
+    def __call__(
+        self, task: str | None, utility: str, objects: Sequence[str], *, trace: Trace | None = None
+    ) -> ObjectSelection:
+        """Select every suitable object among ``objects``.
+
+        Args:
+            task: The household task (``"cut cake"``), or None for a utility-only question (Task-u).
+            utility: The COAT utility (``"cutting"``).
+            objects: Distinct candidate object types (COAT or AI2-THOR spelling).
+            trace: Collects the prompts sent (for the prompt hash).
+
+        Returns:
+            The selection; ``kept`` is empty when nothing suits (or the answer was unparsed).
+
+        Raises:
+            ConfigError: no candidates, duplicates, or the knowledge strategy cannot decide without a model.
+        """
+        names = [canonical_object_name(o) for o in objects]
+        if not names:
+            raise ConfigError("stage 1 needs at least one candidate object, got none")
+        dupes = sorted({o for o in names if names.count(o) > 1})
+        if dupes:
+            raise ConfigError(f"duplicate candidate objects {dupes}; pass each object type once")
+        trace = trace if trace is not None else Trace()
+        if self.strategy == "llm":
+            return self._llm(task, utility, names, trace)
+        assert self.know is not None  # guaranteed by check_strategy
+        suitable = self.know.suitable(task, utility)
+        unknown = [o for o in names if not self.know.known(o)]
+        if suitable is not None and not unknown:
+            return self._knowledge(task, utility, names, suitable)
+        if self.llm is None:
+            raise unknown_error("stage 1", task, utility, names, self.know)
+        if self.strategy == "hybrid" and suitable is not None:
+            return self._mixed(task, utility, names, suitable, unknown, trace)
+        log.debug("stage 1: knowledge cannot decide (%s, %s, %s); using the model", utility, task, unknown)
+        return self._llm(task, utility, names, trace)
+
+    # -- knowledge
+
+    def _knowledge(
+        self, task: str | None, utility: str, names: list[str], suitable: frozenset[str]
+    ) -> ObjectSelection:
+        assert self.know is not None
+        order = {o: i for i, o in enumerate(self.know.ordered_suitable(task, utility))}
+        kept = sorted((o for o in names if o in suitable), key=lambda o: order.get(o, len(order)))
+        rest = [o for o in names if o not in suitable]
+        src = "context objects of this task" if task else f"objects of utility {utility!r}"
+        reason = f"COAT {src}: {', '.join(kept)}" if kept else f"none of the candidates are COAT {src}"
+        return ObjectSelection(
+            task=task,
+            utility=utility,
+            candidates=tuple(names),
+            kept=tuple(kept),
+            ranking=tuple(kept + rest),
+            method="knowledge",
+            reason=reason,
+        )
+
+    def _mixed(
+        self,
+        task: str | None,
+        utility: str,
+        names: list[str],
+        suitable: frozenset[str],
+        unknown: list[str],
+        trace: Trace,
+    ) -> ObjectSelection:
+        known = [o for o in names if o not in unknown]
+        by_kb = self._knowledge(task, utility, known, suitable) if known else None
+        by_llm = self._llm(task, utility, unknown, trace)
+        kb_kept = list(by_kb.kept) if by_kb else []
+        kept = kb_kept + list(by_llm.kept)
+        rest = [o for o in (list(by_kb.ranking) if by_kb else []) if o not in kb_kept]
+        rest += [o for o in by_llm.ranking if o not in by_llm.kept]
+        return ObjectSelection(
+            task=task,
+            utility=utility,
+            candidates=tuple(names),
+            kept=tuple(kept),
+            ranking=tuple(kept + rest),
+            scores=dict(by_llm.scores),
+            method="mixed",
+            reason=f"COAT annotations for {known}; model for {unknown}: {by_llm.reason}",
+            unparsed=by_llm.unparsed,
+        )
+
+    # -- model
+
+    def _phrase(self, utility: str) -> str | None:
+        return self.know.phrase(utility) if self.know is not None else None
+
+    def _llm(self, task: str | None, utility: str, names: list[str], trace: Trace) -> ObjectSelection:
+        assert self.llm is not None
+        base = {"task": task, "utility": utility, "candidates": tuple(names)}
+        if self.llm.supports_scoring:
+            if self.keep_rule == "yesno":
+                return self._yesno(task, utility, names, trace, base)
+            return self._margin(task, utility, names, trace, base)
+        return self._generated(task, utility, names, trace, base)
+
+    def _margin(
+        self, task: str | None, utility: str, names: list[str], trace: Trace, base: dict[str, Any]
+    ) -> ObjectSelection:
+        assert self.llm is not None
+        if len(names) == 1:
+            # nothing to compare: the margin rule always keeps the best, so no model call is needed
+            return ObjectSelection(**base, kept=tuple(names), ranking=tuple(names), method="llm-scored",
+                                   reason="only candidate")
+        prompt = prompting.object_prompt(task, utility, names, phrase=self._phrase(utility), mode="scored")
+        trace.prompts.append(prompt)
+        options = [" " + prompting.humanize_object(o) for o in names]
+        scores = self.llm.score(prompt, options, neutral_prompt=prompting.neutral_prompt("object"))
+        ranking = sorted(names, key=lambda o: -scores[names.index(o)])
+        best = max(scores)
+        kept = [o for o in ranking if scores[names.index(o)] >= best - self.margin]
+        return ObjectSelection(
+            **base,
+            kept=tuple(kept),
+            ranking=tuple(ranking),
+            scores={o: float(s) for o, s in zip(names, scores, strict=True)},
+            method="llm-scored",
+            reason=f"calibrated score within {self.margin:g} of the best ({best:.2f})",
+        )
+
+    def _yesno(
+        self, task: str | None, utility: str, names: list[str], trace: Trace, base: dict[str, Any]
+    ) -> ObjectSelection:
+        assert self.llm is not None
+        neutral = prompting.neutral_prompt("yesno")
+        margins: dict[str, float] = {}
+        for o in names:
+            prompt = prompting.object_yesno_prompt(task, utility, o, phrase=self._phrase(utility))
+            trace.prompts.append(prompt)
+            yes, no = self.llm.score(prompt, [" Yes", " No"], neutral_prompt=neutral)
+            margins[o] = float(yes - no)
+        ranking = sorted(names, key=lambda o: -margins[o])
+        kept = [o for o in ranking if margins[o] >= self.threshold]
+        return ObjectSelection(
+            **base,
+            kept=tuple(kept),
+            ranking=tuple(ranking),
+            scores=margins,
+            method="llm-yesno",
+            reason=f"calibrated Yes - No >= {self.threshold:g}",
+        )
+
+    def _generated(
+        self, task: str | None, utility: str, names: list[str], trace: Trace, base: dict[str, Any]
+    ) -> ObjectSelection:
+        assert self.llm is not None
+        from langchain_core.messages import HumanMessage, SystemMessage
+
+        prompt = prompting.object_prompt(task, utility, names, phrase=self._phrase(utility), mode="generated")
+        trace.prompts.append(prompt)
+        try:
+            ans = self.llm.structured(
+                [SystemMessage(prompting.system_prompt()), HumanMessage(prompt)],
+                ObjectSubsetAnswer,
+                context={"candidate_ids": names},
+            )
+        except SelectionError as e:
+            log.info("stage 1 answer unparsed for (%s, %s): %s", utility, task, e)
+            return ObjectSelection(
+                **base, ranking=tuple(names), method="llm-generated", reason=f"unparsed: {e}", unparsed=True
+            )
+        kept = list(ans.objects)
+        return ObjectSelection(
+            **base,
+            kept=tuple(kept),
+            ranking=tuple(kept + [o for o in names if o not in kept]),
+            method="llm-generated",
+            reason=ans.reason,
+        )
+
+
+__all__ = [
+    "DEFAULT_MARGIN",
+    "DEFAULT_THRESHOLD",
+    "KEEP_RULES",
+    "STRATEGIES",
+    "KeepRule",
+    "Knowledge",
+    "ObjectSelector",
+    "ObjectSubsetAnswer",
+    "Strategy",
+    "Trace",
+    "check_strategy",
+]
