@@ -196,17 +196,6 @@ class _RawPrefFile(TypedDict):
     mat_gt: list[_RawPrefConcept]
 
 
-# ``choice_config_oracle.json`` / ``3_var_ideal_config.json``: per object, the ideal values of the three
-# state variables (mass and material lists are empty). Optional: validated and cross-checked when present.
-class _RawThreeVar(TypedDict):
-    __pydantic_config__ = _FORBID  # type: ignore[misc]
-    mass: list[Mass]
-    material: list[Material]
-    temperature: list[Temperature]
-    already_in_use: list[InUse]
-    condition: list[Condition]
-
-
 @functools.cache
 def _adapter(tp: Any) -> TypeAdapter[Any]:
     return TypeAdapter(tp)
@@ -797,7 +786,8 @@ def _load(root: Path) -> KnowledgeBase:
         path = coat / name
         if not path.is_file():
             continue
-        three: dict[str, _RawThreeVar] = _validate(path, dict[str, _RawThreeVar], _read_json(path))
+        # Per object, the ideal temperature / already_in_use / condition (mass and material lists are empty).
+        three: dict[str, _RawCommon] = _validate(path, dict[str, _RawCommon], _read_json(path))
         for (u, t), cfgs in ideal.items():
             for o in context[(u, t)]:
                 if o not in three:

@@ -301,3 +301,18 @@ def test_missing_directory(tmp_path: Path) -> None:
 def test_enum_values_are_coat_strings(kb: KnowledgeBase) -> None:
     temps = {c.state.temperature for c in kb.configurations}
     assert temps == set(Temperature)
+
+
+def test_optional_ideal_value_files(coat_copy: Path) -> None:
+    three_path = coat_copy / "coat/task-2/3_var_ideal_config.json"
+    three = json.loads(three_path.read_text())
+    # Absent: loads without them.
+    for name in ("task-1/choice_config_oracle.json", "task-2/3_var_ideal_config.json"):
+        (coat_copy / "coat" / name).unlink()
+    assert len(load_knowledge(coat_copy).configurations) == 1584
+    # Present but disagreeing with the ideal configurations' temperatures: refused.
+    three["Lettuce"]["temperature"] = ["Cold", "Hot"]  # pouch_config_oracle lists Hot first
+    three_path.write_text(json.dumps(three))
+    load_knowledge.cache_clear()
+    err = _expect(coat_copy, "task-2/3_var_ideal_config.json", "Lettuce/temperature")
+    assert "pouch_config_oracle.json" in err.problem
