@@ -334,17 +334,6 @@ class SkillCall(Contract):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
-class Plan(Contract):
-    """What ``plan()`` returns: the chosen object(s) and the steps that use them."""
-
-    task: str
-    utility: str | None = None
-    steps: tuple[SkillCall, ...] = ()
-    choices: tuple[ObjectChoice, ...] = ()
-    feasible: bool = True
-    reason: str = ""
-
-
 # ---------------------------------------------------------------- decision results (stage contracts)
 
 DecisionMethod = Literal["knowledge", "llm-scored", "llm-yesno", "llm-generated", "mixed"]
@@ -424,6 +413,23 @@ class Decision(Contract):
     def chosen_index(self) -> int | None:
         """Index of the chosen candidate in ``labels``, or None."""
         return None if self.chosen is None else self.labels.index(self.chosen)
+
+
+class Plan(Contract):
+    """What ``plan()`` returns: the chosen object(s), the steps that make them ready and use them.
+
+    ``decisions`` keeps each utility's full Decision (both stages, rankings, model usage) for inspection;
+    ``feasible`` is False with a ``reason`` when no usable object exists.
+    """
+
+    task: str
+    utility: str | None = None
+    steps: tuple[SkillCall, ...] = ()
+    choices: tuple[ObjectChoice, ...] = ()
+    feasible: bool = True
+    reason: str = ""
+    decisions: tuple[Decision, ...] = ()
+    scene_id: str | None = None
 
 
 __all__ = [
