@@ -512,6 +512,10 @@ def _allowed_globals() -> dict[tuple[str, str], Any]:
     return allowed
 
 
+class _Refused(pickle.UnpicklingError):
+    """A pickle referenced a global that is not on the whitelist."""
+
+
 class _WhitelistUnpickler(pickle.Unpickler):
     """Unpickler that resolves only the globals in ``_allowed_globals``; anything else is refused."""
 
@@ -523,7 +527,7 @@ class _WhitelistUnpickler(pickle.Unpickler):
         try:
             return self._allowed[(module, name)]
         except KeyError:
-            raise pickle.UnpicklingError(f"refusing global {module}.{name} (not on the trace whitelist)") from None
+            raise _Refused(f"refusing global {module}.{name} (not on the trace whitelist)") from None
 
 
 def safe_unpickle(data: bytes, where: str) -> Any:
@@ -534,7 +538,7 @@ def safe_unpickle(data: bytes, where: str) -> Any:
     """
     try:
         return _WhitelistUnpickler(data).load()
-    except pickle.UnpicklingError as e:
+    except _Refused as e:
         raise DataError(where, "", str(e)) from e
     except Exception as e:  # a truncated or garbled pickle raises many types (EOFError, ValueError, ...)
         raise DataError(where, "", f"corrupt pickle: {type(e).__name__}: {e}") from e
