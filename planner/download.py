@@ -733,9 +733,14 @@ def download(
 
     Raises:
         DownloadError: listing every item that could not be fetched or failed its checksum.
-        ConfigError: for an unknown component.
+        ConfigError: for an unknown component or a negative retry count / backoff.
         DependencyNotInstalled: when traces are requested and Pillow is missing.
     """
+    if retries < 0 or backoff < 0 or timeout <= 0:
+        raise ConfigError(
+            f"download: retries={retries}, backoff={backoff}, timeout={timeout}; need retries >= 0, backoff >= 0, "
+            "timeout > 0"
+        )
     root = Path(dest).expanduser() if dest is not None else cache_data_dir()
     base_url = mirror or os.environ.get(MIRROR_ENV_VAR) or DEFAULT_BASE_URL
     checksums = load_checksums()

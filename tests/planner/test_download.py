@@ -240,6 +240,8 @@ def test_full_manifest_urls_and_checksums_match() -> None:
 def test_unknown_component_lists_valid_ones() -> None:
     with pytest.raises(dl.ConfigError, match="coat, ai2thor, traces"):
         dl.manifest(["coats"])
+    with pytest.raises(dl.ConfigError, match="retries=-1"):
+        dl.download("unused", retries=-1)
 
 
 def test_recorded_checksums_match_reference_data(data_dir: Path) -> None:
