@@ -18,6 +18,8 @@ from .base import Skill, SkillContext
 from .registry import register_skill
 
 HEAT_SOURCES = ("Microwave", "StoveBurner", "Toaster", "CoffeeMachine")
+WORK_SURFACES = ("CounterTop", "DiningTable", "SideTable", "Desk", "CoffeeTable", "Shelf", "Dresser")
+"""Receptacles ``use`` sets a held object down on before it takes the next one (nearest first)."""
 CUTTING_TOOLS = ("Knife", "ButterKnife")
 WAIT_STEP_SECONDS = 10.0
 """Simulated seconds each ``Pass`` lets pass while waiting (the embedded simulator honours ``seconds``)."""
@@ -353,6 +355,18 @@ class Prepare(Skill):
         return True, ", ".join(done) or "ready as is"
 
 
+def _set_down(ctx: SkillContext, held: RawObject) -> tuple[bool, str]:
+    """Put the held object on the nearest work surface, so the hand is free for the next object."""
+    from .registry import get_skill
+
+    surfaces = [o for t in WORK_SURFACES for o in ctx.of_type(t)]
+    for surface in surfaces[:3]:
+        res = get_skill("put")(SkillCall(skill="put", target=surface["objectId"]), ctx)
+        if res.ok:
+            return True, ""
+    return False, f"could not set {held['objectId']} down on any work surface"
+
+
 @register_skill
 class Use(Skill):
     """Use the chosen object for its utility: switch an appliance on, open a receptacle, else take it."""
@@ -367,6 +381,11 @@ class Use(Skill):
         if o.get("objectType") in HEAT_SOURCES or o.get("toggleable"):
             sub = SkillCall(skill="toggle_on", target=target)
         elif o.get("pickupable"):
+            held = ctx.held()
+            if held is not None and held["objectId"] != target:
+                ok, why = _set_down(ctx, held)
+                if not ok:
+                    return False, why
             sub = SkillCall(skill="pickup", target=target)
         elif o.get("openable"):
             sub = SkillCall(skill="open", target=target)

@@ -1,0 +1,128 @@
+"""``coat plan TASK``: choose the object for a task in a scene, optionally carry the plan out.
+
+Examples:
+    coat plan "cut cake"                                   # embedded kitchen, embedded model
+    coat plan "boil water" --scenario stove-in-use --execute
+    coat plan "serving cake" --llm fake --json
+    coat plan "cut apple" --scene embedded/FloorPlan1-v0 --strategy knowledge
+
+Requires: the COAT data directory (``coat data download`` or ``COAT_DATA_DIR``); ``--llm local`` needs
+the ``local-llm`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    """Add ``coat plan`` to the CLI."""
+    p = sub.add_parser("plan", help="choose the object (or substitute) for a task in a scene",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("task", help='what to do, e.g. "cut cake"')
+    p.add_argument("--scene", default="embedded/kitchen-v0", help="scene id (see `coat scenes list`)")
+    p.add_argument("--scenario", default=None,
+                   help="perturb the scene: knife-dirty, no-knife, stove-in-use, mug-broken, random")
+    p.add_argument("--seed", type=int, default=0, help="scene seed")
+    p.add_argument("--llm", default="local", help="model spec: local, local:gemma-270m, openai:M, ollama:M, fake, none")
+    p.add_argument("--planner", choices=("two-stage", "single"), default="two-stage")
+    p.add_argument("--strategy", choices=("hybrid", "llm", "knowledge"), default="hybrid")
+    p.add_argument("--utility", default=None, help="force one of COAT's 22 utilities")
+    p.add_argument("--interpret", choices=("exact", "nearest"), default="exact",
+                   help="nearest: borrow the closest COAT task's annotations for a free-text task")
+    p.add_argument("--execute", action="store_true", help="carry the plan out with the skills")
+    p.add_argument("--frame", default=None, help="save a top-down picture of the final scene to this PNG")
+    p.add_argument("--json", action="store_true", help="print the plan (and trace) as JSON")
+    p.add_argument("--data-dir", default=None)
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .api import execute_plan, observe, plan_in_state
+
+    options = {"scenario": args.scenario} if args.scenario else None
+    llm = None if args.llm in ("none", "") else args.llm
+    env, obs, state = observe(args.scene, seed=args.seed, options=options)
+    env.close()
+    plan = plan_in_state(args.task, state, llm=llm, planner=args.planner, strategy=args.strategy,
+                         utility=args.utility, interpret=args.interpret, data_dir=args.data_dir)
+    trace = None
+    if args.execute and plan.feasible:
+        trace = execute_plan(plan, args.scene, seed=args.seed, options=options)
+    if args.frame:
+        _save_frame(args, plan, options)
+    if args.json:
+        out: dict[str, Any] = {"plan": plan.model_dump(mode="json")}
+        if trace is not None:
+            out["execution"] = trace.model_dump(mode="json")
+        print(json.dumps(out, indent=2))
+    else:
+        _print_plan(plan, state, trace)
+    if not plan.feasible:
+        return 3
+    return 0 if trace is None or trace.ok else 4
+
+
+def _print_plan(plan: Any, state: Any, trace: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=sys.stdout, width=140)
+    console.print(f"[bold]Task:[/bold] {plan.task}    [bold]Scene:[/bold] {plan.scene_id}")
+    records = {r.object_id: r for r in state.objects}
+    for decision, ids in zip(plan.decisions, plan.considered, strict=True):
+        st1 = decision.stage1
+        kept = set(st1.kept) if st1 is not None else None
+        title = f"utility {st1.utility if st1 else plan.utility}: {decision.pipeline}, {decision.strategy}"
+        if decision.model_id:
+            title += f", model {decision.model_id}"
+        table = Table(title=title, show_lines=False)
+        for col in ("rank", "object", "mass", "material", "temperature", "already_in_use", "condition", "stage 1"):
+            table.add_column(col)
+        cands = [(label, records[oid]) for label, oid in zip(decision.labels, ids, strict=True)]
+        order = {label: i for i, label in enumerate(decision.ranking)}
+        for label, rec in sorted(cands, key=lambda lr: order.get(lr[0], 99)):
+            s = rec.state
+            mark = "kept" if kept is None or rec.category in kept else "dropped"
+            rank = str(order.get(label, -1) + 1)
+            style = "bold green" if label == decision.chosen else None
+            table.add_row(rank, rec.object_id, s.mass.value, s.material.value, s.temperature.value,
+                          s.already_in_use.value, s.condition.value, mark, style=style)
+        console.print(table)
+        console.print(f"  reason: {decision.reason}")
+    if plan.reason:
+        console.print(f"[yellow]note:[/yellow] {plan.reason}")
+    if not plan.feasible:
+        console.print("[red]No feasible plan.[/red]")
+        return
+    console.print("[bold]Plan:[/bold]")
+    for i, step in enumerate(plan.steps, 1):
+        extra = f" {step.args}" if step.args else ""
+        console.print(f"  {i}. {step.skill}({step.target}){extra}")
+    if trace is not None:
+        console.print(f"[bold]Execution:[/bold] {'ok' if trace.ok else 'FAILED: ' + trace.failure} "
+                      f"({trace.steps} simulator steps)")
+        for r in trace.results:
+            console.print(f"  {r.skill}({r.target}): {'ok' if r.ok else 'failed'} {r.reason}")
+
+
+def _save_frame(args: argparse.Namespace, plan: Any, options: dict[str, Any] | None) -> None:
+    import scenes
+    import skills
+
+    from ._optional import require
+
+    cv2 = require("cv2", "vision")
+    with scenes.make(args.scene) as env:
+        obs, _ = env.reset(seed=args.seed, options=options)
+        if args.execute and plan.feasible:
+            _trace, obs = skills.execute(plan, env, obs)
+        frame = env.render()
+    if frame is None or not hasattr(frame, "shape"):
+        print(f"coat: scene {args.scene} renders no frame", file=sys.stderr)
+        return
+    cv2.imwrite(args.frame, cv2.cvtColor(frame, cv2.COLOR_RGB2BGR))
+    print(f"frame written to {args.frame}")
