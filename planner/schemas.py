@@ -418,7 +418,8 @@ class Decision(Contract):
 class Plan(Contract):
     """What ``plan()`` returns: the chosen object(s), the steps that make them ready and use them.
 
-    ``decisions`` keeps each utility's full Decision (both stages, rankings, model usage) for inspection;
+    ``decisions`` keeps each utility's full Decision (both stages, rankings, model usage) for inspection,
+    ``considered`` the scene objects each decision ranked;
     ``feasible`` is False with a ``reason`` when no usable object exists.
     """
 
@@ -429,6 +430,8 @@ class Plan(Contract):
     feasible: bool = True
     reason: str = ""
     decisions: tuple[Decision, ...] = ()
+    considered: tuple[tuple[str, ...], ...] = ()
+    """Per decision, the object ids behind its labels (``decisions[i].labels[j]`` is ``considered[i][j]``)."""
     scene_id: str | None = None
 
 
