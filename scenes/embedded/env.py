@@ -1,0 +1,324 @@
+"""``EmbeddedEnv``: the embedded AI2-THOR-like simulator behind the SceneEnv interface.
+
+Observations carry genuine ``ai2thor.server.Event`` objects when ``ai2thor`` is installed (``import
+ai2thor.server`` only needs numpy); without it ``SceneObs.event`` is None and everything else (objects with the
+42 AI2-THOR keys, frames, masks, time, in-use) is the same. Frames are top-down OpenCV pictures when ``cv2`` is
+installed (extra ``vision``), else None.
+
+State AI2-THOR lacks is kept out of the 42-key object metadata (so fidelity is untouched) and reported in
+``SceneObs.extra`` and ``info``:
+
+- ``extra["in_use"]`` / ``info["in_use"]``: ``{objectId: {"state": "reversible-using" | "irreversible-using",
+  "by", "until", "remaining"}}`` for objects someone else is using (``UseObject``; scenarios);
+- ``SceneObs.time`` / ``info["time"]``: simulated seconds since reset (every action takes ``step_seconds``;
+  ``Wait`` takes ``seconds``); reversible use ends and hot/cold objects return to RoomTemp as time passes.
+
+Example:
+    >>> from scenes.embedded import EmbeddedEnv
+    >>> from scenes.base import Action
+    >>> env = EmbeddedEnv("kitchen", frames=False)
+    >>> obs, info = env.reset(seed=0)
+    >>> knife = next(o for o in obs.objects if o["objectType"] == "Knife")
+    >>> obs, r, term, trunc, info = env.step(Action(name="PickupObject", object_id=knife["objectId"],
+    ...                                            args={"forceAction": True}))
+    >>> info["action_success"], obs.object(knife["objectId"])["isPickedUp"]
+    (True, True)
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from planner._optional import is_available
+from planner.errors import ConfigError
+
+from ..base import Action, SceneEnv, SceneObs
+from .loader import SceneData, load_scene
+from .metadata import vec
+from .world import World
+
+log = logging.getLogger(__name__)
+
+_INIT_RETURN = {"cameraNearPlane": 0.01, "cameraFarPlane": 20.0}
+
+_event_cls: Any = None
+
+
+def _event_class() -> Any:
+    """``ai2thor.server.Event`` when ai2thor is installed, else None (imported lazily, once)."""
+    global _event_cls
+    if _event_cls is None:
+        if is_available("ai2thor"):
+            from planner._optional import require
+
+            _event_cls = require("ai2thor.server", "thor").Event
+        else:
+            _event_cls = False
+    return _event_cls or None
+
+
+class EmbeddedEnv(SceneEnv[SceneObs, Action]):
+    """The embedded household simulator (AI2-THOR 5.0.0 metadata, action names and contextual rules).
+
+    Args:
+        scene: Packaged scene name (``kitchen``, ``living-room``, ``bathroom``, ``bedroom``), ``FloorPlanN``
+            (real iTHOR scene from the data directory), a scene ``.json`` path, or a SceneData.
+        data_dir: Data root for ``FloorPlanN`` (default: ``$COAT_DATA_DIR`` / user cache).
+        frames: Render a top-down frame and instance masks every step (needs cv2; else frames are None).
+        width: Frame width (AI2-THOR's ``screenWidth``).
+        height: Frame height.
+        grid_size: AI2-THOR ``gridSize``.
+        visibility_distance: AI2-THOR ``visibilityDistance``.
+        step_seconds: Simulated seconds each action takes.
+        room_temp_after: Seconds after leaving a heat/cold source before an object is RoomTemp again.
+        slice_requires_knife: ALFRED's rule: SliceObject (without forceAction) needs a held knife.
+        events: Build ``ai2thor.server.Event`` objects when ai2thor is installed.
+
+    Raises:
+        UnknownIdError: unknown scene name.
+        DataNotFoundError: ``FloorPlanN`` without the ai2thor/ data.
+        DataError: corrupt scene file (names the file).
+    """
+
+    metadata = {"render_modes": ["rgb_array"]}
+
+    def __init__(
+        self,
+        scene: str | Path | SceneData = "kitchen",
+        *,
+        data_dir: str | Path | None = None,
+        frames: bool = True,
+        width: int = 300,
+        height: int = 300,
+        grid_size: float = 0.25,
+        visibility_distance: float = 1.5,
+        step_seconds: float = 1.0,
+        room_temp_after: float = 60.0,
+        slice_requires_knife: bool = False,
+        events: bool = True,
+    ) -> None:
+        for name, v in (("width", width), ("height", height)):
+            if not isinstance(v, int) or v < 16:
+                raise ConfigError(f"{name} must be an int >= 16, got {v!r}")
+        for name, f in (("grid_size", grid_size), ("visibility_distance", visibility_distance)):
+            if not isinstance(f, (int, float)) or f <= 0:
+                raise ConfigError(f"{name} must be > 0, got {f!r}")
+        if not isinstance(step_seconds, (int, float)) or step_seconds < 0:
+            raise ConfigError(f"step_seconds must be >= 0, got {step_seconds!r}")
+        self.scene_data = scene if isinstance(scene, SceneData) else load_scene(scene, data_dir=data_dir)
+        self.frames = bool(frames) and is_available("cv2")
+        if frames and not self.frames:
+            log.info("cv2 is not installed: EmbeddedEnv frames are None (pip install 'coat-planner[vision]')")
+        self.width, self.height = width, height
+        self._world_kwargs = {
+            "grid_size": grid_size,
+            "visibility_distance": visibility_distance,
+            "step_seconds": step_seconds,
+            "room_temp_after": room_temp_after,
+            "slice_requires_knife": slice_requires_knife,
+        }
+        self.events = bool(events)
+        self.world: World | None = None
+        self.scenario: dict[str, Any] = {}
+        self._last_obs: SceneObs | None = None
+        self._renderer: Any = None
+        self._closed = False
+
+    # ------------------------------------------------------------------ Gymnasium API
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[SceneObs, dict[str, Any]]:
+        """Start from the scene's initial state, perturbed by ``options["scenario"]`` when given.
+
+        Args:
+            seed: Seeds the scenario generator (same seed and options -> same observation).
+            options: ``{"scenario": "knife-dirty" | "no-knife" | "stove-in-use" | "mug-broken" | "random" | None,
+                "in_use_seconds": 300.0}`` (see :mod:`scenes.embedded.scenarios`).
+
+        Returns:
+            (obs, info); ``info["scenario"]`` describes what was changed.
+        """
+        options = dict(options or {})
+        self.world = World(self.scene_data, **self._world_kwargs)
+        self.scenario = {}
+        name = options.pop("scenario", None)
+        if name is not None:
+            from .scenarios import apply_scenario
+
+            self.scenario = apply_scenario(self.world, name, seed=seed, **options)
+        elif options:
+            raise ConfigError(f"unknown reset options {sorted(options)}; valid: scenario, in_use_seconds")
+        self.world.settle()
+        obs, info = self._observe(True, "", _INIT_RETURN, None, "Initialize")
+        info["scenario"] = self.scenario
+        return obs, info
+
+    def step(self, action: Action | dict[str, Any]) -> tuple[SceneObs, float, bool, bool, dict[str, Any]]:
+        """Apply one AI2-THOR action (an :class:`Action`, or ``controller.step`` kwargs as a dict).
+
+        Impossible actions, unknown action names and unknown objectIds return ``info["action_success"] =
+        False`` with AI2-THOR-like ``info["error"]``; they never raise.
+        """
+        if self.world is None:
+            from planner.errors import ResetNeeded
+
+            raise ResetNeeded("call reset() first: EmbeddedEnv.step() before reset()")
+        if isinstance(action, Action):
+            d = action.to_thor()
+        elif isinstance(action, dict) and "action" in action:
+            d = dict(action)
+        else:
+            raise ConfigError(f"step() takes a scenes.Action or a dict with 'action', got {type(action).__name__}")
+        ok, err, ret, code = self.world.step(d)
+        obs, info = self._observe(ok, err, ret, code, self.world.last_action)
+        return obs, 0.0, False, False, info
+
+    def render(self) -> np.ndarray | None:
+        """The current top-down frame (HxWx3 uint8), or None without cv2 or before reset."""
+        if self.world is None:
+            return None
+        if self._last_obs is not None and self._last_obs.rgb is not None:
+            return self._last_obs.rgb
+        if not is_available("cv2"):
+            return None
+        rgb, _ = self._render()
+        return rgb
+
+    def close(self) -> None:
+        """Release the scene (idempotent)."""
+        self._closed = True
+        self._last_obs = None
+
+    def __repr__(self) -> str:
+        return f"<EmbeddedEnv {self.scene_data.name}>"
+
+    # ------------------------------------------------------------------ observation
+
+    def _render(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        from .render import TopDownRenderer
+
+        assert self.world is not None
+        if self._renderer is None:
+            self._renderer = TopDownRenderer(self.world, self.width, self.height)
+        return self._renderer.render(self.world)
+
+    def _observe(
+        self, ok: bool, err: str, ret: Any, code: str | None, last_action: str
+    ) -> tuple[SceneObs, dict[str, Any]]:
+        w = self.world
+        assert w is not None
+        meta = self.metadata_dict(ok, err, ret, code, last_action)
+        rgb = None
+        masks = None
+        if self.frames:
+            rgb, masks = self._render()
+            meta["colors"] = self._renderer.colors(list(w.objs)) if self._renderer is not None else None
+        event = None
+        cls = _event_class() if self.events else None
+        if cls is not None:
+            event = cls(meta)
+            if rgb is not None:
+                event.frame = rgb
+                self._renderer.attach_segmentation(event)
+        in_use = w.in_use_report()
+        extra = {"in_use": in_use, "held": w.held, "scene": w.scene_name, "scenario": self.scenario}
+        obs = SceneObs(
+            objects=tuple(meta["objects"]),
+            rgb=rgb,
+            instance_masks=masks,
+            event=event,
+            time=w.time,
+            extra=extra,
+        )
+        self._last_obs = obs
+        info = {
+            "action_success": ok,
+            "error": err,
+            "errorCode": code,
+            "lastAction": last_action,
+            "actionReturn": ret,
+            "time": w.time,
+            "in_use": in_use,
+        }
+        return obs, info
+
+    def metadata_dict(self, ok: bool, err: str, ret: Any, code: str | None, last_action: str) -> dict[str, Any]:
+        """AI2-THOR 5.0.0 ``event.metadata`` for the current state (37 top-level keys, 42 per object)."""
+        w = self.world
+        assert w is not None
+        vis, dist = w.visibility()
+        objects = []
+        for k, o in w.objs.items():
+            d = dict(o)
+            v = vis.get(k, False)
+            d["visible"] = v
+            d["isInteractable"] = v
+            d["distance"] = dist.get(k, 0.0)
+            # lists are copied so a caller editing an observation cannot change the simulator
+            if d["receptacleObjectIds"] is not None:
+                d["receptacleObjectIds"] = list(d["receptacleObjectIds"])
+            if d["parentReceptacles"] is not None:
+                d["parentReceptacles"] = list(d["parentReceptacles"])
+            objects.append(d)
+        cam = w.camera
+        hand = w.hand_position()
+        held = w.objs.get(w.held) if w.held else None
+        return {
+            "objects": objects,
+            "isSceneAtRest": True,
+            "agent": {
+                "name": "agent",
+                "position": vec(*w.pos),
+                "rotation": vec(-0.0, w.yaw, 0.0),
+                "cameraHorizon": w.horizon,
+                "isStanding": w.standing,
+                "inHighFrictionArea": False,
+            },
+            "heldObjectPose": {
+                "position": vec(*hand),
+                "rotation": vec(0.0, w.yaw, 0.0),
+                "localPosition": vec(-0.0, -0.16, 0.38),
+                "localRotation": vec(-0.0, 0.0, 0.0),
+            },
+            "arm": None,
+            "fov": w.fov,
+            "cameraPosition": vec(*cam),
+            "cameraOrthSize": 0.0,
+            "thirdPartyCameras": [],
+            "collided": w.collided,
+            "collidedObjects": [],
+            "inventoryObjects": [{"objectId": held["objectId"], "objectType": held["objectType"]}] if held else [],
+            "sceneName": w.scene_name,
+            "lastAction": last_action,
+            "errorMessage": err,
+            "errorCode": code,
+            "lastActionSuccess": ok,
+            "screenWidth": self.width,
+            "screenHeight": self.height,
+            "agentId": 0,
+            "depthFormat": "Meters",
+            "colors": None,
+            "flatSurfacesOnGrid": [],
+            "distances": [],
+            "normals": [],
+            "isOpenableGrid": [],
+            "segmentedObjectIds": [],
+            "objectIdsInBox": [],
+            "actionIntReturn": 0,
+            "actionFloatReturn": 0.0,
+            "actionStringsReturn": None,
+            "actionFloatsReturn": None,
+            "actionVector3sReturn": None,
+            "visibleRange": None,
+            "currentTime": w.time,
+            "sceneBounds": w.scene_bounds,
+            "actionReturn": ret,
+        }
+
+
+__all__ = ["EmbeddedEnv"]
