@@ -275,6 +275,8 @@ def _simulator_in_use(obs: SceneObs, object_id: Any) -> InUse | None:
     if not isinstance(table, Mapping) or not isinstance(object_id, str):
         return None
     raw = table.get(object_id)
+    if isinstance(raw, Mapping):  # the embedded simulator's entry: {"state": ..., "remaining": s, "by": ...}
+        raw = raw.get("state")
     if raw is None:
         return None
     try:
