@@ -520,12 +520,17 @@ class KnowledgeBase:
         return self._utilities_of[self.resolve_object(obj)]
 
     def is_annotated(self, utility: str, task: str) -> bool:
-        """True when (utility, task) is one of the 96 combinations; False for known names not paired.
+        """True when (utility, task) is one of the 96 combinations; False otherwise.
+
+        A task COAT never annotated (free text such as "cut cake") is simply not annotated: planners ask
+        this before deciding whether the annotations or a model decides.
 
         Raises:
-            UnknownIdError: if the utility or the task itself is unknown.
+            UnknownIdError: if the utility is unknown (utilities are a fixed vocabulary of 22).
         """
-        return (self.resolve_utility(utility), self.resolve_task(task)) in self._context
+        u = self.resolve_utility(utility)
+        t = task if task in self._task_combos else self._norm_tasks.get(_norm(str(task)))
+        return t is not None and (u, t) in self._context
 
     def context_objects(self, utility: str, task: str) -> tuple[str, ...]:
         """Objects humans judged appropriate for the combination (``oracle.json``), in file order.

@@ -110,9 +110,29 @@ class SkillContext:
         return None
 
     def in_use(self, object_id: str) -> str | None:
-        """'reversible-using' / 'irreversible-using' when someone else is using the object, else None."""
-        table = self.obs.extra.get("in_use") or {}
-        return table.get(object_id)
+        """'reversible-using' / 'irreversible-using' when someone else is using the object, else None.
+
+        Reads ``obs.extra["in_use"]``, the embedded simulator's table (objectId -> state string, or a dict
+        with ``state`` and ``remaining`` seconds); backends without it report nothing in use.
+        """
+        entry = (self.obs.extra.get("in_use") or {}).get(object_id)
+        if isinstance(entry, dict):
+            return entry.get("state")
+        return entry
+
+    def in_use_remaining(self, object_id: str) -> float | None:
+        """Seconds until someone else is done with the object, when the backend knows."""
+        entry = (self.obs.extra.get("in_use") or {}).get(object_id)
+        if isinstance(entry, dict) and entry.get("remaining") is not None:
+            return float(entry["remaining"])
+        return None
+
+    def wait(self, seconds: float) -> bool:
+        """Let time pass: ``Wait`` (embedded simulator) or, where that action does not exist, ``Pass``."""
+        if self.act(Action(name="Wait", args={"seconds": float(seconds)})):
+            return True
+        self.actions.pop()  # an unsupported Wait is not a failure of the skill; AI2-THOR knows only Pass
+        return self.act(Action(name="Pass"))
 
 
 class Skill(ABC):

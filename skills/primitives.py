@@ -21,8 +21,8 @@ HEAT_SOURCES = ("Microwave", "StoveBurner", "Toaster", "CoffeeMachine")
 WORK_SURFACES = ("CounterTop", "DiningTable", "SideTable", "Desk", "CoffeeTable", "Shelf", "Dresser")
 """Receptacles ``use`` sets a held object down on before it takes the next one (nearest first)."""
 CUTTING_TOOLS = ("Knife", "ButterKnife")
-WAIT_STEP_SECONDS = 10.0
-"""Simulated seconds each ``Pass`` lets pass while waiting (the embedded simulator honours ``seconds``)."""
+WAIT_STEP_SECONDS = 30.0
+"""Longest single wait, in simulated seconds, when the backend does not say how long the use lasts."""
 
 
 def _pos(o: RawObject) -> tuple[float, float]:
@@ -236,14 +236,17 @@ class Wait(Skill):
 
     def run(self, call: SkillCall, ctx: SkillContext) -> tuple[bool, str]:
         target = call.target or ""
-        seconds = float(call.args.get("seconds", WAIT_STEP_SECONDS))
+        max_step = float(call.args.get("seconds", WAIT_STEP_SECONDS))
         while True:
             use = ctx.in_use(target)
             if use is None:
                 return True, ""
             if use == "irreversible-using":
                 return False, f"{target} is in use for good (irreversible-using); waiting will not help"
-            if not ctx.act(Action(name="Pass", args={"seconds": seconds})):
+            remaining = ctx.in_use_remaining(target)
+            # wait exactly as long as the other user needs when the backend says so (plus a moment)
+            seconds = max_step if remaining is None else remaining + 1.0
+            if not ctx.wait(seconds):
                 return _fail(ctx, f"waiting for {target}")
 
 
@@ -347,7 +350,7 @@ class Prepare(Skill):
             for _ in range(ctx.max_steps):
                 if (ctx.find(target) or {}).get("temperature") == "RoomTemp":
                     break
-                if not ctx.act(Action(name="Pass", args={"seconds": WAIT_STEP_SECONDS})):
+                if not ctx.wait(WAIT_STEP_SECONDS):
                     return _fail(ctx, "waiting to cool")
             else:
                 return False, f"{target} did not reach RoomTemp"

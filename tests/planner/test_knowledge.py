@@ -115,6 +115,7 @@ def test_lookups(kb: KnowledgeBase) -> None:
                                                                                   "mixing(tool)"}
     assert kb.is_annotated("cutting", "cut apple")
     assert not kb.is_annotated("cutting", "boil water")
+    assert not kb.is_annotated("cutting", "cut cake")  # free text is not annotated, not an error
     pref = kb.material_preference("carrying", "water plants", "Bowl")
     assert pref is not None and pref.good[-1] == Material.PLASTIC
     assert kb.material_preference("carrying", "water plants", "Knife") is None
