@@ -2,6 +2,8 @@
 
 Usage:
     coat perception agreement [--material-rule first|densest|prior] [--json out.json]
+    coat perception frames [--checkpoint model.pt2]            # vision on the recorded AI2-THOR frames
+    coat perception mass-size                                  # size -> mass bucket, held-out floorplans
     coat perception estimate FloorPlan1 [--visible-only]      # print the estimated five variables
 
 Requires: the AI2-THOR reference data (``ai2thor/`` in the data directory) and COAT's data for priors.
@@ -27,6 +29,15 @@ def register(subparsers: Any) -> None:
     a.add_argument("--limit", type=int, default=None, help="only the first N floorplans")
     a.add_argument("--json", type=Path, default=None, help="write the full result here")
     a.set_defaults(func=_agreement)
+
+    f = sub.add_parser("frames", help="vision estimator on the recorded AI2-THOR frames vs their metadata")
+    f.add_argument("--checkpoint", type=Path, default=None, help="torch state classifier (.pt2 / TorchScript)")
+    f.add_argument("--json", type=Path, default=None)
+    f.set_defaults(func=_frames)
+
+    m = sub.add_parser("mass-size", help="mass bucket from 3D box size vs AI2-THOR kg (held-out floorplans)")
+    m.add_argument("--json", type=Path, default=None)
+    m.set_defaults(func=_mass_size)
 
     e = sub.add_parser("estimate", help="estimate the five variables in one floorplan")
     e.add_argument("scene", help="e.g. FloorPlan1")
@@ -65,6 +76,53 @@ def _agreement(args: argparse.Namespace) -> int:
             cells.append(f"{c['agree']}/{c['n']} {100 * c['rate']:.1f}%" if c else "-")
         out.write(f"{var:<16}" + "".join(f"{c:>18}" for c in cells) + "\n")
     out.write(f"estimation time: {1e6 * res['seconds_per_object']:.1f} us/object\n")
+    return 0
+
+
+def _frames(args: argparse.Namespace) -> int:
+    from .evaluation import frames_eval
+    from .priors import TypePriors
+
+    root = _root(args)
+    clf = None
+    if args.checkpoint is not None:
+        from .vision import TorchStateClassifier
+
+        clf = TorchStateClassifier(args.checkpoint)
+    res = frames_eval(root / "ai2thor" / "traces", classifier=clf, priors=TypePriors.from_knowledge(root))
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=1))
+    out = sys.stdout
+    out.write(f"frames {res['frames']}, visible objects {res['objects']} (boxes projected from metadata)\n")
+    out.write(f"{'state':<10}{'n':>6}{'pos':>6}{'acc':>8}{'majority':>10}{'TP':>5}\n")
+    for st, d in res["states"].items():
+        acc = f"{100 * d['accuracy']:.1f}" if d["accuracy"] is not None else "-"
+        maj = f"{100 * d['majority_baseline']:.1f}" if d["majority_baseline"] is not None else "-"
+        out.write(f"{st:<10}{d['n']:>6}{d['positives']:>6}{acc:>8}{maj:>10}{d['true_positives']:>5}\n")
+    out.write(f"{'variable':<16}{'vision+prior':>14}{'prior only':>12}{'by vision':>11}\n")
+    for var, d in res["variables"].items():
+        out.write(
+            f"{var:<16}{100 * d['rate']:>13.1f}%{100 * d['prior_only_rate']:>11.1f}%{d['decided_by_vision']:>11}\n"
+        )
+    out.write(f"estimation time: {1e3 * res['seconds_per_object']:.2f} ms/object\n")
+    return 0
+
+
+def _mass_size(args: argparse.Namespace) -> int:
+    from .evaluation import calibrate_shell_coefficients, mass_from_size
+
+    fp = _root(args) / "ai2thor" / "floorplans"
+    res = {"calibration": calibrate_shell_coefficients(fp, split="even"), "test": mass_from_size(fp, split="odd")}
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=1))
+    t = res["test"]
+    sys.stdout.write(
+        f"calibrated on even floorplans ({res['calibration']['objects']} objects, log-log slope "
+        f"{res['calibration']['exponent_fit']}); tested on odd ({t['objects']} objects):\n"
+        f"  per-material coefficients {100 * t['per_material']:.1f}%   single coefficient "
+        f"{100 * t['single_coefficient']:.1f}%   majority '{t['majority_bucket']}' "
+        f"{100 * t['majority_baseline']:.1f}%\n"
+    )
     return 0
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from planner.schemas import VARIABLES
 from scenes.base import SceneObs
 
-from .base import CompositeEstimator, to_record
+from .base import CompositeEstimator, ObjectEstimate, to_record
 from .metadata import MetadataEstimator
 from .priors import TypePriors, default_priors
 
@@ -114,3 +114,197 @@ def time_estimator(est: CompositeEstimator, obs: SceneObs, repeats: int = 3) -> 
 
 
 __all__ = ["agreement", "load_floorplans", "time_estimator"]
+
+
+# ---------------------------------------------------------------- size -> mass
+def _size_rows(floorplans_dir: Path) -> list[tuple[int, str, str, float, float]]:
+    """(floorplan number, type, first material, kg, AABB volume) of every pickupable/moveable object."""
+    from .metadata import THOR_TO_COAT_MATERIAL
+    from .vision import aabb_volume
+
+    rows = []
+    for scene, objs in load_floorplans(floorplans_dir):
+        n = int(scene[9:].split("_")[0])
+        for o in objs:
+            mats = o.get("salientMaterials") or []
+            kg = o.get("mass")
+            vol = aabb_volume(o)
+            mat = THOR_TO_COAT_MATERIAL.get(mats[0]) if mats else None
+            if (o.get("pickupable") or o.get("moveable")) and kg and vol and mat is not None:
+                rows.append((n, str(o.get("objectType")), mat.value, float(kg), vol))
+    return rows
+
+
+def calibrate_shell_coefficients(floorplans_dir: Path, *, split: str = "even") -> dict[str, Any]:
+    """Fit kg = c_material * volume^(2/3) on the ``split`` floorplans (median of kg / volume^(2/3)).
+
+    Returns:
+        ``{"exponent_fit", "per_material": {material: (coefficient, n)}, "all": coefficient}``; the slope of
+        log kg on log volume is reported as ``exponent_fit``.
+    """
+    import numpy as np
+
+    from .vision import MASS_VOLUME_EXPONENT
+
+    rows = [r for r in _size_rows(floorplans_dir) if (r[0] % 2 == 0) == (split == "even")]
+    by: dict[str, list[float]] = defaultdict(list)
+    for _, _, mat, kg, vol in rows:
+        by[mat].append(kg / vol**MASS_VOLUME_EXPONENT)
+    slope = float(np.polyfit(np.log([r[4] for r in rows]), np.log([r[3] for r in rows]), 1)[0])
+    allc = [kg / vol**MASS_VOLUME_EXPONENT for *_, kg, vol in rows]
+    return {
+        "split": split,
+        "objects": len(rows),
+        "exponent_fit": round(slope, 3),
+        "per_material": {m: (round(float(np.median(v)), 1), len(v)) for m, v in sorted(by.items())},
+        "all": round(float(np.median(allc)), 1),
+    }
+
+
+def mass_from_size(floorplans_dir: Path, *, split: str = "odd") -> dict[str, Any]:
+    """Mass bucket from AABB volume (shell model) vs the bucket of AI2-THOR's kg, on the ``split`` floorplans.
+
+    Compares the per-material coefficients, the single coefficient, and predicting the majority bucket.
+    """
+    from .metadata import mass_bucket
+    from .vision import DEFAULT_SHELL_COEFFICIENT, MASS_VOLUME_EXPONENT, kg_from_volume
+
+    rows = [r for r in _size_rows(floorplans_dir) if (r[0] % 2 == 0) == (split == "even")]
+    truth = [mass_bucket(kg) for *_, kg, _ in rows]
+    per_mat = [mass_bucket(kg_from_volume(vol, mat)) for _, _, mat, _, vol in rows]
+    single = [mass_bucket(DEFAULT_SHELL_COEFFICIENT * vol**MASS_VOLUME_EXPONENT) for *_, vol in rows]
+    majority = Counter(truth).most_common(1)[0][0]
+    n = len(rows)
+    t0 = time.perf_counter()
+    for _, _, mat, _, vol in rows:
+        mass_bucket(kg_from_volume(vol, mat))
+    dt = (time.perf_counter() - t0) / max(n, 1)
+    return {
+        "split": split,
+        "objects": n,
+        "per_material": round(sum(a == b for a, b in zip(per_mat, truth, strict=True)) / n, 4),
+        "single_coefficient": round(sum(a == b for a, b in zip(single, truth, strict=True)) / n, 4),
+        "majority_bucket": majority.value,
+        "majority_baseline": round(sum(t == majority for t in truth) / n, 4),
+        "seconds_per_object": dt,
+    }
+
+
+# ---------------------------------------------------------------- frames
+STATE_FLAGS: dict[str, tuple[str, str]] = {
+    # visual state -> (capability flag, state flag) in AI2-THOR metadata
+    "dirty": ("dirtyable", "isDirty"),
+    "broken": ("breakable", "isBroken"),
+    "filled": ("canFillWithLiquid", "isFilledWithLiquid"),
+    "open": ("openable", "isOpen"),
+    "on": ("toggleable", "isToggled"),
+}
+
+
+def iter_trace_frames(traces_dir: Path) -> Iterable[tuple[str, dict[str, Any], Any]]:
+    """Yield (``trace/event_NN``, metadata, RGB frame) for every recorded event that has a PNG."""
+    from planner._optional import require
+
+    cv2 = require("cv2", "vision")
+    for f in sorted(traces_dir.glob("*/event_*.json")):
+        png = f.with_suffix(".png")
+        if not png.is_file():
+            continue
+        bgr = cv2.imread(str(png), cv2.IMREAD_COLOR)
+        if bgr is None:
+            continue
+        yield f"{f.parent.name}/{f.stem}", json.loads(f.read_text()), cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+
+
+def projected_boxes(meta: dict[str, Any], *, visible_only: bool = True) -> dict[str, Any]:
+    """objectId -> Box2D of the metadata objects' 3D boxes projected into the frame (no masks were recorded)."""
+    from .vision import Camera
+
+    cam = Camera.from_metadata(meta)
+    out: dict[str, Any] = {}
+    if cam is None:
+        return out
+    for o in meta.get("objects") or ():
+        if visible_only and not o.get("visible"):
+            continue
+        box = cam.project_box(o)
+        if box is not None:
+            out[o["objectId"]] = box
+    return out
+
+
+def frames_eval(traces_dir: Path, *, classifier: Any = None, priors: TypePriors | None = None) -> dict[str, Any]:
+    """Evaluate the vision estimator on recorded AI2-THOR frames against their metadata.
+
+    Objects are located by projecting their metadata 3D boxes (the traces have no masks or depth), so this
+    measures the state classifier and the fused variables, not detection.
+
+    Returns:
+        ``{"frames", "objects", "states": {state: {...}}, "variables": {var: {...}}, "seconds_per_object"}``.
+        Per state: objects with the capability, positives, classifier accuracy at 0.5, and the accuracy of
+        always answering the majority label. Per variable: agreement of the vision record (vision + priors)
+        with the metadata record, how many values vision itself decided, and the agreement of the type
+        prior alone (the baseline vision has to beat).
+    """
+    from .vision import DECISION_THRESHOLD, VisionEstimator
+
+    priors = priors or default_priors()
+    vis = VisionEstimator(classifier, priors=priors)
+    meta_est = MetadataEstimator(priors=priors)
+    states: dict[str, list[tuple[bool, float]]] = defaultdict(list)
+    var_stats: dict[str, list[int]] = {v: [0, 0, 0, 0] for v in VARIABLES}  # agree, n, by vision, prior agrees
+    n_frames = n_obj = 0
+    seconds = 0.0
+    for _, meta, rgb in iter_trace_frames(traces_dir):
+        n_frames += 1
+        boxes = projected_boxes(meta)
+        obs = SceneObs(objects=tuple(meta["objects"]), rgb=rgb, extra={"boxes2d": boxes})
+        t0 = time.perf_counter()
+        dets = vis.detect(obs)
+        recs = {d.object_id: to_record(vis.to_estimate(d), priors) for d in dets}
+        seconds += time.perf_counter() - t0
+        truth = {r.object_id: r for r in meta_est.estimate(obs).objects}
+        by_id = {o["objectId"]: o for o in meta["objects"]}
+        for d in dets:
+            n_obj += 1
+            o = by_id[d.object_id]
+            for st, (cap, flag) in STATE_FLAGS.items():
+                if (o.get(cap) or (st == "on" and o.get("objectType") == "StoveBurner")) and st in d.states:
+                    states[st].append((bool(o.get(flag)), d.states[st]))
+            rec, gt = recs[d.object_id], truth[d.object_id]
+            prior_only = to_record(ObjectEstimate(d.object_id, d.category), priors)
+            for var in VARIABLES:
+                s = var_stats[var]
+                s[0] += getattr(rec.state, var) == getattr(gt.state, var)
+                s[1] += 1
+                s[2] += var not in rec.unknown
+                s[3] += getattr(prior_only.state, var) == getattr(gt.state, var)
+    state_rows = {}
+    for st in STATE_FLAGS:
+        rows = states.get(st, [])
+        pos = sum(t for t, _ in rows)
+        n = len(rows)
+        correct = sum((p > DECISION_THRESHOLD) == t for t, p in rows)
+        state_rows[st] = {
+            "n": n,
+            "positives": pos,
+            "accuracy": round(correct / n, 4) if n else None,
+            "majority_baseline": round(max(pos, n - pos) / n, 4) if n else None,
+            "true_positives": sum(t and p > DECISION_THRESHOLD for t, p in rows),
+        }
+    return {
+        "frames": n_frames,
+        "objects": n_obj,
+        "states": state_rows,
+        "variables": {
+            v: {
+                "agree": a,
+                "n": n,
+                "rate": round(a / n, 4) if n else None,
+                "decided_by_vision": d,
+                "prior_only_rate": round(p / n, 4) if n else None,
+            }
+            for v, (a, n, d, p) in var_stats.items()
+        },
+        "seconds_per_object": seconds / n_obj if n_obj else None,
+    }
