@@ -1,0 +1,30 @@
+"""The core-only examples run end to end (no model runtime: --llm fake / none)."""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.mark.parametrize(
+    ("script", "argv"),
+    [
+        ("01_plan_cut_cake.py", ["--llm", "fake"]),
+        ("01_plan_cut_cake.py", ["--task", "serving cake", "--llm", "none"]),
+        ("02_execute_embedded.py", ["--task", "boil water", "--scenario", "stove-in-use"]),
+        ("02_execute_embedded.py", ["--task", "cut apple", "--scenario", "knife-dirty"]),
+        ("05_custom_skill.py", []),
+    ],
+)
+def test_example_runs(script: str, argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setattr(sys, "argv", [script, *argv])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_path(str(EXAMPLES / script), run_name="__main__")
+    out = capsys.readouterr().out
+    assert done.value.code == 0, out
+    assert out.strip()
