@@ -4,7 +4,7 @@ Usage:
     coat datasets build --seed 0 --out data/qs                 # every set, with a progress bar
     coat datasets build --seed 0 --out data/qs --set task2     # one set (repeat --set for more)
     coat datasets stats --out data/qs                          # counts per set and variation vs the paper
-    coat datasets stats                                        # same, building in memory
+    coat datasets stats                                        # same, computed in memory (no files needed)
 
 Requires: the COAT data (``--data-dir``, ``$COAT_DATA_DIR`` or ``coat data download``); no extras.
 """
@@ -12,7 +12,6 @@ Requires: the COAT data (``--data-dir``, ``$COAT_DATA_DIR`` or ``coat data downl
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from .schemas import QUESTION_SETS
@@ -47,8 +46,7 @@ def register(subparsers: Any) -> None:
     b.set_defaults(func=_build)
 
     s = sub.add_parser("stats", help="print counts per set and variation beside the paper's totals")
-    s.add_argument("--out", default=None, help="a directory written by `build` (default: build in memory)")
-    s.add_argument("--seed", type=int, default=0, help="seed for the in-memory build (default 0)")
+    s.add_argument("--out", default=None, help="a directory written by `build` (default: compute in memory)")
     common(s)
     s.set_defaults(func=_stats)
 
@@ -73,7 +71,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    from .datasets import PAPER_TOTALS, iter_sets, read_manifest, variations
+    from .datasets import PAPER_TOTALS, plan_counts, read_manifest, variations
     from .errors import DataNotFoundError
     from .knowledge import load_knowledge
 
@@ -88,12 +86,13 @@ def _stats(args: argparse.Namespace) -> int:
             counts[s] = {int(v): int(n) for v, n in manifest.get("counts", {}).get(s, {}).items()}
         source = f"{args.out} (seed {manifest.get('seed')}, generator {manifest.get('generator_version')})"
     else:
-        for (s, v), qs in iter_sets(kb, args.seed, wanted, progress=sys.stderr.isatty()):
-            counts.setdefault(s, {})[v] = len(qs)
-        source = f"built in memory (seed {args.seed})"
+        # counts do not depend on the seed, and plan_counts gives exactly what a build would write
+        for (s, v), n in plan_counts(kb, wanted).items():
+            counts.setdefault(s, {})[v] = n
+        source = "computed in memory (counts are the same for every seed)"
 
     print(f"COAT question sets: {source}")
-    print(f"{'set':<14} {'var':>3} {'opts':>4}  {'mix':<38} {'questions':>10}")
+    print(f"{'set':<14} {'var':>3} {'opts':>4}  {'mix':<36} {'questions':>10}")
     grand = 0
     for s in wanted:
         if not counts.get(s):
@@ -101,7 +100,7 @@ def _stats(args: argparse.Namespace) -> int:
             continue
         for var in variations(kb, s):
             if var.number in counts[s]:
-                print(f"{s:<14} {var.number:>3} {var.n_options:>4}  {var.label:<38} {counts[s][var.number]:>10,}")
+                print(f"{s:<14} {var.number:>3} {var.n_options:>4}  {var.label:<36} {counts[s][var.number]:>10,}")
         total = sum(counts[s].values())
         grand += total
         paper = PAPER_TOTALS.get(s)

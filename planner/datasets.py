@@ -38,7 +38,10 @@ Two annotation quirks are handled so that every question keeps exactly one right
 context object of "time / tell me the time" without being listed under ``time`` in ``objects.json``, so
 "random" / "other" distractors exclude the combination's (Task-u: any of the utility's tasks') context
 objects; and the one configuration that is both ideal and in a pool (Lettuce, Hot, free, clean for "eating
-/ giving raghav something hot to eat") counts as ideal and is left out of the pools.
+/ giving raghav something hot to eat") counts as ideal and is left out of the pools. Unpooled context
+configurations that the cost model prices at 0/0 (19, e.g. a Ceramic plate for "serving cake", whose ideal
+plates are Metal or Plastic) are never distractors either, so in every set with states the correct option
+is the strict cost-model minimum among the context-object options.
 
 Question counts. Task-1, Task-2 and both full sets give each combination a share of the per-variation
 target (5,000) in proportion to its moderate+bad pool size (floor, then the remainder spread one by one
@@ -175,9 +178,8 @@ class Variation:
 
     @property
     def label(self) -> str:
-        """Short human-readable description, e.g. ``5 opts: 3 moderate + 2 bad``."""
-        parts = " + ".join(f"{k} {name}" for name, k in self.mix if k)
-        return f"{self.n_options} opts: {parts}"
+        """The mix in words, e.g. ``3 moderate + 2 bad``."""
+        return " + ".join(f"{k} {name}" for name, k in self.mix if k)
 
 
 def variations(kb: KnowledgeBase, set_name: str) -> tuple[Variation, ...]:
@@ -195,7 +197,8 @@ def variations(kb: KnowledgeBase, set_name: str) -> tuple[Variation, ...]:
     """
     _check_set(set_name)
     if set_name in ("task_u", "task0"):
-        pool = "other" if set_name == "task_u" else "distractor"
+        # Task-0 distractors are concept objects, topped up with random ones when there are too few
+        pool = "other" if set_name == "task_u" else "concept/random"
         return tuple(Variation(set_name, i + 1, n, ((pool, n - 1),)) for i, n in enumerate((2, 3, 4, 5)))
     if set_name == "task1":
         return tuple(
@@ -293,7 +296,7 @@ def _draw(rng: random.Random, strata: Sequence[_Stratum], target: int) -> list[t
     weights = [s.weight for s in strata]
     total = sum(weights)
     n = min(target, total)
-    if n <= 0:
+    if n <= 0:  # also covers target 0
         return []
     keys: list[tuple[int, tuple[tuple[int, ...], ...]]]
     if total <= _ENUMERATE_FACTOR * n + _ENUMERATE_SLACK:
@@ -458,7 +461,16 @@ class _Index:
 
         ctx = self.context(u, t)
         concept_objs = [o for o in self.utility_objects[u] if o not in ctx]
-        nonideal = {o: tuple(label(c) for c in self.configs[o] if _config_key(c) not in ideal_keys) for o in ctx}
+        # A configuration nobody pooled that the cost model prices as free as an ideal one (19 in the data,
+        # e.g. a Ceramic plate for "serving cake") would make a second right answer: never a distractor.
+        nonideal = {
+            o: tuple(
+                x
+                for x in (label(c) for c in self.configs[o] if _config_key(c) not in ideal_keys)
+                if not (x.pool == "context" and x.total == 0)
+            )
+            for o in ctx
+        }
         return _Combo(
             ideal=tuple(label(c) for c in _sort_configs(self.kb.ideal(u, t))),
             moderate=tuple(moderate),
@@ -555,7 +567,7 @@ def _build_variation(idx: _Index, var: Variation, seed: int, size: int) -> list[
             continue
         rng = _sub_rng(seed, var.set, var.number, u, t or "")
         strata, cap = _strata(idx, var, u, t or "")
-        drawn = _draw(rng, strata, target if cap is None else min(target, cap))
+        drawn = _draw(rng, strata, _count(target, strata, cap))
         if len(drawn) < target:
             logger.debug("%s v%d %s / %s: %d of %d questions", var.set, var.number, u, t, len(drawn), target)
         text = _question_text(idx, var.set, u, t)
@@ -661,6 +673,42 @@ def iter_sets(
     finally:
         if bar is not None:
             bar.close()
+
+
+def plan_counts(
+    kb: KnowledgeBase,
+    sets: Iterable[str] | None = None,
+    *,
+    sizes: Mapping[str, int] | None = None,
+    cost: CostModel | None = None,
+) -> dict[tuple[str, int], int]:
+    """Question counts a build would produce, computed from the option-set counts without sampling.
+
+    A combination always gets ``min(target, cap, number of valid option sets)`` questions, so this is
+    exact and takes a fraction of a second per set.
+
+    Args:
+        kb: Loaded knowledge base.
+        sets: Set names (default: all).
+        sizes: Optional per-variation target overrides.
+        cost: Optional cost model.
+
+    Returns:
+        ``{(set, variation): count}`` in build order.
+    """
+    idx = _Index(kb, cost)
+    size = _sizes(kb, sizes)
+    out: dict[tuple[str, int], int] = {}
+    for s in _select_sets(sets):
+        for var in variations(kb, s):
+            out[s, var.number] = sum(
+                _count(target, *_strata(idx, var, u, t or "")) for u, t, target in _targets(idx, s, size[s])
+            )
+    return out
+
+
+def _count(target: int, strata: Sequence[_Stratum], cap: int | None) -> int:
+    return max(0, min(target, sum(st.weight for st in strata), target if cap is None else cap))
 
 
 def build_sets(
@@ -888,6 +936,7 @@ __all__ = [
     "data_checksums",
     "iter_sets",
     "load_questions",
+    "plan_counts",
     "read_manifest",
     "variation_path",
     "variations",
