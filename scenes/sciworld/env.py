@@ -203,6 +203,7 @@ class ScienceWorldEnv(SceneEnv[SceneObs, Action]):
         self._pending: list[str] = []
         self._held: str | None = None
         self._last_text: str | None = None
+        self._task_description = ""
         self._max_variations: dict[str, int] = {}
         if backend is not None:
             self._env = backend
@@ -294,6 +295,8 @@ class ScienceWorldEnv(SceneEnv[SceneObs, Action]):
         if not 0 <= variation < n:
             raise ConfigError(f"variation {variation} out of range for task {self.task!r}: valid 0..{n - 1}")
         self._load(variation)
+        # Fixed for the episode: ask once here rather than on every step (one JVM round trip less per step).
+        self._task_description = str(self._call(self._env.taskdescription, "task"))
         reply = self._call(lambda: self._env.server.step("look around"), "look around")
         if reply.startswith("ERROR"):
             raise ConfigError(f"ScienceWorld could not load {self.task!r} variation {variation}: {reply}")
@@ -497,7 +500,7 @@ class ScienceWorldEnv(SceneEnv[SceneObs, Action]):
             "observation": reply,
             "look": look,
             "inventory": self._call(env.inventory, "inventory"),
-            "task_description": self._call(env.taskdescription, "task"),
+            "task_description": self._task_description,
             "score": int(round(100 * float(self._call(env.server.getScore, "getScore")))),
             "moves": int(self._call(env.server.getNumMoves, "getNumMoves")),
         }

@@ -555,3 +555,12 @@ def test_java_version_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
         sw_env.java_version.cache_clear()
         assert sw_env.java_version() == want
     sw_env.java_version.cache_clear()
+
+
+def test_conformance_through_the_registry(fake: FakeBackend) -> None:
+    import scenes
+    from scenes.checker import check_scene_env
+
+    env = scenes.make("sciworld/boil-v0", backend=fake)
+    check_scene_env(env)
+    assert fake.closed == 1

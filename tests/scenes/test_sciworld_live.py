@@ -142,3 +142,11 @@ def test_live_dead_jvm_is_reported() -> None:
     with pytest.raises(SimulatorError, match="closed"):
         env.step(T("look around"))
     assert proc.poll() is not None
+
+
+@pytest.mark.sciworld_live
+def test_live_conformance() -> None:
+    import scenes
+    from scenes.checker import check_scene_env
+
+    check_scene_env(scenes.make("sciworld/boil-v0", max_steps=50))

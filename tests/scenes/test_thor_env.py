@@ -385,3 +385,12 @@ def test_all_traces_replay_cleanly(data_dir: Path) -> None:
         ok = [env.step(a)[4]["action_success"] for a in t.actions[1:]]
         assert all(ok), name
         env.close()
+
+
+def test_conformance_through_the_registry(data_dir: Path) -> None:
+    import scenes
+    from scenes.checker import check_scene_env
+
+    t = load_trace("pickup_mug", data_dir)
+    env = scenes.make("thor/FloorPlan1-v0", controller=ReplayController(t))
+    check_scene_env(env, actions=t.actions[1:])
