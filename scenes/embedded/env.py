@@ -39,7 +39,7 @@ from planner.errors import ConfigError
 from ..base import Action, SceneEnv, SceneObs
 from .loader import SceneData, load_scene
 from .metadata import vec
-from .world import World
+from .world import ROOM_TEMP_AFTER, STEP_SECONDS, World
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,25 @@ def _event_class() -> Any:
     return _event_cls or None
 
 
+def _snapshot(o: dict[str, Any], visible: bool, distance: float) -> dict[str, Any]:
+    """One object's observed metadata: the live dict's values with the view-dependent keys filled in.
+
+    Containment lists are copied so that editing an observation cannot change the simulator; other nested
+    values (position, boxes) are replaced, never mutated, by the simulator, so sharing them is safe.
+    """
+    d = o.copy()
+    d["visible"] = visible
+    d["isInteractable"] = visible
+    d["distance"] = distance
+    r = d["receptacleObjectIds"]
+    if r is not None:
+        d["receptacleObjectIds"] = r[:]
+    r = d["parentReceptacles"]
+    if r is not None:
+        d["parentReceptacles"] = r[:]
+    return d
+
+
 class EmbeddedEnv(SceneEnv[SceneObs, Action]):
     """The embedded household simulator (AI2-THOR 5.0.0 metadata, action names and contextual rules).
 
@@ -73,8 +92,9 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         height: Frame height.
         grid_size: AI2-THOR ``gridSize``.
         visibility_distance: AI2-THOR ``visibilityDistance``.
-        step_seconds: Simulated seconds each action takes.
-        room_temp_after: Seconds after leaving a heat/cold source before an object is RoomTemp again.
+        step_seconds: Simulated seconds each action takes (default 0.02 s, real AI2-THOR's median).
+        room_temp_after: Seconds after leaving a heat/cold source before an object is RoomTemp again
+            (default 10 s, AI2-THOR's ``HowManySecondsUntilRoomTemp``).
         slice_requires_knife: ALFRED's rule: SliceObject (without forceAction) needs a held knife.
         events: Build ``ai2thor.server.Event`` objects when ai2thor is installed.
 
@@ -96,8 +116,8 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         height: int = 300,
         grid_size: float = 0.25,
         visibility_distance: float = 1.5,
-        step_seconds: float = 1.0,
-        room_temp_after: float = 60.0,
+        step_seconds: float = STEP_SECONDS,
+        room_temp_after: float = ROOM_TEMP_AFTER,
         slice_requires_knife: bool = False,
         events: bool = True,
     ) -> None:
@@ -126,6 +146,9 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         self.scenario: dict[str, Any] = {}
         self._last_obs: SceneObs | None = None
         self._renderer: Any = None
+        self._snaps: dict[str, tuple[Any, int, bool, float, dict[str, Any]]] = {}
+        self._snap_key: Any = None
+        self._snap_list: list[dict[str, Any]] = []
         self._closed = False
 
     # ------------------------------------------------------------------ Gymnasium API
@@ -145,6 +168,9 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         """
         options = dict(options or {})
         self.world = World(self.scene_data, **self._world_kwargs)
+        self._snaps = {}
+        self._snap_key: Any = None
+        self._snap_list: list[dict[str, Any]] = []
         self.scenario = {}
         name = options.pop("scenario", None)
         if name is not None:
@@ -247,24 +273,34 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         }
         return obs, info
 
+    def _snapshots(self, vis: dict[str, bool], dist: dict[str, float]) -> list[dict[str, Any]]:
+        assert self.world is not None
+        cache = self._snaps
+        objects = []
+        for k, o in self.world.objs.items():
+            v, dd = vis[k], dist[k]
+            c = cache.get(k)
+            if c is not None and c[0] is o and c[1] == o.version and c[2] == v and c[3] == dd:
+                objects.append(c[4])
+            else:
+                snap = _snapshot(o, v, dd)
+                cache[k] = (o, o.version, v, dd, snap)
+                objects.append(snap)
+        return objects
+
     def metadata_dict(self, ok: bool, err: str, ret: Any, code: str | None, last_action: str) -> dict[str, Any]:
         """AI2-THOR 5.0.0 ``event.metadata`` for the current state (37 top-level keys, 42 per object)."""
         w = self.world
         assert w is not None
         vis, dist = w.visibility()
-        objects = []
-        for k, o in w.objs.items():
-            d = dict(o)
-            v = vis.get(k, False)
-            d["visible"] = v
-            d["isInteractable"] = v
-            d["distance"] = dist.get(k, 0.0)
-            # lists are copied so a caller editing an observation cannot change the simulator
-            if d["receptacleObjectIds"] is not None:
-                d["receptacleObjectIds"] = list(d["receptacleObjectIds"])
-            if d["parentReceptacles"] is not None:
-                d["parentReceptacles"] = list(d["parentReceptacles"])
-            objects.append(d)
+        # reuse the snapshot of an object whose state, visibility and distance did not change
+        key = (w.writes[0], len(w.objs), id(vis))
+        if self._snap_key == key:
+            objects = list(self._snap_list)
+        else:
+            objects = self._snapshots(vis, dist)
+            self._snap_key, self._snap_list = key, objects
+
         cam = w.camera
         hand = w.hand_position()
         held = w.objs.get(w.held) if w.held else None

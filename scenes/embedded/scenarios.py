@@ -103,7 +103,7 @@ def apply_scenario(
             o["isFilledWithLiquid"] = False
             o["fillLiquid"] = None
             changed[m] = "broken"
-    world.geometry_version += 1
+    world.touch()
     return {"name": name, "seed": seed, "changed": changed}
 
 

@@ -43,8 +43,18 @@ FLOOR_TRIGGER_DEFAULT = 0.45
 """Height (m) below which a resting object also lies in the Floor's receptacle volume, when a scene gives no
 evidence (real dumps: floor-contained objects rest below 0.47 m, table tops at 0.47-0.57 m are not)."""
 
-ENCLOSING = frozenset({"Fridge", "Cabinet", "Drawer", "Microwave", "Safe", "Box", "LaundryHamper", "Toilet"})
-"""Openable receptacles whose contents cannot be seen while they are closed."""
+ENCLOSING = frozenset({"Fridge", "Cabinet", "Drawer", "Microwave", "Safe", "Box", "LaundryHamper", "Kettle"})
+"""Openable receptacles that hide their contents and take objects only when open (AI2-THOR: "Target openable
+Receptacle is CLOSED"). A Toilet's lid does not count: the recording CleanToilets puts a SprayBottle on a closed
+Toilet."""
+OBSTACLE_SHRINK = 0.1
+"""Metres taken off each side of an obstacle's box: colliders are tighter than render boxes (trace
+prepare_going_to_bed walks 0.18 m from a DogBed's box)."""
+STEP_SECONDS = 0.02
+"""Simulated seconds per action: the median ``currentTime`` increment of real AI2-THOR 5.0.0 actions in the
+recordings (0.019 s over 67 actions; DropHandObject waits for physics, about 1.1 s)."""
+ROOM_TEMP_AFTER = 10.0
+"""AI2-THOR's ``SimObjPhysics.HowManySecondsUntilRoomTemp`` default: seconds after leaving a heat/cold zone."""
 ELECTRONICS = frozenset({"CellPhone", "Laptop", "Television"})
 """Broken ones switch off and cannot be turned on (object-types docs [S5])."""
 COOK_HEAT = frozenset({"Microwave", "StoveBurner"})
@@ -59,6 +69,35 @@ OBSTACLE_SKIP = frozenset({
     "HandTowelHolder", "ToiletPaperHanger", "Cabinet", "Drawer", "Shelf", "ShowerGlass", "ShowerDoor", "RoomDecor",
 })  # fmt: skip
 """Types that never block the agent's body (wall-mounted, parts of furniture, or flat on the floor)."""
+
+
+_POSE_ONLY = frozenset({
+    "Pass", "Done", "Wait", "GetReachablePositions", "MoveAhead", "MoveBack", "MoveLeft", "MoveRight",
+    "RotateLeft", "RotateRight", "LookUp", "LookDown", "Crouch", "Stand", "Teleport", "TeleportFull",
+})  # fmt: skip
+"""Actions that change at most the agent's pose (and the held object's position)."""
+
+
+class ObjState(dict):  # type: ignore[type-arg]
+    """An object's live metadata: a dict that counts its writes (``version``, and the world-wide
+    ``counter[0]``) so observations can reuse the snapshot of an object that did not change."""
+
+    __slots__ = ("version", "counter")
+
+    def __init__(self, data: dict[str, Any], counter: list[int]) -> None:
+        super().__init__(data)
+        self.version = 0
+        self.counter = counter
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.version += 1
+        self.counter[0] += 1
+        super().__setitem__(key, value)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        self.version += 1
+        self.counter[0] += 1
+        super().update(*args, **kwargs)
 
 
 class ActionFailed(Exception):
@@ -79,6 +118,10 @@ class InUse:
     @property
     def irreversible(self) -> bool:
         return math.isinf(self.until)
+
+
+_SIGNS = 0.9 * np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)] + [[0, 0, 0]], dtype=float)
+"""Visibility sample points (times the half size): the 8 corners pulled 10 % in, and the centre."""
 
 
 def _yaw_vectors(yaw_deg: float) -> tuple[tuple[float, float], tuple[float, float]]:
@@ -114,8 +157,8 @@ class World:
         grid_size: float = 0.25,
         visibility_distance: float = 1.5,
         rotate_step: float = 90.0,
-        step_seconds: float = 1.0,
-        room_temp_after: float = 60.0,
+        step_seconds: float = STEP_SECONDS,
+        room_temp_after: float = ROOM_TEMP_AFTER,
         slice_requires_knife: bool = False,
         fov: float = 90.0,
     ) -> None:
@@ -127,11 +170,15 @@ class World:
         self.rotate_step = float(rotate_step)
         self.step_seconds = float(step_seconds)
         self.room_temp_after = float(room_temp_after)
+        self.room_temp_after_type: dict[str, float] = {}
         self.slice_requires_knife = bool(slice_requires_knife)
         self.fov = float(fov)
+        self._tan_half_fov = math.tan(math.radians(self.fov) / 2)
         self.objs: dict[str, dict[str, Any]] = {}
+        self.writes = [0]
+        """World-wide count of object-state writes (observations compare it to skip unchanged steps)."""
         for o in scene.objects:
-            self.objs[o["objectId"]] = copy.deepcopy(o)
+            self.objs[o["objectId"]] = ObjState(copy.deepcopy(o), self.writes)
         self.held: str | None = scene.held if scene.held in self.objs else None
         self.time = 0.0
         self.in_use: dict[str, InUse] = {}
@@ -151,7 +198,22 @@ class World:
         self.last_action = "Initialize"
         self.collided = False
         self.geometry_version = 0
-        """Bumped whenever an object or the agent moves (caches of boxes/visibility key on it)."""
+        """Bumped whenever an object moves (caches of boxes/visibility key on it)."""
+        self.state_version = 0
+        """Bumped by every action that may change object states (open, contents...)."""
+        self._settled = -1
+        self.open_version = 0
+        self._in_source: set[str] = set()
+        self._geo: tuple[Any, ...] | None = None
+        self._index_sources()
+
+    def _index_sources(self) -> None:
+        # static capability flags: index the objects the contextual rules look at once
+        objs = self.objs.values()
+        self._cold = [o["objectId"] for o in objs if o["isColdSource"]]
+        self._heat = [o["objectId"] for o in objs if o["isHeatSource"] and not o["isColdSource"]]
+        self._water = [o["objectId"] for o in objs if o["objectType"] in WATER_SOURCES]
+        self._enclosures = [o["objectId"] for o in objs if o["objectType"] in ENCLOSING and o["openable"]]
 
     # ------------------------------------------------------------------ scene geometry
 
@@ -219,6 +281,7 @@ class World:
 
     def _obstacle_boxes(self) -> np.ndarray:
         rows = []
+        self._obstacle_names: list[str] = []
         for o in self.objs.values():
             if o["pickupable"] or o["objectType"] in OBSTACLE_SKIP:
                 continue
@@ -227,8 +290,24 @@ class World:
             floor_y = self.agent_y - 0.901
             if bottom > floor_y + 1.5 or top < floor_y + 0.1 or s[1] < 0.05:
                 continue
-            rows.append((c[0] - s[0] / 2, c[0] + s[0] / 2, c[2] - s[2] / 2, c[2] + s[2] / 2))
+            hx = max(s[0] / 2 - OBSTACLE_SHRINK, min(s[0] / 2, 0.05))
+            hz = max(s[2] / 2 - OBSTACLE_SHRINK, min(s[2] / 2, 0.05))
+            rows.append((c[0] - hx, c[0] + hx, c[2] - hz, c[2] + hz))
+            self._obstacle_names.append(o["name"])
         return np.array(rows, dtype=float).reshape(-1, 4)
+
+    def _blocker(self, pts: np.ndarray) -> str:
+        """Name of the obstacle nearest to the first blocked point (for THOR-like error messages)."""
+        if not len(self._obstacles):
+            return "Wall"
+        bad = pts[~self._clear(pts)]
+        p = bad[0] if len(bad) else pts[-1]
+        b = self._obstacles
+        dx = np.maximum(np.maximum(b[:, 0] - p[0], 0), p[0] - b[:, 1])
+        dz = np.maximum(np.maximum(b[:, 2] - p[1], 0), p[1] - b[:, 3])
+        d = dx * dx + dz * dz
+        i = int(np.argmin(d))
+        return self._obstacle_names[i] if d[i] < AGENT_RADIUS**2 else "Wall"
 
     def _floor_rect(self) -> tuple[float, float, float, float]:
         if self.floors:
@@ -358,6 +437,7 @@ class World:
         o["axisAlignedBoundingBox"] = aabb(nc, s)
         if o["objectOrientedBoundingBox"] is not None:
             o["objectOrientedBoundingBox"] = oobb(nc, s)
+        self._geo_update(oid)
 
     def placement(self, receptacle: str, oid: str) -> tuple[float, float, float]:
         """Where PutObject sets ``oid`` down in ``receptacle`` (box centre)."""
@@ -443,6 +523,8 @@ class World:
         try:
             ret = handler(params)
             ok, err, code = True, "", None
+            if name not in _POSE_ONLY:
+                self.state_version += 1
         except ActionFailed as e:
             ret, ok, err, code = None, False, str(e), e.code
         except (TypeError, ValueError, KeyError, AttributeError) as e:
@@ -465,19 +547,28 @@ class World:
     def settle(self) -> None:
         """Apply AI2-THOR's contextual state changes (heat, cold, running water, cooling down)."""
         objs = self.objs
+        if self._settled == self.state_version:
+            # nothing that decides zone membership changed since the last full pass: only the clocks run
+            self._clocks(self._in_source)
+            return
         in_source: set[str] = set()
-        for k, o in objs.items():
-            t = o["objectType"]
-            if o["isColdSource"]:
+        for k in self._cold:
+            if k in objs:
                 for c in self.contents(k):
                     self._set_temp(c, "Cold")
                     in_source.add(c)
-            elif o["isHeatSource"] and o["isToggled"] and not o["isBroken"]:
+        for k in self._heat:
+            o = objs.get(k)
+            if o is None:
+                continue
+            t = o["objectType"]
+            if o["isToggled"] and not o["isBroken"]:
                 for c in self.contents(k):
                     co = objs[c]
                     if t == "Toaster":
                         if co["objectType"] == "BreadSliced":
-                            co["isCooked"] = True
+                            if not co["isCooked"]:
+                                co["isCooked"] = True
                             self._set_temp(c, "Hot")
                             in_source.add(c)
                         continue
@@ -491,9 +582,11 @@ class World:
                         continue
                     self._set_temp(c, "Hot")
                     in_source.add(c)
-                    if t in COOK_HEAT and co["cookable"]:
+                    if t in COOK_HEAT and co["cookable"] and not co["isCooked"]:
                         co["isCooked"] = True
-            elif t in WATER_SOURCES and o["isToggled"]:
+        for k in self._water:
+            o = objs.get(k)
+            if o is not None and o["isToggled"]:
                 for b in self._faucet_basins.get(k, ()):
                     for c in self.contents(b):
                         co = objs[c]
@@ -504,7 +597,13 @@ class World:
                             co["fillLiquid"] = "water"
                         if co["objectType"] == "Candle" and co["isToggled"]:
                             co["isToggled"] = False
+        self._in_source = in_source
+        self._settled = self.state_version
+        self._clocks(in_source)
+
+    def _clocks(self, in_source: set[str]) -> None:
         # leaving a source starts the clock; after room_temp_after seconds the object is RoomTemp again
+        objs = self.objs
         for c in in_source:
             self.temp_clock[c] = self.time
         for c, since in list(self.temp_clock.items()):
@@ -513,12 +612,14 @@ class World:
             o = objs.get(c)
             if o is None or o["temperature"] == "RoomTemp":
                 self.temp_clock.pop(c, None)
-            elif self.time - since >= self.room_temp_after:
+            elif self.time - since >= self.room_temp_after_type.get(o["objectType"], self.room_temp_after):
                 o["temperature"] = "RoomTemp"
                 self.temp_clock.pop(c, None)
 
     def _set_temp(self, oid: str, temp: str) -> None:
-        self.objs[oid]["temperature"] = temp
+        o = self.objs[oid]
+        if o["temperature"] != temp:
+            o["temperature"] = temp
 
     # ------------------------------------------------------------------ parameter helpers
 
@@ -527,10 +628,12 @@ class World:
             raise ActionFailed(f"{self.last_action} needs an objectId", "MissingArguments")
         oid = p["objectId"]
         if not isinstance(oid, str) or oid not in self.objs:
-            raise ActionFailed(f"Object ID appears to be invalid: {oid!r} is not in the scene")
+            raise ActionFailed(f"Object ID appears to be invalid. ({oid!r} is not in the scene)")
         o = self.objs[oid]
         if need_visible and not p.get("forceAction", False) and not self.is_interactable(oid):
-            raise ActionFailed(f"{oid} is not interactable (not visible, or farther than {self.visibility_distance} m)")
+            if self._in_frame_but_far(oid):
+                raise ActionFailed(f"{oid} is too far away to be interacted with")
+            raise ActionFailed(f"{oid} is not interactable and (perhaps it is occluded by something).")
         return o
 
     def is_interactable(self, oid: str) -> bool:
@@ -539,66 +642,108 @@ class World:
         return bool(vis.get(oid, False))
 
     _vis_cache: tuple[Any, dict[str, bool], dict[str, float]] | None = None
+    _far_mask: tuple[list[str], np.ndarray] | None = None
+
+    def _in_frame_but_far(self, oid: str) -> bool:
+        self.visibility()
+        if self._far_mask is None:
+            return False
+        ids, far = self._far_mask
+        return bool(far[ids.index(oid)]) if oid in self.objs else False
 
     def visibility(self) -> tuple[dict[str, bool], dict[str, float]]:
-        """Return ({objectId: visible}, {objectId: distance}); cached until something moves.
+        """Return ({objectId: visible}, {objectId: distance}); cached until something changes.
 
         ``distance`` is AI2-THOR's: object position to agent position. ``visible``: some corner or the
         centre of the object's box is inside the camera's view and the box's nearest point is within
         ``visibility_distance`` of the camera; contents of closed fridges/cabinets/drawers are hidden.
         """
-        key = (self.geometry_version, self.pos, self.yaw, self.horizon, self.standing, self._open_key())
+        key = (self.geometry_version, self.open_version, self.held, self.pos, self.yaw, self.horizon, self.standing)
         if self._vis_cache is not None and self._vis_cache[0] == key:
             return self._vis_cache[1], self._vis_cache[2]
-        ids = list(self.objs)
+        ids, pos, lo, hi, pts = self._geometry()
         n = len(ids)
-        pos = np.empty((n, 3))
-        cen = np.empty((n, 3))
-        half = np.empty((n, 3))
-        for i, k in enumerate(ids):
-            o = self.objs[k]
-            p = o["position"]
-            pos[i] = (p["x"], p["y"], p["z"])
-            bb = o["axisAlignedBoundingBox"]
-            c, s = bb["center"], bb["size"]
-            cen[i] = (c["x"], c["y"], c["z"])
-            half[i] = (s["x"] / 2, s["y"] / 2, s["z"] / 2)
-        ag = np.array(self.pos)
-        dist = np.sqrt(((pos - ag) ** 2).sum(axis=1))
+        d = pos - np.array(self.pos)
+        dist = np.sqrt(np.einsum("ij,ij->i", d, d))
         cam = np.array(self.camera)
-        near = np.clip(cam, cen - half, cen + half)
-        close = np.sqrt(((near - cam) ** 2).sum(axis=1)) <= self.visibility_distance
-        signs = np.array(
-            [[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)] + [[0, 0, 0]], dtype=float
-        )
-        pts = cen[:, None, :] + signs[None, :, :] * half[:, None, :] * 0.9
-        v = pts - cam
+        near = np.clip(cam, lo, hi) - cam
+        close = np.einsum("ij,ij->i", near, near) <= self.visibility_distance**2
         (fx, fz), (rx, rz) = _yaw_vectors(self.yaw)
         h = math.radians(self.horizon)  # positive horizon looks down
-        fwd = np.array([fx * math.cos(h), -math.sin(h), fz * math.cos(h)])
-        up = np.array([fx * math.sin(h), math.cos(h), fz * math.sin(h)])
-        right = np.array([rx, 0.0, rz])
-        df = v @ fwd
-        tan = math.tan(math.radians(self.fov) / 2)
-        inview = (df > 0.05) & (np.abs(v @ right) <= tan * df) & (np.abs(v @ up) <= tan * df)
-        visible = close & inview.any(axis=1)
-        hidden = self._hidden()
-        vis = {k: bool(visible[i]) and k not in hidden for i, k in enumerate(ids)}
+        ch, sh = math.cos(h), math.sin(h)
+        basis = np.array([[fx * ch, rx, fx * sh], [-sh, 0.0, ch], [fz * ch, rz, fz * sh]])
+        proj = (pts - cam) @ basis  # (n*9, 3): forward, right, up
+        lim = self._tan_half_fov * proj[:, 0]
+        ok = (proj[:, 0] > 0.05) & (np.abs(proj[:, 1]) <= lim) & (np.abs(proj[:, 2]) <= lim)
+        inview = ok.reshape(n, 9).any(axis=1)
+        visible = close & inview
+        self._far_mask = (ids, inview & ~close)
+        vis = dict(zip(ids, visible.tolist(), strict=True))
+        for k in self._hidden():
+            vis[k] = False
         if self.held is not None:
             vis[self.held] = True
-        dd = {k: float(dist[i]) for i, k in enumerate(ids)}
+        dd = dict(zip(ids, dist.tolist(), strict=True))
         self._vis_cache = (key, vis, dd)
         return vis, dd
 
-    def _open_key(self) -> tuple[str, ...]:
-        return tuple(k for k, o in self.objs.items() if o["openable"] and o["isOpen"])
+    def _geometry(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        if self._geo is None or len(self._geo[0]) != len(self.objs):
+            ids = list(self.objs)
+            rows = []
+            for k in ids:
+                o = self.objs[k]
+                p = o["position"]
+                bb = o["axisAlignedBoundingBox"]
+                c, s = bb["center"], bb["size"]
+                rows.append((p["x"], p["y"], p["z"], c["x"], c["y"], c["z"], s["x"] / 2, s["y"] / 2, s["z"] / 2))
+            a = np.array(rows, dtype=float).reshape(-1, 9)
+            cen, half = a[:, 3:6], a[:, 6:9]
+            pts = (cen[:, None, :] + _SIGNS[None, :, :] * half[:, None, :]).reshape(-1, 3)
+            self._geo = (ids, a[:, 0:3].copy(), cen - half, cen + half, pts, {k: i for i, k in enumerate(ids)})
+        return self._geo[:5]  # type: ignore[return-value]
+
+    _hidden_cache: tuple[Any, set[str]] | None = None
 
     def _hidden(self) -> set[str]:
+        hk = (self.geometry_version, self.open_version)
+        if self._hidden_cache is not None and self._hidden_cache[0] == hk:
+            return self._hidden_cache[1]
         out: set[str] = set()
-        for k, o in self.objs.items():
-            if o["objectType"] in ENCLOSING and o["openable"] and not o["isOpen"] and o["receptacleObjectIds"]:
+        for k in self._enclosures:
+            o = self.objs.get(k)
+            if o is not None and not o["isOpen"] and o["receptacleObjectIds"]:
                 out.update(self.contents(k))
+        self._hidden_cache = (hk, out)
         return out
+
+    def touch(self) -> None:
+        """Tell the caches that objects were edited from outside the actions (scenarios do this)."""
+        self.state_version += 1
+        self.geometry_version += 1
+        self.open_version += 1
+        self._geo = None
+        self._index_sources()
+
+    def _geo_update(self, oid: str) -> None:
+        """Refresh one object's rows in the cached geometry arrays (objects move one at a time)."""
+        if self._geo is None:
+            return
+        i = self._geo[5].get(oid)
+        if i is None:
+            self._geo = None
+            return
+        _, pos, lo, hi, pts, _ = self._geo
+        o = self.objs[oid]
+        p = o["position"]
+        bb = o["axisAlignedBoundingBox"]
+        c, s = bb["center"], bb["size"]
+        cen = np.array((c["x"], c["y"], c["z"]))
+        half = np.array((s["x"] / 2, s["y"] / 2, s["z"] / 2))
+        pos[i] = (p["x"], p["y"], p["z"])
+        lo[i] = cen - half
+        hi[i] = cen + half
+        pts[9 * i : 9 * i + 9] = cen + _SIGNS * half
 
     # ------------------------------------------------------------------ navigation actions
 
@@ -630,7 +775,7 @@ class World:
         pts = np.stack([x0 + dx * mag * ts, z0 + dz * mag * ts], axis=1)
         if not self._clear(pts).all():
             self.collided = True
-            raise ActionFailed(f"{self.last_action} would collide: the path of {mag} m is blocked")
+            raise ActionFailed(f"{self._blocker(pts)} is blocking Agent 0 from moving {self.last_action[4:]} {mag}")
         self._set_pose(x0 + dx * mag, z0 + dz * mag)
 
     def _set_pose(self, x: float, z: float) -> None:
@@ -749,9 +894,9 @@ class World:
         o = self._target(p)
         oid = o["objectId"]
         if not o["pickupable"]:
-            raise ActionFailed(f"{oid} must have the pickupable property to be picked up")
+            raise ActionFailed(f"{oid} must have the property CanPickup to be picked up.")
         if self.held is not None:
-            raise ActionFailed(f"Agent's hand is already holding {self.held}; drop or put it first")
+            raise ActionFailed(f"Agent hand is full: already holding {self.held}; put or drop it first")
         self._check_free(oid)
         for c in self.contents(oid):
             self._check_free(c)
@@ -778,7 +923,7 @@ class World:
 
     def _held_or_fail(self) -> dict[str, Any]:
         if self.held is None:
-            raise ActionFailed("Nothing is in the agent's hand to place or drop")
+            raise ActionFailed("Can't place an object if Agent isn't holding anything")
         return self.objs[self.held]
 
     def _a_PutObject(self, p: dict[str, Any]) -> None:
@@ -786,7 +931,7 @@ class World:
         r = self._target(p)
         rid, hid = r["objectId"], h["objectId"]
         if not r["receptacle"]:
-            raise ActionFailed(f"This target object is NOT a receptacle! ({rid})")
+            raise ActionFailed("This target object is NOT a receptacle!")
         if rid == hid or rid in self.contents(hid):
             raise ActionFailed(f"Cannot put {hid} into itself or into its own contents ({rid})")
         if r["isBroken"]:
@@ -795,11 +940,9 @@ class World:
         if not p.get("forceAction", False):
             compat = TYPES[h["objectType"]].compatible if h["objectType"] in TYPES else ()
             if compat and r["objectType"] not in compat:
-                raise ActionFailed(
-                    f"{h['objectType']} cannot be placed in a {r['objectType']} (not a compatible receptacle)"
-                )
+                raise ActionFailed(f"{h['name']} is not a valid Object Type to be placed in {r['name']}")
             if r["openable"] and not r["isOpen"] and r["objectType"] in ENCLOSING:
-                raise ActionFailed(f"{rid} is closed; open it before placing objects in it")
+                raise ActionFailed("Target openable Receptacle is CLOSED, can't place if target is not open!")
         self._place(hid, rid)
 
     def _place(self, oid: str, rid: str) -> None:
@@ -888,10 +1031,11 @@ class World:
         if not isinstance(openness, (int, float)) or isinstance(openness, bool) or not 0.0 <= openness <= 1.0:
             raise ActionFailed(f"openness must be in [0, 1], got {openness!r}", "InvalidArgument")
         if o["objectType"] == "Microwave" and o["isToggled"]:
-            raise ActionFailed(f"{oid} is on; Microwaves cannot be opened while they are on")
+            raise ActionFailed("Target must be OFF to open!")
         self._check_free(oid)
         o["openness"] = float(openness)
         o["isOpen"] = openness > 0
+        self.open_version += 1
 
     def _a_CloseObject(self, p: dict[str, Any]) -> None:
         o = self._target(p)
@@ -901,27 +1045,28 @@ class World:
         self._check_free(oid)
         o["openness"] = 0.0
         o["isOpen"] = False
+        self.open_version += 1
 
     def _toggle(self, p: dict[str, Any], on: bool) -> None:
         o = self._target(p)
         oid, t = o["objectId"], o["objectType"]
         if not o["toggleable"]:
             if t == "StoveBurner":
-                raise ActionFailed(f"{oid} is not toggleable directly; toggle the StoveKnob that controls it")
-            raise ActionFailed(f"{oid} is not a Toggleable object")
+                raise ActionFailed(f"{oid} is not toggleable (a StoveBurner is switched by its StoveKnob)")
+            raise ActionFailed(f"{oid} is not toggleable")
         self._check_free(oid)
         for c in o["controlledObjects"] or []:
             if c in self.objs:
                 self._check_free(c)
         if on:
             if o["isToggled"]:
-                raise ActionFailed(f"{oid} is already toggled on")
+                raise ActionFailed("can't toggle object on if it's already on!")
             if o["isBroken"]:
                 raise ActionFailed(f"{oid} is broken and cannot be turned on")
             if t == "Microwave" and o["isOpen"]:
-                raise ActionFailed(f"{oid} is open; Microwaves cannot be turned on while open")
+                raise ActionFailed("Target must be closed to turn on! (a Microwave cannot run while open)")
         elif not o["isToggled"]:
-            raise ActionFailed(f"{oid} is already toggled off")
+            raise ActionFailed("can't toggle object off if it's already off!")
         o["isToggled"] = on
         for c in o["controlledObjects"] or []:
             if c in self.objs:
@@ -942,7 +1087,7 @@ class World:
         o = self._target(p)
         oid = o["objectId"]
         if not o["sliceable"]:
-            raise ActionFailed(f"{oid} is not a Sliceable object")
+            raise ActionFailed(f"{o['name']} Does not have the CanBeSliced property!")
         if o["isSliced"]:
             raise ActionFailed(f"{oid} is already sliced")
         self._check_free(oid)
@@ -965,7 +1110,7 @@ class World:
         pieces = []
         for i in range(n):
             pid = f"{oid}|{piece_type}_{i}"
-            m = copy.deepcopy(o)
+            m = copy.deepcopy(dict(o))
             frac = (i + 0.5) / n - 0.5
             ps = (s[0] / n if s[0] >= s[2] else s[0], s[1], s[2] / n if s[2] > s[0] else s[2])
             pc = (c[0] + (frac * s[0] if s[0] >= s[2] else 0.0), c[1], c[2] + (frac * s[2] if s[2] > s[0] else 0.0))
@@ -987,7 +1132,7 @@ class World:
                 parentReceptacles=list(parents) or None,
                 receptacleObjectIds=None,
             )
-            self.objs[pid] = m
+            self.objs[pid] = ObjState(m, self.writes)
             pieces.append(pid)
         # the whole object is replaced: gone from receptacles and from the scene (AI2-THOR deactivates it)
         self._detach(oid)
@@ -996,6 +1141,7 @@ class World:
             if r is not None:
                 r["receptacleObjectIds"] = [*(r["receptacleObjectIds"] or []), *pieces]
         del self.objs[oid]
+        self._geo = None
         self.in_use.pop(oid, None)
         self.temp_clock.pop(oid, None)
         if was_held:
@@ -1069,7 +1215,7 @@ class World:
         if o["isBroken"]:
             raise ActionFailed(f"{oid} is broken and cannot hold liquid")
         if o["isFilledWithLiquid"]:
-            raise ActionFailed(f"{oid} is already filled with {o['fillLiquid'] or 'liquid'}")
+            raise ActionFailed("Object is already filled!")
         self._check_free(oid)
         o["isFilledWithLiquid"] = True
         o["fillLiquid"] = liquid
@@ -1080,7 +1226,7 @@ class World:
         if not o["canFillWithLiquid"]:
             raise ActionFailed(f"{oid} cannot be filled with liquid")
         if not o["isFilledWithLiquid"]:
-            raise ActionFailed(f"{oid} is already empty")
+            raise ActionFailed("Object is already empty!")
         self._check_free(oid)
         o["isFilledWithLiquid"] = False
         o["fillLiquid"] = None
@@ -1128,6 +1274,22 @@ class World:
             raise ActionFailed(f"{oid} is in the agent's hand")
         self.set_in_use(oid, None if irreversible else float(seconds), by=str(p.get("by", "someone else")))
 
+    def _decay_time(self, p: dict[str, Any]) -> float:
+        t = p.get("TimeUntilRoomTemp", 0.0)
+        if not isinstance(t, (int, float)) or isinstance(t, bool) or t < 0 or math.isnan(t):
+            raise ActionFailed(f"TimeUntilRoomTemp must be a number >= 0, got {t!r}", "InvalidArgument")
+        return float(t)
+
+    def _a_SetRoomTempDecayTimeForType(self, p: dict[str, Any]) -> None:
+        t = p.get("objectType")
+        if not isinstance(t, str) or not t:
+            raise ActionFailed("SetRoomTempDecayTimeForType needs an objectType", "MissingArguments")
+        self.room_temp_after_type[t] = self._decay_time(p)
+
+    def _a_SetGlobalRoomTempDecayTime(self, p: dict[str, Any]) -> None:
+        self.room_temp_after = self._decay_time(p)
+        self.room_temp_after_type.clear()
+
     # ------------------------------------------------------------------ helpers for scenarios
 
     def remove_object(self, oid: str) -> None:
@@ -1142,6 +1304,7 @@ class World:
         if self.held == oid:
             self.held = None
         del self.objs[oid]
+        self._geo = None
         self.in_use.pop(oid, None)
         self.geometry_version += 1
 
