@@ -18,6 +18,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
         ("01_plan_cut_cake.py", ["--task", "serving cake", "--llm", "none"]),
         ("02_execute_embedded.py", ["--task", "boil water", "--scenario", "stove-in-use"]),
         ("02_execute_embedded.py", ["--task", "cut apple", "--scenario", "knife-dirty"]),
+        ("03_thor_demo.py", ["--trace", "pickup_mug", "--task", "reheating coffee in a microwave"]),
         ("05_custom_skill.py", []),
     ],
 )
