@@ -66,8 +66,10 @@ or material == 500).
 
 Determinism. Each (set, variation, combination) draws from its own ``random.Random`` seeded with the first
 8 bytes of ``sha256(f"{seed}:{set}:{variation}:{utility}:{task}")``; every pool is sorted before sampling
-and nothing iterates over a Python set, so the output is byte-identical across processes, hash seeds and
-Python versions, and building one set (or one combination) gives the same questions as building all.
+and nothing iterates over a Python set, so the output is byte-identical across processes and hash seeds
+(tested), and across Python versions as far as ``random.Random``'s integer methods (``randrange``,
+``sample``, ``shuffle``; no floats are drawn) stay stable, as they have since Python 3.2. Building one set
+or variation alone gives the same questions as building all.
 
 Output layout (:func:`write_sets`): ``<out>/<set>/variation_<N>.jsonl``, one question per line (pydantic
 JSON without ``null`` fields: an absent ``state`` or penalty means None), plus ``<out>/manifest.json``
@@ -215,7 +217,9 @@ def variations(kb: KnowledgeBase, set_name: str) -> tuple[Variation, ...]:
             a, b, r = (int(x) for x in mix)
             if a + b + r != n - 1:
                 raise DataError(
-                    "templates.json", f"full_pipeline_variations.{n}", f"mix {list(mix)} is not {n - 1} distractors"
+                    kb.root / "coat" / "templates.json",
+                    f"full_pipeline_variations/{n}",
+                    f"mix {list(mix)} does not add up to {n - 1} distractors",
                 )
             out.append(Variation(set_name, len(out) + 1, n, (("context", a), ("concept", b), ("random", r))))
     return tuple(out)
