@@ -4,6 +4,7 @@ Usage:
     coat perception agreement [--material-rule first|densest|prior] [--json out.json]
     coat perception frames [--checkpoint model.pt2]            # vision on the recorded AI2-THOR frames
     coat perception mass-size                                  # size -> mass bucket, held-out floorplans
+    coat perception sciworld [--tasks boil,melt] [--per-task 3] # text vs ScienceWorld ground truth (JVM)
     coat perception estimate FloorPlan1 [--visible-only]      # print the estimated five variables
 
 Requires: the AI2-THOR reference data (``ai2thor/`` in the data directory) and COAT's data for priors.
@@ -38,6 +39,13 @@ def register(subparsers: Any) -> None:
     m = sub.add_parser("mass-size", help="mass bucket from 3D box size vs AI2-THOR kg (held-out floorplans)")
     m.add_argument("--json", type=Path, default=None)
     m.set_defaults(func=_mass_size)
+
+    t = sub.add_parser("sciworld", help="text estimator vs ScienceWorld's object tree on gold paths (starts a JVM)")
+    t.add_argument("--tasks", default=None, help="comma-separated task names (default: 8 tasks, see --help)")
+    t.add_argument("--per-task", type=int, default=3, help="first N test variations of each task")
+    t.add_argument("--every", type=int, default=5, help="score every N gold steps (and the last)")
+    t.add_argument("--json", type=Path, default=None)
+    t.set_defaults(func=_sciworld)
 
     e = sub.add_parser("estimate", help="estimate the five variables in one floorplan")
     e.add_argument("scene", help="e.g. FloorPlan1")
@@ -123,6 +131,31 @@ def _mass_size(args: argparse.Namespace) -> int:
         f"{100 * t['single_coefficient']:.1f}%   majority '{t['majority_bucket']}' "
         f"{100 * t['majority_baseline']:.1f}%\n"
     )
+    return 0
+
+
+def _sciworld(args: argparse.Namespace) -> int:
+    from .evaluation import SCIWORLD_TASKS, text_eval
+
+    tasks = [t.strip() for t in args.tasks.split(",")] if args.tasks else list(SCIWORLD_TASKS)
+    res = text_eval(tasks, per_task=args.per_task, every=args.every)
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=1))
+    out = sys.stdout
+    out.write(f"{len(res['episodes'])} episodes, {res['snapshots']} scored snapshots\n")
+
+    def cell(d: dict[str, Any]) -> str:
+        return f"{d['agree']}/{d['n']} {100 * d['rate']:.1f}%" if d["n"] else "-"
+
+    for var in ("temperature", "material"):
+        out.write(f"{var}: " + "  ".join(f"{k}={cell(v)}" for k, v in res[var].items()) + "\n")
+    b = res["broken"]
+    out.write(
+        f"broken: {b['broken_devices']} broken of {b['devices']} device sightings; found {b['true_positive']}, "
+        f"false alarms {b['false_positive']}, missed {b['false_negative']}\n"
+    )
+    out.write(f"mass: {res['mass']}\n")
+    out.write(f"estimation time: {1e6 * res['seconds_per_object']:.1f} us/object\n")
     return 0
 
 

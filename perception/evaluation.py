@@ -308,3 +308,211 @@ def frames_eval(traces_dir: Path, *, classifier: Any = None, priors: TypePriors 
         },
         "seconds_per_object": seconds / n_obj if n_obj else None,
     }
+
+
+# ---------------------------------------------------------------- ScienceWorld text
+SCIWORLD_TASKS: tuple[str, ...] = (
+    "boil",
+    "melt",
+    "freeze",
+    "change-the-state-of-matter-of",
+    "use-thermometer",
+    "measure-melting-point-known-substance",
+    "find-living-thing",
+    "chemistry-mix",
+)
+"""Tasks sampled by :func:`text_eval` (the state-of-matter family has broken stoves on odd variations)."""
+
+
+def _state_prefix(name: str) -> str:
+    low = name.lower().strip()
+    for p in ("liquid ", "gaseous ", "solid "):
+        if low.startswith(p):
+            return low[len(p) :]
+    return low
+
+
+def sciworld_ground_truth(tree: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]]]:
+    """(room of the agent, flat list of its objects and the agent's inventory) from ``env.getObjectTree()``.
+
+    Each entry: ``name``, ``parent`` (container name, the room name for top-level things, ``"inventory"``),
+    ``temperatureC``, ``substanceName`` (None without a material), ``isBroken`` (None when not a device).
+    """
+    room = None
+    for r in (tree.get("contents") or {}).values():
+        if any(c.get("name") == "agent" for c in (r.get("contents") or {}).values()):
+            room = r
+            break
+    if room is None:
+        return None, []
+    out: list[dict[str, Any]] = []
+
+    def walk(node: dict[str, Any], parent: str) -> None:
+        for c in (node.get("contents") or {}).values():
+            name = c.get("name", "")
+            if name.startswith("terminal ") or name == "air":
+                continue
+            if name == "agent":
+                inv = next((x for x in (c.get("contents") or {}).values() if x.get("name") == "inventory"), None)
+                if inv is not None:
+                    walk(inv, "inventory")
+                continue
+            pm, pd = c.get("propMaterial") or {}, c.get("propDevice") or None
+            out.append(
+                {
+                    "name": name,
+                    "parent": parent,
+                    "temperatureC": pm.get("temperatureC"),
+                    "substanceName": pm.get("substanceName"),
+                    "isBroken": pd.get("isBroken") if isinstance(pd, dict) else None,
+                }
+            )
+            walk(c, name)
+
+    walk(room, room.get("name", ""))
+    return room.get("name"), out
+
+
+def match_ground_truth(parsed: list[tuple[str, Any]], truth: list[dict[str, Any]], room: str | None) -> dict[str, dict]:
+    """Pair parsed text objects with object-tree entries by name (``red apple`` ~ ``apple``) and parent."""
+
+    def same(text_name: str | None, gt_name: str | None) -> bool:
+        if text_name is None or gt_name is None:
+            return False
+        a, b = _state_prefix(text_name), _state_prefix(gt_name)
+        return a == b or a.endswith(" " + b)
+
+    used: set[int] = set()
+    out: dict[str, dict] = {}
+    for oid, o in parsed:
+        parent = o.parent if o.parent is not None else (room or o.room)
+        for strict in (True, False):
+            hit = next(
+                (
+                    i
+                    for i, g in enumerate(truth)
+                    if i not in used and same(o.name, g["name"]) and (not strict or same(parent, g["parent"]))
+                ),
+                None,
+            )
+            if hit is not None:
+                used.add(hit)
+                out[oid] = truth[hit]
+                break
+    return out
+
+
+def text_eval(
+    tasks: Iterable[str] = SCIWORLD_TASKS,
+    *,
+    per_task: int = 3,
+    every: int = 5,
+    step_limit: int = 400,
+) -> dict[str, Any]:
+    """Score the text estimator against ScienceWorld's object tree along gold paths (starts a JVM).
+
+    For the first ``per_task`` test variations of each task, the gold action sequence is replayed; every
+    reply goes to the estimator, and every ``every`` steps (and at the end) its scene - built from the reply
+    and a free ``look``/``inventory`` - is scored against ``env.getObjectTree()``: temperature (Cold <= 5 C <
+    RoomTemp < 40 C <= Hot), material (substance name mapped to COAT; water, air, paints are not scored) and
+    isBroken of devices.
+
+    Returns:
+        Per variable: accuracy, how often the value came from the text (not the prior), the always-RoomTemp /
+        never-broken baselines; broken devices found; seconds per object; episodes and snapshots scored.
+    """
+    import os
+
+    from planner._optional import require
+
+    from .text import SUBSTANCE_TO_COAT, TextEstimator, temperature_category
+
+    os.environ.setdefault("JAVA_TOOL_OPTIONS", "-Xmx512m")
+    sw = require("scienceworld", "sciworld")
+    env = sw.ScienceWorldEnv("", envStepLimit=step_limit)
+    est = TextEstimator()
+    t_stats = Counter()
+    m_stats = Counter()
+    b_stats = Counter()
+    unscored_substances: Counter[str] = Counter()
+    material_errors: Counter[str] = Counter()
+    episodes, snapshots, n_objects, seconds = [], 0, 0, 0.0
+    try:
+        for task in tasks:
+            env.load(task, 0)
+            variations = list(env.get_variations_test())[:per_task]
+            for var in variations:
+                env.load(task, var, "", generateGoldPath=True)
+                obs, _ = env.reset()
+                gold = list(env.get_gold_action_sequence())
+                est.reset()
+                episodes.append(f"{task}/{var}")
+                steps = [(None, obs)]
+                for i, action in enumerate(gold + [None]):
+                    if action is not None:
+                        reply = env.server.step(action)
+                        steps.append((action, reply))
+                    last = action is None
+                    if not last and (i % every != 0):
+                        est.observe(reply, action)
+                        continue
+                    act, reply = steps[-1]
+                    sobs = SceneObs(text=reply, extra={"action": act, "look": env.look(), "inventory": env.inventory()})
+                    t0 = time.perf_counter()
+                    scene = est.estimate(sobs)
+                    seconds += time.perf_counter() - t0
+                    n_objects += len(scene.objects)
+                    room, truth = sciworld_ground_truth(env.getObjectTree())
+                    pairs = match_ground_truth(est.parsed_objects(), truth, room)
+                    snapshots += 1
+                    for oid, g in pairs.items():
+                        rec = scene.by_id(oid)
+                        if g["temperatureC"] is not None:
+                            gt_t = temperature_category(float(g["temperatureC"]))
+                            ok = rec.state.temperature == gt_t
+                            src = "prior" if "temperature" in rec.unknown else "text"
+                            t_stats[("all", ok)] += 1
+                            t_stats[(src, ok)] += 1
+                            t_stats[("gt_" + gt_t.value, ok)] += 1
+                            t_stats[("baseline", gt_t.value == "RoomTemp")] += 1
+                        sub = g["substanceName"]
+                        if sub is not None:
+                            mat = SUBSTANCE_TO_COAT.get(sub)
+                            if mat is None:
+                                unscored_substances[sub] += 1
+                            else:
+                                ok = rec.state.material == mat
+                                src = "prior" if "material" in rec.unknown else "text"
+                                if not ok:
+                                    material_errors[f"{g['name']}: {rec.state.material.value} ({src}) vs {sub}"] += 1
+                                m_stats[("all", ok)] += 1
+                                m_stats[(src, ok)] += 1
+                        if g["isBroken"] is not None:
+                            pred = rec.state.condition.value == "broken"
+                            b_stats[(bool(g["isBroken"]), pred)] += 1
+    finally:
+        env.close()
+
+    def rate(c: Counter, key: str) -> dict[str, Any]:
+        a, n = c[(key, True)], c[(key, True)] + c[(key, False)]
+        return {"agree": a, "n": n, "rate": round(a / n, 4) if n else None}
+
+    return {
+        "episodes": episodes,
+        "snapshots": snapshots,
+        "temperature": {k: rate(t_stats, k) for k in ("all", "text", "prior", "gt_Hot", "gt_Cold", "gt_RoomTemp")}
+        | {"always_roomtemp": rate(t_stats, "baseline")},
+        "material": {k: rate(m_stats, k) for k in ("all", "text", "prior")},
+        "material_not_scored": dict(unscored_substances.most_common()),
+        "material_errors": dict(material_errors.most_common(20)),
+        "broken": {
+            "devices": sum(b_stats.values()),
+            "broken_devices": b_stats[(True, True)] + b_stats[(True, False)],
+            "true_positive": b_stats[(True, True)],
+            "false_positive": b_stats[(False, True)],
+            "false_negative": b_stats[(True, False)],
+            "accuracy": round((b_stats[(True, True)] + b_stats[(False, False)]) / max(1, sum(b_stats.values())), 4),
+        },
+        "mass": "not scored: ScienceWorld has no mass (always unknown, confidence 0)",
+        "seconds_per_object": seconds / n_objects if n_objects else None,
+    }
