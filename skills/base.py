@@ -21,7 +21,7 @@ from pydantic import Field
 from planner.schemas import Contract, SkillCall
 from scenes.base import Action, RawObject, SceneEnv, SceneObs
 
-DEFAULT_MAX_SKILL_STEPS = 40
+DEFAULT_MAX_SKILL_STEPS = 120
 """Step budget of one skill call; a skill that needs more reports failure instead of looping."""
 
 

@@ -52,21 +52,43 @@ def _container_closed(ctx: SkillContext, o: RawObject) -> RawObject | None:
     return None
 
 
+GOTO_POSITIONS = 4
+"""Reachable positions (nearest the target first) ``goto`` tries before it gives up."""
+GOTO_HORIZONS = (30.0, 0.0, 60.0)
+"""Camera pitches ``goto`` tries at each position (positive looks down), as a robot would look around."""
+
+
+def _interactable(o: RawObject | None) -> bool:
+    if o is None:
+        return False
+    if "isInteractable" in o:
+        return bool(o["isInteractable"])
+    return bool(o.get("visible", True))
+
+
 def goto(ctx: SkillContext, object_id: str) -> bool:
-    """Teleport to the reachable position nearest the object, facing it."""
+    """Go where the object can be interacted with: the nearest reachable positions, facing it, looking
+    down, ahead or further down until AI2-THOR's ``isInteractable`` holds (knobs and low drawers need it)."""
     target = ctx.find(object_id)
     if target is None:
         return False
+    if target.get("isPickedUp") or _interactable(target) and float(target.get("distance") or 9.0) <= 1.0:
+        return True
     if not ctx.act(Action(name="GetReachablePositions")):
         return False
     positions = _action_return(ctx) or []
     if not positions:
         return False
     tx, tz = _pos(target)
-    best = min(positions, key=lambda p: ((p["x"] - tx) ** 2 + (p["z"] - tz) ** 2, p["x"], p["z"]))
-    yaw = math.degrees(math.atan2(tx - best["x"], tz - best["z"])) % 360.0
-    rotation = {"x": 0.0, "y": yaw, "z": 0.0}
-    return ctx.act(Action(name="Teleport", args={"position": dict(best), "rotation": rotation, "horizon": 30.0}))
+    ranked = sorted(positions, key=lambda p: ((p["x"] - tx) ** 2 + (p["z"] - tz) ** 2, p["x"], p["z"]))
+    for best in ranked[:GOTO_POSITIONS]:
+        yaw = math.degrees(math.atan2(tx - best["x"], tz - best["z"])) % 360.0
+        rotation = {"x": 0.0, "y": yaw, "z": 0.0}
+        for horizon in GOTO_HORIZONS:
+            args = {"position": dict(best), "rotation": rotation, "horizon": horizon}
+            if ctx.act(Action(name="Teleport", args=args)) and _interactable(ctx.find(object_id)):
+                return True
+    return False
 
 
 def _fail(ctx: SkillContext, what: str) -> tuple[bool, str]:
