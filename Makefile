@@ -1,4 +1,8 @@
 # The two commands of the README. Both set up .venv first (idempotent).
+# Reference data: $COAT_DATA_DIR if set, else ../shared beside the checkout (else the user cache that
+# `coat data download` fills).
+export COAT_DATA_DIR ?= $(abspath $(CURDIR)/../shared)
+
 .PHONY: setup plan test
 
 setup:
