@@ -4,6 +4,7 @@ Usage:
     coat perception agreement [--material-rule first|densest|prior] [--json out.json]
     coat perception frames [--checkpoint model.pt2]            # vision on the recorded AI2-THOR frames
     coat perception mass-size                                  # size -> mass bucket, held-out floorplans
+    coat perception embedded [--seeds 10]                      # vision on the embedded simulator's frames
     coat perception sciworld [--tasks boil,melt] [--per-task 3] # text vs ScienceWorld ground truth (JVM)
     coat perception estimate FloorPlan1 [--visible-only]      # print the estimated five variables
 
@@ -39,6 +40,12 @@ def register(subparsers: Any) -> None:
     m = sub.add_parser("mass-size", help="mass bucket from 3D box size vs AI2-THOR kg (held-out floorplans)")
     m.add_argument("--json", type=Path, default=None)
     m.set_defaults(func=_mass_size)
+
+    b = sub.add_parser("embedded", help="vision estimators on the embedded simulator's frames vs its metadata")
+    b.add_argument("--seeds", type=int, default=10, help="episodes per scene")
+    b.add_argument("--perturbations", type=int, default=12, help="random state changes per episode")
+    b.add_argument("--json", type=Path, default=None)
+    b.set_defaults(func=_embedded)
 
     t = sub.add_parser("sciworld", help="text estimator vs ScienceWorld's object tree on gold paths (starts a JVM)")
     t.add_argument("--tasks", default=None, help="comma-separated task names (default: 8 tasks, see --help)")
@@ -131,6 +138,35 @@ def _mass_size(args: argparse.Namespace) -> int:
         f"{100 * t['single_coefficient']:.1f}%   majority '{t['majority_bucket']}' "
         f"{100 * t['majority_baseline']:.1f}%\n"
     )
+    return 0
+
+
+def _embedded(args: argparse.Namespace) -> int:
+    from planner.data import resolve_data_dir
+
+    from .evaluation import embedded_eval
+    from .priors import TypePriors
+
+    priors = TypePriors.from_knowledge(resolve_data_dir(args.data_dir))
+    res = embedded_eval(seeds=args.seeds, perturbations=args.perturbations, priors=priors)
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=1))
+    out = sys.stdout
+    out.write(f"frames {res['frames']}\n")
+    for name, r in res["estimators"].items():
+        out.write(f"== {name}: {r['objects']} visible objects, {1e3 * r['seconds_per_object']:.2f} ms/object\n")
+        out.write(f"{'state':<10}{'n':>6}{'pos':>6}{'acc':>8}{'majority':>10}{'recall':>8}{'prec':>8}\n")
+        for st, d in r["states"].items():
+            f = [
+                ("-" if d[k] is None else f"{100 * d[k]:.1f}")
+                for k in ("accuracy", "majority_baseline", "recall", "precision")
+            ]
+            out.write(f"{st:<10}{d['n']:>6}{d['positives']:>6}{f[0]:>8}{f[1]:>10}{f[2]:>8}{f[3]:>8}\n")
+        out.write(f"{'variable':<16}{'vision+prior':>14}{'prior only':>12}{'by vision':>11}\n")
+        for var, d in r["variables"].items():
+            out.write(
+                f"{var:<16}{100 * d['rate']:>13.1f}%{100 * d['prior_only_rate']:>11.1f}%{d['decided_by_vision']:>11}\n"
+            )
     return 0
 
 

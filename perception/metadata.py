@@ -221,7 +221,8 @@ FREE_CONFIDENCE = 0.7
 """Confidence of "free" from the absence of evidence (someone may still be about to use it)."""
 SIMULATOR_IN_USE_CONFIDENCE = 1.0
 IN_USE_EXTRA_KEY = "in_use"
-"""``SceneObs.extra[IN_USE_EXTRA_KEY]``: {objectId: "reversible-using" | "irreversible-using"} from the simulator."""
+"""``SceneObs.extra[IN_USE_EXTRA_KEY]``: {objectId: "reversible-using" | "irreversible-using"} from the simulator,
+or {objectId: {"state": ..., ...}} as the embedded simulator reports it."""
 
 _SEVERITY = {InUse.FREE: 0, InUse.REVERSIBLE: 1, InUse.IRREVERSIBLE: 2}
 

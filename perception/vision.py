@@ -40,7 +40,7 @@ import numpy as np
 
 from planner._optional import require
 from planner.errors import ConfigError
-from planner.schemas import Condition, InUse, Material, SceneState, canonical_object_name
+from planner.schemas import Condition, InUse, Material, SceneState, Temperature, canonical_object_name
 from scenes.base import SceneObs
 
 from .base import ObjectEstimate, VariableEstimate, scene_id_of, to_record
@@ -463,6 +463,53 @@ class OpenCVStateClassifier:
         }
 
 
+class SchematicStateClassifier:
+    """Reads the state marks of a schematic renderer (e.g. the embedded simulator's top-down frames).
+
+    Not visual perception: the renderer draws each state in a known colour, and this decodes them. It tests
+    the frame pipeline (masks, boxes, crops, fusion) end to end. Use it with ``mask_crops=True`` so a crop
+    only holds the object's own pixels.
+
+    Args:
+        legend: state -> RGB colour. Edge marks (drawn as an outline): ``Hot``, ``Cold``, ``on``, ``open``,
+            ``in_use``, ``held``; fill marks: ``dirty``; line marks: ``broken``; dot marks: ``liquid``.
+        tolerance: Max per-channel difference for a pixel to match a colour.
+    """
+
+    _EDGE = {"Hot": "hot", "Cold": "cold", "on": "on", "open": "open", "in_use": "in_use", "held": "held"}
+
+    def __init__(self, legend: Mapping[str, Sequence[int]], *, tolerance: int = 12) -> None:
+        self.legend = {k: np.asarray(v, dtype=int) for k, v in legend.items()}
+        self.tolerance = int(tolerance)
+        names = [self._EDGE.get(k, k) for k in self.legend]
+        self.states = tuple("filled" if n == "liquid" else n for n in names)
+
+    def _match(self, crop: np.ndarray, colour: np.ndarray) -> np.ndarray:
+        return np.abs(crop[..., :3].astype(int) - colour).max(axis=-1) <= self.tolerance
+
+    def predict(self, crop: np.ndarray, category: str | None = None) -> dict[str, float]:
+        """1.0 / 0.0 per state whose mark is / is not found; {} for an unusable crop."""
+        if not _usable_crop(crop):
+            return {}
+        h, w = crop.shape[:2]
+        border = np.zeros((h, w), bool)
+        border[:2, :] = border[-2:, :] = border[:, :2] = border[:, -2:] = True
+        inner = ~border
+        out: dict[str, float] = {}
+        for key, colour in self.legend.items():
+            hit = self._match(crop, colour)
+            if key in self._EDGE:
+                frac = float(hit[border].mean())
+                out[self._EDGE[key]] = 1.0 if frac >= 0.3 else 0.0
+            elif key == "dirty":
+                out["dirty"] = 1.0 if float(hit[inner].mean() if inner.any() else 0.0) >= 0.3 else 0.0
+            elif key == "liquid":
+                out["filled"] = 1.0 if int(hit.sum()) >= 5 else 0.0
+            else:  # line marks (broken): a cross covers a few percent of the crop
+                out[key] = 1.0 if float(hit.mean()) >= 0.02 else 0.0
+        return out
+
+
 class TorchStateClassifier:
     """A torch model over RGB crops: ``(N, 3, S, S)`` floats in [0, 1] -> ``(N, len(states))`` logits.
 
@@ -612,6 +659,7 @@ class VisionEstimator:
         min_pixels: Masks with fewer pixels count as not visible.
         fov: Vertical field of view in degrees, for depth back-projection (AI2-THOR default 90).
         gate_states: Ignore states a known type cannot have (:data:`STATE_TYPES`).
+        mask_crops: Black out crop pixels outside the object's instance mask (when there is one).
 
     Raises:
         DependencyNotInstalled: OpenCV missing (``pip install 'coat-planner[vision]'``).
@@ -627,6 +675,7 @@ class VisionEstimator:
         min_pixels: int = 20,
         fov: float = 90.0,
         gate_states: bool = True,
+        mask_crops: bool = False,
     ) -> None:
         require("cv2", "vision")
         if classifier is not None and not isinstance(classifier, StateClassifier):
@@ -636,6 +685,7 @@ class VisionEstimator:
         self.min_pixels = int(min_pixels)
         self.fov = float(fov)
         self.gate_states = gate_states
+        self.mask_crops = mask_crops
 
     @property
     def priors(self) -> Any:
@@ -667,6 +717,8 @@ class VisionEstimator:
             mask = np.asarray(masks[oid]).astype(bool) if masks and oid in masks else None
             det = VisualDetection(oid, _category_of(oid, obs), box, int(mask.sum()) if mask is not None else box.area)
             crop = rgb[box.y1 : box.y2 + 1, box.x1 : box.x2 + 1]
+            if self.mask_crops and mask is not None:
+                crop = np.where(mask[box.y1 : box.y2 + 1, box.x1 : box.x2 + 1, None], crop, 0).astype(np.uint8)
             if min(crop.shape[:2]) >= MIN_BOX_SIDE_PX:
                 try:
                     det.states = self._gate(det.category, self.classifier.predict(crop, det.category))
@@ -720,8 +772,15 @@ class VisionEstimator:
         else:
             oe.estimates["mass"] = VariableEstimate.unknown(SOURCE, "no depth+mask: size unknown")
         oe.estimates["material"] = VariableEstimate.unknown(SOURCE, "frames cannot tell material")
-        oe.estimates["temperature"] = VariableEstimate.unknown(SOURCE, "frames cannot tell temperature")
         st = det.states
+        # An RGB frame cannot tell temperature; a classifier that can (thermal camera, schematic marks) may
+        # report "hot"/"cold".
+        if st.get("hot", 0.0) > DECISION_THRESHOLD:
+            oe.estimates["temperature"] = VariableEstimate(Temperature.HOT, st["hot"] * s, SOURCE, "hot mark")
+        elif st.get("cold", 0.0) > DECISION_THRESHOLD:
+            oe.estimates["temperature"] = VariableEstimate(Temperature.COLD, st["cold"] * s, SOURCE, "cold mark")
+        else:
+            oe.estimates["temperature"] = VariableEstimate.unknown(SOURCE, "frames cannot tell temperature")
         if "broken" in st or "dirty" in st:
             pb, pd = st.get("broken", 0.0), st.get("dirty", 0.0)
             if pb > DECISION_THRESHOLD:
@@ -742,6 +801,8 @@ class VisionEstimator:
     def _in_use(det: VisualDetection) -> VariableEstimate:
         st = det.states
         s = VISION_CONFIDENCE_SCALE
+        if st.get("in_use", 0.0) > DECISION_THRESHOLD:  # a classifier that sees someone using it
+            return VariableEstimate(InUse.REVERSIBLE, st["in_use"] * s, SOURCE, "used by someone else")
         if det.category in HEAT_SOURCE_TYPES and "on" in st:
             p = st["on"]
             if p > DECISION_THRESHOLD:
@@ -771,6 +832,7 @@ __all__ = [
     "Box2D",
     "Camera",
     "OpenCVStateClassifier",
+    "SchematicStateClassifier",
     "StateClassifier",
     "TorchStateClassifier",
     "VisionEstimator",

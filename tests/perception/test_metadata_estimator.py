@@ -155,6 +155,9 @@ def test_simulator_in_use_state_is_merged(est, make_obj):
     assert _rec(est, apple, in_use={apple["objectId"]: "reversible-using"}).state.already_in_use.value == (
         "irreversible-using"
     )
+    # the embedded simulator's richer format
+    rich = {knife["objectId"]: {"state": "irreversible-using", "by": "someone", "until": None, "remaining": None}}
+    assert _rec(est, knife, in_use=rich).state.already_in_use.value == "irreversible-using"
     # garbage in the simulator table is ignored, not fatal
     assert _rec(est, knife, in_use={knife["objectId"]: "busy"}).state.already_in_use.value == "free"
     assert _rec(est, knife, in_use=["not", "a", "mapping"]).state.already_in_use.value == "free"

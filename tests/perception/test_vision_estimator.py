@@ -266,3 +266,47 @@ def test_torch_classifier_exported_program(tiny_model, tmp_path):
     clf = TorchStateClassifier(path, input_size=16)
     assert clf.predict(crop) == pytest.approx(expected, abs=1e-5)
     assert len(clf.predict_batch([crop, crop, crop])) == 3
+
+
+# ---------------------------------------------------------------- schematic frames (embedded simulator)
+LEGEND = {
+    "Hot": (230, 40, 40),
+    "on": (250, 210, 0),
+    "dirty": (120, 80, 40),
+    "broken": (220, 0, 0),
+    "liquid": (0, 200, 220),
+}
+
+
+def test_schematic_classifier_reads_legend_marks(priors):
+    cv2 = pytest.importorskip("cv2")
+    from perception.vision import SchematicStateClassifier
+
+    h, w = 60, 80
+    rgb = _frame(h, w, (40, 40, 40))
+    cv2.rectangle(rgb, (5, 5), (25, 25), (120, 80, 40), -1)  # dirty plate: brown fill
+    cv2.rectangle(rgb, (40, 5), (70, 30), (150, 150, 150), -1)
+    cv2.rectangle(rgb, (40, 5), (70, 30), (230, 40, 40), 2)  # hot pan: red outline
+    cv2.circle(rgb, (55, 17), 3, (0, 200, 220), -1)  # filled
+    masks = {"Plate|1": _mask(h, w, 5, 26, 5, 26), "Pot|1": _mask(h, w, 5, 31, 40, 71)}
+    clf = SchematicStateClassifier(LEGEND)
+    assert set(clf.states) == {"hot", "on", "dirty", "broken", "filled"}
+    est = VisionEstimator(clf, priors=priors, mask_crops=True)
+    dets = {d.object_id: d.states for d in est.detect(SceneObs(rgb=rgb, instance_masks=masks))}
+    assert dets["Plate|1"]["dirty"] == 1.0 and dets["Plate|1"].get("hot") == 0.0
+    assert dets["Pot|1"]["hot"] == 1.0 and dets["Pot|1"]["filled"] == 1.0 and dets["Pot|1"]["dirty"] == 0.0
+    scene = est.estimate(SceneObs(rgb=rgb, instance_masks=masks))
+    pot = scene.by_id("Pot|1")
+    assert pot.state.temperature.value == "Hot" and "temperature" not in pot.unknown  # a mark, not RGB physics
+    assert pot.state.already_in_use.value == "reversible-using"  # a filled container
+    assert scene.by_id("Plate|1").state.condition.value == "dirty"
+
+
+def test_embedded_simulator_frames_end_to_end(priors):
+    pytest.importorskip("scenes.embedded")
+    from perception.evaluation import embedded_eval
+
+    res = embedded_eval(["kitchen"], seeds=1, perturbations=6, priors=priors)
+    legend = res["estimators"]["legend"]
+    assert res["frames"] == 1 and legend["objects"] > 20
+    assert legend["variables"]["condition"]["rate"] >= legend["variables"]["condition"]["prior_only_rate"]
