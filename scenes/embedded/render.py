@@ -52,7 +52,8 @@ class TopDownRenderer:
         span = max(x1 - x0 + 2 * pad, z1 - z0 + 2 * pad)
         self.scale = min(width, height) / span
         self._colour: dict[str, tuple[int, int, int]] = {}
-        self._seg: np.ndarray | None = None
+        self._cache: tuple[Any, np.ndarray, dict[str, np.ndarray], bytes] | None = None
+        self._colors_cache: tuple[list[str], list[dict[str, Any]]] | None = None
 
     def _px(self, x: float, z: float) -> tuple[int, int]:
         return int(round((x - self.x0) * self.scale)), int(round((z - self.z0) * self.scale))
@@ -73,13 +74,30 @@ class TopDownRenderer:
 
     def colors(self, ids: list[str]) -> list[dict[str, Any]]:
         """AI2-THOR ``metadata["colors"]`` entries ``{name: objectId, color: [r, g, b]}``."""
-        return [{"name": k, "color": list(self.instance_colour(k))} for k in ids]
+        if self._colors_cache is not None and self._colors_cache[0] == ids:
+            return self._colors_cache[1]
+        out = [{"name": k, "color": list(self.instance_colour(k))} for k in ids]
+        self._colors_cache = (ids, out)
+        return out
 
     def render(self, world: World) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """Return (RGB frame HxWx3 uint8, {objectId: HxW bool mask})."""
+        """Return (RGB frame HxWx3 uint8, {objectId: HxW bool mask}).
+
+        The scene layer (objects and masks) is cached until an object changes or moves; the agent is drawn on
+        a copy, so turning or walking empty-handed costs one image copy.
+        """
+        key = (world.writes[0], world.geometry_version, len(world.objs), tuple(sorted(world.in_use)))
+        if self._cache is None or self._cache[0] != key:
+            self._cache = (key, *self._scene_layer(world))
+        _, base, masks, _ = self._cache
+        img = base.copy()
+        self._draw_agent(img, world)
+        return img, masks
+
+    def _scene_layer(self, world: World) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
         cv2 = self.cv2
         img = np.full((self.height, self.width, 3), 40, np.uint8)
-        seg = np.zeros((self.height, self.width, 3), np.uint8)
+        label = np.zeros((self.height, self.width), np.int32)
         order = sorted(
             world.objs.items(),
             key=lambda kv: (
@@ -89,6 +107,7 @@ class TopDownRenderer:
         in_use = world.in_use
         font = cv2.FONT_HERSHEY_SIMPLEX
         labels = []
+        ids: list[str] = []
         for k, o in order:
             bb = o["axisAlignedBoundingBox"]
             c, s = bb["center"], bb["size"]
@@ -99,7 +118,8 @@ class TopDownRenderer:
             if o["isDirty"]:
                 fill = STATE_COLOURS["dirty"]
             cv2.rectangle(img, p0, p1, fill, -1)
-            cv2.rectangle(seg, p0, p1, self.instance_colour(k), -1)
+            ids.append(k)
+            cv2.rectangle(label, p0, p1, len(ids), -1)
             edge = None
             if o["isPickedUp"]:
                 edge = STATE_COLOURS["held"]
@@ -124,6 +144,18 @@ class TopDownRenderer:
                 labels.append((o["objectType"][:6], (p0[0], max(p0[1] - 1, 8))))
         for text, at in labels:
             cv2.putText(img, text, at, font, 0.28, (255, 255, 255), 1, cv2.LINE_AA)
+        counts = np.bincount(label.ravel(), minlength=len(ids) + 1)
+        masks = {ids[i - 1]: label == i for i in np.flatnonzero(counts[1:]) + 1}
+        palette = np.zeros((len(ids) + 1, 4), np.uint8)
+        palette[:, 3] = 255
+        for i, k in enumerate(ids, 1):
+            palette[i, :3] = self.instance_colour(k)
+        # AI2-THOR sends the id image bottom-up (RGBA); Event flips it back
+        seg = np.ascontiguousarray(palette[label][::-1]).tobytes()
+        return img, masks, seg
+
+    def _draw_agent(self, img: np.ndarray, world: World) -> None:
+        cv2 = self.cv2
         ax, _, az = world.pos
         ap = self._px(ax, az)
         r = max(3, int(0.2 * self.scale))
@@ -131,27 +163,11 @@ class TopDownRenderer:
         yaw = np.radians(world.yaw)
         tip = (int(ap[0] + np.sin(yaw) * r * 2.2), int(ap[1] + np.cos(yaw) * r * 2.2))
         cv2.arrowedLine(img, ap, tip, (255, 255, 255), 2, tipLength=0.4)
-        self._seg = seg
-        return img, self._masks(seg)
-
-    def _masks(self, seg: np.ndarray) -> dict[str, np.ndarray]:
-        flat = (seg[..., 0].astype(np.int32) << 16) | (seg[..., 1].astype(np.int32) << 8) | seg[..., 2]
-        present = np.unique(flat)
-        by_code = {(c[0] << 16) | (c[1] << 8) | c[2]: k for k, c in self._colour.items()}
-        out = {}
-        for code in present:
-            k = by_code.get(int(code))
-            if k is not None:
-                out[k] = flat == code
-        return out
 
     def attach_segmentation(self, event: Any) -> None:
         """Give an ``ai2thor.server.Event`` the instance-id frame (``event.instance_masks`` etc. then work)."""
-        if self._seg is None:
-            return
-        rgba = np.concatenate([self._seg, np.full(self._seg.shape[:2] + (1,), 255, np.uint8)], axis=2)
-        # AI2-THOR sends images bottom-up; Event flips them back
-        event.add_image_ids(np.ascontiguousarray(rgba[::-1]).tobytes())
+        if self._cache is not None:
+            event.add_image_ids(self._cache[3])
 
 
 __all__ = ["STATE_COLOURS", "TopDownRenderer"]

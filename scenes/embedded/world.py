@@ -666,7 +666,8 @@ class World:
         d = pos - np.array(self.pos)
         dist = np.sqrt(np.einsum("ij,ij->i", d, d))
         cam = np.array(self.camera)
-        near = np.clip(cam, lo, hi) - cam
+        # AI2-THOR measures visibilityDistance in the floor plane (the floor, 1.58 m below the camera, is visible)
+        near = (np.clip(cam, lo, hi) - cam)[:, ::2]
         close = np.einsum("ij,ij->i", near, near) <= self.visibility_distance**2
         (fx, fz), (rx, rz) = _yaw_vectors(self.yaw)
         h = math.radians(self.horizon)  # positive horizon looks down
@@ -785,7 +786,6 @@ class World:
     def _carry(self) -> None:
         if self.held is not None:
             self._move_to(self.held, self.hand_position())
-        self.geometry_version += 1
 
     def _a_MoveAhead(self, p: dict[str, Any]) -> None:
         (fx, fz), _ = _yaw_vectors(self.yaw)
