@@ -375,7 +375,7 @@ class ObjectSelector:
                                    reason="only candidate")
         prompt = prompting.object_prompt(task, utility, names, phrase=self._phrase(utility), mode="scored")
         trace.prompts.append(prompt)
-        options = [" " + prompting.humanize_object(o) for o in names]
+        options = [prompting.humanize_object(o) for o in names]
         scores = self.llm.score(prompt, options, neutral_prompt=prompting.neutral_prompt("object"))
         ranking = sorted(names, key=lambda o: -scores[names.index(o)])
         best = max(scores)
@@ -398,7 +398,7 @@ class ObjectSelector:
         for o in names:
             prompt = prompting.object_yesno_prompt(task, utility, o, phrase=self._phrase(utility))
             trace.prompts.append(prompt)
-            yes, no = self.llm.score(prompt, [" Yes", " No"], neutral_prompt=neutral)
+            yes, no = self.llm.score(prompt, ["Yes", "No"], neutral_prompt=neutral)
             margins[o] = float(yes - no)
         ranking = sorted(names, key=lambda o: -margins[o])
         kept = [o for o in ranking if margins[o] >= self.threshold]

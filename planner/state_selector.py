@@ -226,7 +226,7 @@ class StateSelector:
         if self.llm.supports_scoring:
             prompt = prompting.decision_prompt(template, task, utility, labels, texts, phrase=phrase, mode="scored")
             trace.prompts.append(prompt)
-            scores = self.llm.score(prompt, [" " + t for t in texts], neutral_prompt=prompting.neutral_prompt("option"))
+            scores = self.llm.score(prompt, list(texts), neutral_prompt=prompting.neutral_prompt("option"))
             order = sorted(range(n), key=lambda i: (-scores[i], i))
             runner_up = f" vs {scores[order[1]]:.2f}" if n > 1 else ""
             return StateRanking(

@@ -1,0 +1,221 @@
+"""``coat eval`` and ``coat ablate``: measure the decision pipelines on COAT question sets.
+
+Examples::
+
+    coat eval --set task2 --pipeline two-stage --strategy knowledge --limit 200
+    coat eval --set full_moderate --pipeline single --strategy llm --llm local --limit 300 --out runs/fm-single.jsonl
+    coat ablate --llm local --limit 300 --out runs/ablate-smollm2
+
+Heavy dependencies (the model, matplotlib) are imported inside the handlers only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from .schemas import QUESTION_SETS
+
+log = logging.getLogger(__name__)
+
+ABLATE_SETS: tuple[str, ...] = ("full_ideal", "full_moderate", "task1", "task2")
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--strategy", choices=("llm", "knowledge", "hybrid"), default="llm", help="decision strategy")
+    p.add_argument("--llm", default=None, metavar="SPEC",
+                   help="model spec: local, local:gemma-270m, openai:<model>, ollama:<model>, fake "
+                        "(default: local for llm/hybrid; none for knowledge)")
+    p.add_argument("--limit", type=int, default=300, help="questions per set, stratified over variations (0 = all)")
+    p.add_argument("--seed", type=int, default=0, help="question-set seed and sampling seed")
+    p.add_argument("--questions", default=None, metavar="DIR",
+                   help="read questions from a `coat datasets build` output instead of generating them")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the model-call cache")
+    p.add_argument("--data-dir", default=None, help="COAT data root (default: $COAT_DATA_DIR or the user cache)")
+    p.add_argument("--keep-rule", choices=("margin", "yesno"), default="margin",
+                   help="stage 1 rule for scoring models (see planner.object_selector)")
+    p.add_argument("--margin", type=float, default=None, help="stage 1 margin in nats for --keep-rule margin")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def register(subparsers: Any) -> None:
+    """Add ``eval`` and ``ablate`` to the ``coat`` CLI."""
+    p = subparsers.add_parser("eval", help="evaluate a decision pipeline on a COAT question set",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--set", required=True, choices=QUESTION_SETS, dest="set_name", help="question set")
+    p.add_argument("--variation", type=int, default=None, help="only this variation")
+    p.add_argument("--pipeline", choices=("two-stage", "single"), default="two-stage")
+    p.add_argument("--out", default=None, metavar="FILE.jsonl", help="append one row per question; resumes")
+    _common(p)
+    p.set_defaults(func=_eval_handler)
+
+    a = subparsers.add_parser("ablate", help="single prompt vs two-stage on several sets, with a markdown report",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    a.add_argument("--sets", nargs="+", choices=QUESTION_SETS, default=list(ABLATE_SETS))
+    a.add_argument("--out", required=True, metavar="DIR", help="directory for JSONL rows, report.md and plots")
+    _common(a)
+    a.set_defaults(func=_ablate_handler)
+
+
+def _setup(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any]]:
+    from .knowledge import load_knowledge
+    from .object_selector import DEFAULT_MARGIN
+
+    kb = load_knowledge(args.data_dir)
+    spec = args.llm if args.llm is not None else ("local" if args.strategy in ("llm", "hybrid") else None)
+    llm = None
+    if spec is not None:
+        from .llm import make_llm
+
+        llm = make_llm(spec, cache=not args.no_cache)
+    kw = {"keep_rule": args.keep_rule, "margin": DEFAULT_MARGIN if args.margin is None else args.margin}
+    return kb, llm, {"spec": spec, "kw": kw}
+
+
+def _sample(args: argparse.Namespace, kb: Any, set_name: str, variation: int | None = None) -> list[Any]:
+    from .evaluate import load_set, sample_questions
+
+    groups = load_set(kb, set_name, seed=args.seed, variation=variation, questions=args.questions)
+    return sample_questions(groups, args.limit, args.seed)
+
+
+def _labels(kb: Any, set_name: str) -> dict[int, str]:
+    from .datasets import variations
+
+    return {v.number: v.label for v in variations(kb, set_name)}
+
+
+def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], set_name: str, pipeline: str,
+             out: str | None, variation: int | None = None) -> list[dict[str, Any]]:
+    from .evaluate import run_eval
+    from .two_stage import make_pipeline
+
+    pipe = make_pipeline(pipeline, args.strategy, llm, kb, **(info["kw"] if pipeline == "two-stage" else {}))
+    qs = _sample(args, kb, set_name, variation)
+    run = {"set": set_name, "pipeline": pipeline, "strategy": args.strategy, "llm": info["spec"], "seed": args.seed}
+    return run_eval(qs, pipe, run=run, out=out, progress=not args.no_progress)
+
+
+def _eval_handler(args: argparse.Namespace) -> int:
+    from .evaluate import PAPER_TASK_U, format_summary, summarize
+
+    kb, llm, info = _setup(args)
+    rows = _run_one(args, kb, llm, info, args.set_name, args.pipeline, args.out, args.variation)
+    summary = summarize(rows)
+    print(format_summary(summary, _labels(kb, args.set_name)))
+    if args.set_name == "task_u":
+        paper = "; ".join(f"{m}: " + "/".join(str(v) for v in accs.values()) for m, accs in PAPER_TASK_U.items())
+        print(f"\npaper (Task-u accuracy % for 2/3/4/5 options): {paper}")
+    if args.out:
+        print(f"\nrows: {args.out}")
+    return 0
+
+
+# ---------------------------------------------------------------- ablation report
+
+
+def _plot(path: Path, set_name: str, labels: dict[int, str], summaries: dict[str, dict[str, Any]]) -> bool:
+    try:
+        from ._optional import require
+
+        matplotlib = require("matplotlib", "report")
+    except ImportError as e:
+        log.warning("no plot for %s: %s", set_name, e)
+        return False
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    variations_ = sorted({v for s in summaries.values() for v in s["by_variation"]})
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.45 * len(variations_) + 2), 3.6))
+    width = 0.8 / max(1, len(summaries))
+    colors = {"single": "#c44e52", "two-stage": "#4c72b0"}
+    for k, (name, s) in enumerate(summaries.items()):
+        xs = [i + (k - (len(summaries) - 1) / 2) * width for i in range(len(variations_))]
+        ys = [s["by_variation"].get(v, {}).get("accuracy", 0) or 0 for v in variations_]
+        ax.bar(xs, ys, width=width, label=name, color=colors.get(name))
+    chance = [next(iter(summaries.values()))["by_variation"].get(v, {}).get("chance", 0) for v in variations_]
+    for i, c in enumerate(chance):
+        ax.hlines(c, i - 0.45, i + 0.45, colors="black", linestyles="dashed", linewidth=1,
+                  label="chance" if i == 0 else None)
+    ax.set_xticks(range(len(variations_)))
+    ax.set_xticklabels([str(v) for v in variations_])
+    ax.set_xlabel("variation")
+    ax.set_ylabel("accuracy %")
+    ax.set_ylim(0, 100)
+    ax.set_title(f"{set_name}: accuracy per variation")
+    ax.legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def ablation_report(kb: Any, results: dict[str, dict[str, list[dict[str, Any]]]], meta: dict[str, Any],
+                    out: Path) -> str:
+    """Write ``report.md`` (and one PNG per set) comparing the pipelines; return the markdown."""
+    from .evaluate import format_summary, markdown_table, summarize
+
+    lines = ["# Single prompt vs two-stage", "",
+             f"Command: `{meta['command']}`", "",
+             f"Model: {meta['model_id']}; strategy: {meta['strategy']}; seed {meta['seed']}; "
+             f"{meta['limit']} questions per set (stratified over variations). Chance is beside every number.", "",
+             "| set | pipeline | n | acc % | chance % | bad % | bad chance % | unparsed % | calls/q | p50 s | p95 s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    details: list[str] = []
+    for set_name, by_pipe in results.items():
+        summaries = {p: summarize(rows) for p, rows in by_pipe.items()}
+        for p, s in summaries.items():
+            o = s["overall"]
+            cells = [set_name, p, o["n"], o["accuracy"], o["chance"], o.get("bad_rate"), o.get("bad_chance"),
+                     o["unparsed_rate"], o["calls_per_q"], o["latency_p50"], o["latency_p95"]]
+            lines.append("| " + " | ".join("-" if c is None else str(c) for c in cells) + " |")
+        labels = _labels(kb, set_name)
+        png = out / f"{set_name}.png"
+        details += ["", f"## {set_name}", ""]
+        if _plot(png, set_name, labels, summaries):
+            details += [f"![{set_name} accuracy per variation]({png.name})", ""]
+        var_ids = sorted({v for s in summaries.values() for v in s["by_variation"]})
+        header = ["variation", *(f"{p} acc %" for p in summaries), "chance %"]
+        body = []
+        for v in var_ids:
+            row: list[Any] = [f"{v} ({labels.get(v, '')})"]
+            row += [s["by_variation"].get(v, {}).get("accuracy") for s in summaries.values()]
+            row.append(next(iter(summaries.values()))["by_variation"].get(v, {}).get("chance"))
+            body.append(row)
+        details.append(markdown_table(header, body))
+        for p, s in summaries.items():
+            details += ["", f"<details><summary>{set_name} / {p}: full table</summary>", "",
+                        format_summary(s, labels), "", "</details>"]
+    text = "\n".join(lines + details) + "\n"
+    (out / "report.md").write_text(text, encoding="utf-8")
+    return text
+
+
+def _ablate_handler(args: argparse.Namespace) -> int:
+    kb, llm, info = _setup(args)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    results: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for set_name in args.sets:
+        results[set_name] = {}
+        for pipeline in ("single", "two-stage"):
+            rows_path = out / f"{set_name}-{pipeline}.jsonl"
+            results[set_name][pipeline] = _run_one(args, kb, llm, info, set_name, pipeline, str(rows_path))
+    meta = {
+        "command": "coat " + " ".join(sys.argv[1:]) if sys.argv and "coat" in Path(sys.argv[0]).name
+        else "coat ablate " + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in
+                                       (("llm", info["spec"]), ("limit", args.limit), ("out", args.out))),
+        "model_id": getattr(llm, "model_id", None),
+        "strategy": args.strategy,
+        "seed": args.seed,
+        "limit": args.limit,
+    }
+    ablation_report(kb, results, meta, out)
+    print(f"report: {out / 'report.md'}")
+    return 0
+
+
+__all__ = ["ABLATE_SETS", "ablation_report", "register"]

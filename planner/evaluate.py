@@ -1,0 +1,379 @@
+"""Evaluate a decision pipeline on COAT question sets: sampling, JSONL rows, resume, summary tables.
+
+Used by ``coat eval`` and ``coat ablate`` (:mod:`planner.cli_eval`), and usable on its own::
+
+    qs = sample_questions(load_set(kb, "task2", seed=0), limit=300, seed=0)
+    rows = run_eval(qs, make_pipeline("two-stage", "llm", llm, kb), out="runs/t2.jsonl", run=run_info)
+    print(format_summary(summarize(rows)))
+
+One JSONL row per question: question id, set, variation, option count, the chosen letter (or null when
+the answer was unparsed), correct, bad (the chosen option comes from the bad pool), unparsed, the model
+id, the prompt hash, the seed, model calls, tokens and latency. A run whose output file already has rows
+resumes: questions already answered are skipped (the run settings must match).
+
+Metrics: accuracy; Bad Rate (share of answers whose option has ``pool == "bad"``, COAT's definition; a
+stricter ``bad_strict`` also counts unpooled context configurations the cost model calls bad); unparsed
+rate. Chance beside every number: the mean of 1/n for accuracy, the mean share of bad options for the
+bad rate.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import random
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import ConfigError, DataError
+from .prompting import templates_hash
+from .schemas import Decision, Option, Question
+
+if TYPE_CHECKING:
+    from .two_stage import DecisionPipeline
+
+log = logging.getLogger(__name__)
+
+RUN_KEYS: tuple[str, ...] = ("set", "pipeline", "strategy", "llm", "seed")
+"""Row fields that identify a run; resuming into a file with other values is refused."""
+
+PAPER_TASK_U: dict[str, dict[int, float]] = {
+    "PaLM": {2: 98.6, 3: 96.8, 4: 96.2, 5: 92.7},
+    "GPT-3.5-Turbo": {2: 97.3, 3: 96.2, 4: 94.9, 5: 92.1},
+}
+"""COAT paper, Table 3: Task-u accuracy (%) by option count."""
+
+
+# ---------------------------------------------------------------- questions
+
+
+def load_set(
+    kb: Any,
+    set_name: str,
+    *,
+    seed: int = 0,
+    variation: int | None = None,
+    questions: str | os.PathLike[str] | None = None,
+) -> dict[int, list[Question]]:
+    """The questions of one set, by variation: read from ``questions`` (a ``coat datasets build`` output)
+    or generated in memory from ``kb`` with ``seed`` (the same questions the build writes).
+
+    Raises:
+        UnknownIdError: unknown set or variation.
+        DataNotFoundError: ``questions`` lacks the set's files.
+    """
+    from . import datasets
+
+    if questions is not None:
+        qs = datasets.load_questions(questions, set=set_name, variation=variation)
+    else:
+        only = {set_name: [variation]} if variation is not None else None
+        qs = [q for _, group in datasets.iter_sets(kb, seed, [set_name], only=only) for q in group]
+    out: dict[int, list[Question]] = defaultdict(list)
+    for q in qs:
+        out[q.variation].append(q)
+    return dict(sorted(out.items()))
+
+
+def sample_questions(
+    by_variation: Mapping[int, Sequence[Question]], limit: int | None, seed: int = 0
+) -> list[Question]:
+    """Pick ``limit`` questions deterministically, stratified over variations.
+
+    Each variation gets ``limit // V`` questions (the remainder goes to the first variations; a variation
+    with too few questions gives its unused share to the others), drawn with ``random.Random`` seeded by
+    ``(seed, set, variation)``. The result interleaves variations round-robin, so a run stopped early is
+    still stratified.
+
+    Args:
+        by_variation: ``{variation: questions}`` (e.g. from :func:`load_set`).
+        limit: Number of questions; None or 0 for all.
+        seed: Sampling seed.
+
+    Raises:
+        ConfigError: negative limit.
+    """
+    if limit is not None and limit < 0:
+        raise ConfigError(f"--limit must be >= 0, got {limit}")
+    groups = {v: list(qs) for v, qs in sorted(by_variation.items()) if qs}
+    total = sum(len(g) for g in groups.values())
+    want = total if not limit else min(limit, total)
+    quota = dict.fromkeys(groups, 0)
+    left = want
+    while left > 0:
+        open_ = [v for v in groups if quota[v] < len(groups[v])]
+        share, extra = divmod(left, len(open_))
+        for i, v in enumerate(open_):
+            quota[v] += min(share + (1 if i < extra else 0), len(groups[v]) - quota[v])
+        left = want - sum(quota.values())
+    picked: dict[int, list[Question]] = {}
+    for v, qs in groups.items():
+        set_name = qs[0].set
+        rng = random.Random(f"{seed}:{set_name}:{v}")
+        idx = sorted(rng.sample(range(len(qs)), quota[v]))
+        order = rng.sample(idx, len(idx))  # random order within the variation, still deterministic
+        picked[v] = [qs[i] for i in order]
+    out: list[Question] = []
+    for k in range(max((len(p) for p in picked.values()), default=0)):
+        out += [p[k] for p in picked.values() if k < len(p)]
+    return out
+
+
+# ---------------------------------------------------------------- rows
+
+
+def _is_bad_strict(o: Option) -> bool:
+    if o.pool == "bad":
+        return True
+    return o.pool == "context" and ((o.time_penalty or 0) >= 500 or o.material_penalty == 500)
+
+
+def question_row(question: Question, decision: Decision, run: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSONL row of one answered question."""
+    chosen = question.option(decision.chosen) if decision.chosen is not None else None
+    s1 = decision.stage1
+    return {
+        "question_id": question.id,
+        "set": question.set,
+        "variation": question.variation,
+        "n_options": len(question.options),
+        "answer": question.answer,
+        "chosen": decision.chosen,
+        "correct": decision.chosen == question.answer,
+        "bad": bool(chosen is not None and chosen.pool == "bad"),
+        "bad_strict": bool(chosen is not None and _is_bad_strict(chosen)),
+        "unparsed": decision.unparsed,
+        "n_bad_options": sum(o.pool == "bad" for o in question.options),
+        "chosen_pool": chosen.pool if chosen is not None else None,
+        "ranking": list(decision.ranking),
+        "stage1_kept": list(s1.kept) if s1 is not None else None,
+        "stage1_unparsed": bool(s1 is not None and s1.unparsed),
+        "stage1_kept_answer": (question.option(question.answer).object in s1.kept) if s1 is not None else None,
+        "fallback": decision.fallback,
+        "method": decision.stage2.method if decision.stage2 is not None else None,
+        "model_id": decision.model_id,
+        "prompt_hash": decision.prompt_hash,
+        "templates_hash": templates_hash(),
+        "calls": decision.calls,
+        "cache_hits": decision.cache_hits,
+        "prompt_tokens": decision.prompt_tokens,
+        "completion_tokens": decision.completion_tokens,
+        "latency": round(decision.seconds, 4),
+        **{k: run.get(k) for k in RUN_KEYS if k != "set"},
+    }
+
+
+def read_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Rows of a JSONL results file ([] when it does not exist); a torn last line is ignored.
+
+    Raises:
+        DataError: a line other than the last is not valid JSON.
+    """
+    p = Path(path)
+    if not p.is_file():
+        return []
+    lines = p.read_text(encoding="utf-8").splitlines()
+    rows = []
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as e:
+            if i == len(lines):  # interrupted while writing the last row: it is simply redone
+                log.warning("%s: ignoring a truncated last line", p)
+                continue
+            raise DataError(p, f"line {i}", f"not valid JSON ({e})") from e
+    return rows
+
+
+def _check_resume(rows: Sequence[Mapping[str, Any]], run: Mapping[str, Any], path: Path) -> None:
+    for r in rows:
+        diff = {k: (r.get(k), run.get(k)) for k in RUN_KEYS if r.get(k) != run.get(k)}
+        if diff:
+            shown = ", ".join(f"{k}: file has {a!r}, this run {b!r}" for k, (a, b) in diff.items())
+            raise ConfigError(f"{path} holds rows of a different run ({shown}); use another --out or delete it")
+
+
+def run_eval(
+    questions: Sequence[Question],
+    pipeline: DecisionPipeline,
+    *,
+    run: Mapping[str, Any],
+    out: str | os.PathLike[str] | None = None,
+    progress: bool = True,
+) -> list[dict[str, Any]]:
+    """Answer every question and return one row per question (resuming from ``out``).
+
+    Args:
+        questions: The sample to answer (e.g. from :func:`sample_questions`).
+        pipeline: A :class:`~planner.two_stage.TwoStagePipeline` or
+            :class:`~planner.baseline.SinglePromptBaseline`.
+        run: Run settings written into every row: ``set``, ``pipeline``, ``strategy``, ``llm``, ``seed``.
+        out: JSONL file to append rows to; rows already there are reused, not recomputed.
+        progress: Show a tqdm progress bar.
+
+    Returns:
+        The rows of ``questions``, in their order.
+
+    Raises:
+        ConfigError: ``out`` holds rows of a run with other settings.
+    """
+    done: dict[str, dict[str, Any]] = {}
+    path = Path(out) if out is not None else None
+    if path is not None:
+        old = read_rows(path)
+        _check_resume(old, run, path)
+        done = {r["question_id"]: r for r in old}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if old and not path.read_text(encoding="utf-8").endswith("\n"):
+            # drop the torn last line before appending
+            text = path.read_text(encoding="utf-8")
+            path.write_text(text[: text.rfind("\n") + 1], encoding="utf-8")
+    todo = [q for q in questions if q.id not in done]
+    if done:
+        log.info("resuming: %d of %d questions already answered in %s", len(questions) - len(todo), len(questions),
+                 path)
+    bar = None
+    if progress and todo:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(questions), initial=len(questions) - len(todo), unit="q", desc=str(run.get("set", "")))
+    f = open(path, "a", encoding="utf-8") if path is not None else None  # noqa: SIM115 - closed below
+    try:
+        for q in todo:
+            row = question_row(q, pipeline.decide(q), {**run, "set": q.set})
+            done[q.id] = row
+            if f is not None:
+                f.write(json.dumps(row) + "\n")
+                f.flush()
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if f is not None:
+            f.close()
+        if bar is not None:
+            bar.close()
+    return [done[q.id] for q in questions]
+
+
+# ---------------------------------------------------------------- summary
+
+
+def _pct(x: float) -> float:
+    return round(100.0 * x, 1)
+
+
+def _quantile(xs: Sequence[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    k = (len(s) - 1) * q
+    lo, hi = math.floor(k), math.ceil(k)
+    return s[lo] + (s[hi] - s[lo]) * (k - lo)
+
+
+def _group_stats(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    n = len(rows)
+    if n == 0:
+        return {"n": 0}
+    has_bad = any(r.get("n_bad_options") for r in rows)
+    timed = [r["latency"] for r in rows if r.get("calls", 0) > 0] or [r["latency"] for r in rows]
+    return {
+        "n": n,
+        "accuracy": _pct(sum(bool(r["correct"]) for r in rows) / n),
+        "chance": _pct(sum(1.0 / r["n_options"] for r in rows) / n),
+        "bad_rate": _pct(sum(bool(r["bad"]) for r in rows) / n) if has_bad else None,
+        "bad_chance": _pct(sum(r.get("n_bad_options", 0) / r["n_options"] for r in rows) / n) if has_bad else None,
+        "unparsed_rate": _pct(sum(bool(r["unparsed"]) for r in rows) / n),
+        "fallback_rate": _pct(sum(bool(r.get("fallback")) for r in rows) / n),
+        "calls_per_q": round(sum(r.get("calls", 0) for r in rows) / n, 2),
+        "cache_hits_per_q": round(sum(r.get("cache_hits", 0) for r in rows) / n, 2),
+        "tokens_per_q": round(sum(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0) for r in rows) / n, 1),
+        "latency_p50": round(_quantile(timed, 0.5), 3),
+        "latency_p95": round(_quantile(timed, 0.95), 3),
+        "latency_n": len(timed),
+    }
+
+
+def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Overall, per-variation and per-option-count metrics of result rows (percentages, 1 decimal)."""
+    by_var: dict[int, list[Mapping[str, Any]]] = defaultdict(list)
+    by_n: dict[int, list[Mapping[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_var[int(r["variation"])].append(r)
+        by_n[int(r["n_options"])].append(r)
+    s1 = [r for r in rows if r.get("stage1_kept") is not None]
+    overall = _group_stats(rows)
+    if s1:
+        overall["stage1_recall"] = _pct(sum(bool(r.get("stage1_kept_answer")) for r in s1) / len(s1))
+        overall["stage1_kept_mean"] = round(sum(len(r["stage1_kept"]) for r in s1) / len(s1), 2)
+    first = rows[0] if rows else {}
+    return {
+        "run": {k: first.get(k) for k in (*RUN_KEYS, "model_id")},
+        "overall": overall,
+        "by_variation": {v: _group_stats(g) for v, g in sorted(by_var.items())},
+        "by_options": {n: _group_stats(g) for n, g in sorted(by_n.items())},
+    }
+
+
+def _fmt(x: Any) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float) and math.isnan(x):
+        return "-"
+    return str(x)
+
+
+def markdown_table(header: Sequence[str], body: Iterable[Sequence[Any]]) -> str:
+    """A GitHub-markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(_fmt(c) for c in row) + " |" for row in body]
+    return "\n".join(lines)
+
+
+_COLS = ("n", "acc %", "chance %", "bad %", "bad chance %", "unparsed %", "calls/q", "tokens/q", "p50 s", "p95 s")
+
+
+def _row(label: Any, g: Mapping[str, Any]) -> list[Any]:
+    return [
+        label, g.get("n"), g.get("accuracy"), g.get("chance"), g.get("bad_rate"), g.get("bad_chance"),
+        g.get("unparsed_rate"), g.get("calls_per_q"), g.get("tokens_per_q"), g.get("latency_p50"), g.get("latency_p95"),
+    ]  # fmt: skip
+
+
+def format_summary(summary: Mapping[str, Any], labels: Mapping[int, str] | None = None) -> str:
+    """Render :func:`summarize` output as markdown tables (overall, per option count, per variation)."""
+    run = summary["run"]
+    o = summary["overall"]
+    head = ", ".join(f"{k}={run.get(k)}" for k in (*RUN_KEYS, "model_id"))
+    parts = [head, "", markdown_table(("", *_COLS), [_row("all", o)])]
+    if "stage1_recall" in o:
+        parts.append(
+            f"\nstage 1 kept the correct option's object in {o['stage1_recall']} % of questions "
+            f"(mean {o['stage1_kept_mean']} objects kept); stage 2 saw all options in {o['fallback_rate']} %"
+        )
+    parts += ["", markdown_table(("options", *_COLS), [_row(n, g) for n, g in summary["by_options"].items()])]
+    var_rows = []
+    for v, g in summary["by_variation"].items():
+        var_rows.append(_row(f"{v}" + (f" ({labels[v]})" if labels and v in labels else ""), g))
+    parts += ["", markdown_table(("variation", *_COLS), var_rows)]
+    return "\n".join(parts)
+
+
+__all__ = [
+    "PAPER_TASK_U",
+    "RUN_KEYS",
+    "format_summary",
+    "load_set",
+    "markdown_table",
+    "question_row",
+    "read_rows",
+    "run_eval",
+    "sample_questions",
+    "summarize",
+]
