@@ -1,6 +1,7 @@
 """Perception: estimate the five COAT variables of each object from metadata, frames or text.
 
-``import perception`` is cheap: OpenCV and torch are imported only when a vision estimator is built.
+``import perception`` is cheap: OpenCV and torch are imported only when a vision estimator or classifier is
+built (``VisionEstimator`` needs the ``vision`` extra; ``TorchStateClassifier`` also torch).
 
 Example:
     >>> from perception import MetadataEstimator, StateEstimator
@@ -21,15 +22,29 @@ from .base import (
 )
 from .metadata import MetadataEstimator, mass_bucket
 from .priors import TypePriors, default_priors
+from .text import TextEstimator
+from .vision import (
+    OpenCVStateClassifier,
+    SchematicStateClassifier,
+    StateClassifier,
+    TorchStateClassifier,
+    VisionEstimator,
+)
 
 __all__ = [
     "CompositeEstimator",
     "FusedEstimator",
     "MetadataEstimator",
     "ObjectEstimate",
+    "OpenCVStateClassifier",
     "PriorVariable",
+    "SchematicStateClassifier",
+    "StateClassifier",
     "StateEstimator",
+    "TextEstimator",
+    "TorchStateClassifier",
     "TypePriors",
+    "VisionEstimator",
     "VariableEstimate",
     "VariableEstimator",
     "default_priors",

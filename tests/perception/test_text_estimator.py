@@ -211,3 +211,15 @@ def test_reply_followed_by_look_as_scenes_sciworld_sends_it(est):
     assert scene.by_id("stove").state.condition.value == "broken"
     assert scene.by_id("thermometer").object_id == "thermometer"  # inventory section kept apart
     assert {r.object_id for r in scene.objects} >= {"orange in bowl", "orange in inventory"}
+
+
+@pytest.mark.sciworld_live
+def test_live_sciworld_episode_scores():
+    pytest.importorskip("scienceworld")
+    from perception.evaluation import text_eval
+
+    res = text_eval(["boil"], per_task=1, every=1)
+    assert res["episodes"] == ["boil/21"] and res["snapshots"] > 3
+    assert res["temperature"]["all"]["rate"] > 0.9
+    assert res["material"]["text"]["rate"] > 0.9
+    assert res["broken"]["true_positive"] >= 1 and res["broken"]["false_positive"] == 0  # stove is broken in 21
