@@ -224,6 +224,16 @@ def _eval_prompt(shared: _Shared, tokens: Sequence[int]) -> np.ndarray:
     return np.ctypeslib.as_array(llama._ctx.get_logits(), shape=(llama.n_vocab(),)).copy()
 
 
+def _first_line_stopper(llama: Any, n_prompt: int) -> Any:
+    from llama_cpp import StoppingCriteriaList
+
+    def stop(input_ids: Any, logits: Any) -> bool:
+        text = llama.detokenize(list(input_ids[n_prompt:])).decode("utf-8", errors="ignore")
+        return "\n" in text.lstrip()
+
+    return StoppingCriteriaList([stop])
+
+
 def _log_softmax(x: np.ndarray) -> np.ndarray:
     x = x.astype(np.float64)
     m = x.max(axis=-1, keepdims=True)
@@ -362,9 +372,11 @@ class LlamaCppChatModel(BaseChatModel):
                     "shorten the prompt or pass a larger n_ctx"
                 )
             stops = list(stop or [])
+            criteria = None
             if self._formatter is None:
-                # A base model answers on one line, then keeps inventing more questions and options.
-                stops.append("\n")
+                # A base model answers on one line, then keeps inventing more questions and options; it
+                # often starts with a newline, so stop at the first newline *after* some text.
+                criteria = _first_line_stopper(shared.llama, len(tokens))
             # Same canonical evaluation as scoring; create_completion() then finds the whole prompt cached
             # with fresh logits and starts sampling at once.
             _eval_prompt(shared, tokens)
@@ -374,10 +386,13 @@ class LlamaCppChatModel(BaseChatModel):
                 temperature=float(kwargs.get("temperature", self.temperature)),
                 seed=int(kwargs.get("seed", self.seed)),
                 stop=stops or None,
+                stopping_criteria=criteria,
             )
             # Generated tokens were decoded one at a time, and the last prompt token may be re-evaluated.
             shared.canon = min(shared.canon, (len(tokens) - 1) // CHUNK * CHUNK)
         text = out["choices"][0]["text"].strip()
+        if self._formatter is None:
+            text = text.split("\n", 1)[0].strip()
         usage = out.get("usage", {})
         msg = AIMessage(
             content=text,
@@ -510,8 +525,9 @@ class LlamaCppChatModel(BaseChatModel):
                 batch.set_batch(batch=seq, n_past=0, logits_all=True)
                 llama._ctx.decode(batch)
                 n_vocab = llama.n_vocab()
-                rows = _log_softmax(np.ctypeslib.as_array(llama._ctx.get_logits(), shape=(len(seq), n_vocab)))
-                total = float(sum(rows[len(prefix) - 1 + i, toks[i]] for i in range(len(toks))))
+                logits = np.ctypeslib.as_array(llama._ctx.get_logits(), shape=(len(seq), n_vocab))
+                rows = _log_softmax(logits[len(prefix) - 1 : len(seq) - 1])
+                total = float(sum(rows[i, toks[i]] for i in range(len(toks))))
             llama._ctx.kv_cache_clear()
             llama.reset()  # the KV cache no longer matches input_ids
             shared.canon = 0

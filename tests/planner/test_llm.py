@@ -208,3 +208,16 @@ def test_server_down_is_a_clear_error_quickly_and_cache_intact(kind: str, tmp_pa
     assert time.perf_counter() - t0 < 10
     assert url in str(ei.value)
     assert cache.get(key) == {"text": "kept"} and len(cache) == 1
+
+
+def test_silent_server_times_out_with_a_clear_error() -> None:
+    # A socket that accepts connections but never answers: the request must time out, not hang.
+    with socket.socket() as srv:
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(8)
+        url = f"http://127.0.0.1:{srv.getsockname()[1]}/v1"
+        llm = make_llm("openai:m", base_url=url, cache=False, timeout=1)
+        t0 = time.perf_counter()
+        with pytest.raises(ModelUnavailableError, match="127.0.0.1"):
+            llm.structured(Q, ObjectChoice, context=CTX)
+        assert time.perf_counter() - t0 < 15
