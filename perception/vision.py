@@ -523,7 +523,7 @@ class TorchStateClassifier:
         device: Torch device string.
 
     Raises:
-        DependencyNotInstalled: torch or OpenCV missing.
+        DependencyNotInstalled: torch (extra ``torch``) or OpenCV (extra ``vision``) missing.
         ConfigError: the checkpoint is missing, cannot be loaded, or the model's output width differs from
             ``len(states)``.
     """
@@ -537,7 +537,7 @@ class TorchStateClassifier:
         input_size: int = 64,
         device: str = "cpu",
     ) -> None:
-        self._torch = require("torch", "vision")
+        self._torch = require("torch", "torch")
         self._cv2 = require("cv2", "vision")
         path = Path(checkpoint)
         if not path.is_file():
