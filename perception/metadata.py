@@ -292,12 +292,15 @@ class MetadataEstimator(CompositeEstimator):
     """The five variables from AI2-THOR metadata; static objects' mass and materials come from priors.
 
     Args:
-        material_rule: How to pick one of several materials (:data:`MATERIAL_RULES`).
+        material_rule: How to pick one of several materials (:data:`MATERIAL_RULES`). The default,
+            ``"prior"``, picks the listed material COAT names for the type (a Microwave listed as Glass, Metal
+            is Metal), so the planner's material penalties see COAT's vocabulary; the agreement benchmark
+            reports every rule.
         priors: Type priors (default: COAT's common values + the derived table).
         visible_only: Only objects with ``visible=True`` (what a robot could see now).
     """
 
-    def __init__(self, *, material_rule: str = "first", priors: Any = None, visible_only: bool = False) -> None:
+    def __init__(self, *, material_rule: str = "prior", priors: Any = None, visible_only: bool = False) -> None:
         super().__init__(
             {
                 "mass": MassFromMetadata(),
