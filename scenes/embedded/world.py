@@ -753,6 +753,25 @@ class World:
     def _a_Pass(self, p: dict[str, Any]) -> None:
         return None
 
+    def _a_Initialize(self, p: dict[str, Any]) -> dict[str, float]:
+        """AI2-THOR's agent set-up (sent by ``Controller.reset``): takes gridSize, visibilityDistance,
+        rotateStepDegrees and fieldOfView; other keys (render flags...) are accepted and ignored."""
+        for key, attr in (
+            ("gridSize", "grid_size"),
+            ("visibilityDistance", "visibility_distance"),
+            ("rotateStepDegrees", "rotate_step"),
+            ("fieldOfView", "fov"),
+        ):
+            if key in p:
+                v = p[key]
+                if not isinstance(v, (int, float)) or isinstance(v, bool) or not v > 0 or math.isinf(v):
+                    raise ActionFailed(f"{key} must be a number > 0, got {v!r}", "InvalidArgument")
+                setattr(self, attr, float(v))
+        self._tan_half_fov = math.tan(math.radians(self.fov) / 2)
+        self._grid = None
+        self._vis_cache = None
+        return {"cameraNearPlane": 0.01, "cameraFarPlane": 20.0}
+
     def _a_Done(self, p: dict[str, Any]) -> None:
         return None
 
@@ -904,19 +923,16 @@ class World:
             self._check_free(c)
         # leaving a fridge or a heat source starts the cool-down clock
         self._detach(oid)
-        for c in self.contents(oid):
+        inner = self.contents(oid)
+        carried = {oid, *inner}
+        for c in inner:
+            # contents travel with the picked object: other receptacles stop listing them
             for r in self.objs.values():
-                if (
-                    r["objectId"] != oid
-                    and r["receptacleObjectIds"]
-                    and c in r["receptacleObjectIds"]
-                    and r["objectId"] not in self.contents(oid)
-                ):
-                    r["receptacleObjectIds"] = [x for x in r["receptacleObjectIds"] if x != c]
+                lst = r["receptacleObjectIds"]
+                if lst and c in lst and r["objectId"] not in carried:
+                    r["receptacleObjectIds"] = [x for x in lst if x != c]
             co = self.objs[c]
-            co["parentReceptacles"] = [
-                x for x in (co["parentReceptacles"] or []) if x == oid or x in self.contents(oid)
-            ] or None
+            co["parentReceptacles"] = [x for x in (co["parentReceptacles"] or []) if x in carried] or None
         o["isPickedUp"] = True
         self.held = oid
         self._move_to(oid, self.hand_position())

@@ -485,3 +485,15 @@ def test_packaged_scenes_start_on_a_reachable_position(scene: str) -> None:
     w = env.world
     assert w is not None and w._can_stand(w.pos[0], w.pos[2])
     assert any(o["visible"] for o in obs.objects), "the start view shows something"
+
+
+def test_initialize_sets_grid_and_visibility(kitchen: EmbeddedEnv) -> None:
+    _, _, _, _, info = kitchen.step(
+        Action(name="Initialize", args={"gridSize": 0.5, "visibilityDistance": 2.0, "renderDepthImage": False})
+    )
+    assert info["action_success"] and info["actionReturn"]["cameraFarPlane"] == 20.0
+    _, _, _, _, info = kitchen.step(Action(name="GetReachablePositions"))
+    xs = {round(p["x"] / 0.5, 6) for p in info["actionReturn"]}
+    assert all(x == int(x) for x in xs)
+    _, _, _, _, info = kitchen.step(Action(name="Initialize", args={"gridSize": -1}))
+    assert not info["action_success"] and info["errorCode"] == "InvalidArgument"
