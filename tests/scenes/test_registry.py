@@ -118,30 +118,27 @@ def _make_or_skip(env_id: str):  # type: ignore[no-untyped-def]
         raise
 
 
-# one representative per family keeps the default suite fast; -m slow checks them all
-_FAST = [
-    "embedded/kitchen-v0",
-    "embedded/living-room-v0",
-    "embedded/bathroom-v0",
-    "embedded/bedroom-v0",
-    "embedded/FloorPlan1-v0",
-    "embedded/FloorPlan201-v0",
-    "embedded/FloorPlan301-v0",
-    "embedded/FloorPlan401-v0",
+# Default run: every embedded id (about 5 s for all 124) and one id of each external backend; -m slow checks every
+# thor id (each tries to start AI2-THOR) and sciworld id (each starts a JVM, about 6 s).
+_DEFAULT = [
+    *scenes.registry_ids("embedded"),
     "thor/FloorPlan1-v0",
-    pytest.param("sciworld/boil-v0", marks=pytest.mark.sciworld_live),  # starts a JVM (~6 s)
+    pytest.param("sciworld/boil-v0", marks=pytest.mark.sciworld_live),
 ]
 
 
-@pytest.mark.parametrize("env_id", _FAST)
+@pytest.mark.parametrize("env_id", _DEFAULT)
 def test_check_scene_env(env_id: str) -> None:
     env = _make_or_skip(env_id)
     check_scene_env(env)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("env_id", [i for i in scenes.registry_ids() if not i.startswith("test/")])
-def test_check_scene_env_every_id(env_id: str) -> None:
+@pytest.mark.parametrize(
+    "env_id",
+    [i for i in scenes.registry_ids() if i.split("/")[0] in ("thor", "sciworld") and not i.startswith("test/")],
+)
+def test_check_scene_env_every_external_id(env_id: str) -> None:
     env = _make_or_skip(env_id)
     check_scene_env(env)
 
