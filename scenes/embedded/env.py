@@ -150,10 +150,7 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         self.scenario: dict[str, Any] = {}
         self._last_obs: SceneObs | None = None
         self._renderer: Any = None
-        self._snaps: dict[str, tuple[Any, int, bool, float, dict[str, Any]]] = {}
-        self._snap_key: Any = None
-        self._snap_list: list[dict[str, Any]] = []
-        self._snap_pos: Any = None
+        self._prev: Any = None
         self._closed = False
 
     # ------------------------------------------------------------------ Gymnasium API
@@ -173,10 +170,7 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         """
         options = dict(options or {})
         self.world = World(self.scene_data, **self._world_kwargs)
-        self._snaps = {}
-        self._snap_key: Any = None
-        self._snap_list: list[dict[str, Any]] = []
-        self._snap_pos: Any = None
+        self._prev: Any = None
         self.scenario = {}
         name = options.pop("scenario", None)
         if name is not None:
@@ -279,43 +273,39 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         }
         return obs, info
 
-    def _snapshots(self, vis: dict[str, bool], dist: dict[str, float]) -> list[dict[str, Any]]:
-        assert self.world is not None
-        cache = self._snaps
-        objects = []
-        pos = self.world.pos
-        if pos != self._snap_pos:
-            # the agent moved: every distance changed, so skip the per-object checks
-            self._snap_pos = pos
-            for k, o in self.world.objs.items():
-                v, dd = vis[k], dist[k]
-                snap = _snapshot(o, v, dd)
-                cache[k] = (o, o.version, v, dd, snap)
-                objects.append(snap)
-            return objects
-        for k, o in self.world.objs.items():
-            v, dd = vis[k], dist[k]
-            c = cache.get(k)
-            if c is not None and c[0] is o and c[1] == o.version and c[2] == v and c[3] == dd:
-                objects.append(c[4])
-            else:
-                snap = _snapshot(o, v, dd)
-                cache[k] = (o, o.version, v, dd, snap)
-                objects.append(snap)
+    def _objects(self) -> list[dict[str, Any]]:
+        """Observed object dicts: a fresh snapshot for every object that changed (state, visibility,
+        distance) since the previous observation, the previous dict for the others."""
+        w = self.world
+        assert w is not None
+        w.visibility()
+        assert w.vis_arrays is not None
+        ids, varr, darr = w.vis_arrays
+        dirty = w.take_dirty()
+        prev = self._prev
+        objs = w.objs
+        if prev is None or prev[0] is not ids or prev[4] != w.pos:
+            # first observation, objects added/removed, or the agent moved (every distance changed)
+            objects = [_snapshot(objs[k], v, d) for k, v, d in zip(ids, varr.tolist(), darr.tolist(), strict=True)]
+        else:
+            _, pv, pd, plist, _ = prev
+            objects = plist[:]
+            changed = set(np.flatnonzero((varr != pv) | (darr != pd)).tolist()) if varr is not pv else set()
+            if dirty:
+                index = {k: i for i, k in enumerate(ids)} if len(dirty) > 8 else None
+                for k in dirty:
+                    if k in objs:
+                        changed.add(index[k] if index is not None else ids.index(k))
+            for i in changed:
+                objects[i] = _snapshot(objs[ids[i]], bool(varr[i]), float(darr[i]))
+        self._prev = (ids, varr, darr, objects, w.pos)
         return objects
 
     def metadata_dict(self, ok: bool, err: str, ret: Any, code: str | None, last_action: str) -> dict[str, Any]:
         """AI2-THOR 5.0.0 ``event.metadata`` for the current state (37 top-level keys, 42 per object)."""
         w = self.world
         assert w is not None
-        vis, dist = w.visibility()
-        # reuse the snapshot of an object whose state, visibility and distance did not change
-        key = (w.writes[0], len(w.objs), id(vis))
-        if self._snap_key == key:
-            objects = list(self._snap_list)
-        else:
-            objects = self._snapshots(vis, dist)
-            self._snap_key, self._snap_list = key, objects
+        objects = self._objects()
 
         cam = w.camera
         hand = w.hand_position()

@@ -79,24 +79,28 @@ _POSE_ONLY = frozenset({
 
 
 class ObjState(dict):  # type: ignore[type-arg]
-    """An object's live metadata: a dict that counts its writes (``version``, and the world-wide
-    ``counter[0]``) so observations can reuse the snapshot of an object that did not change."""
+    """An object's live metadata: a dict that records its writes (``version``; its id goes into the world's
+    ``dirty`` set) so observations rebuild only the snapshots of objects that changed."""
 
-    __slots__ = ("version", "counter")
+    __slots__ = ("version", "dirty", "oid", "counter")
 
-    def __init__(self, data: dict[str, Any], counter: list[int]) -> None:
+    def __init__(self, data: dict[str, Any], dirty: set[str], counter: list[int]) -> None:
         super().__init__(data)
         self.version = 0
+        self.dirty = dirty
         self.counter = counter
+        self.oid = data["objectId"]
 
     def __setitem__(self, key: str, value: Any) -> None:
         self.version += 1
         self.counter[0] += 1
+        self.dirty.add(self.oid)
         super().__setitem__(key, value)
 
     def update(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
         self.version += 1
         self.counter[0] += 1
+        self.dirty.add(self.oid)
         super().update(*args, **kwargs)
 
 
@@ -175,10 +179,12 @@ class World:
         self.fov = float(fov)
         self._tan_half_fov = math.tan(math.radians(self.fov) / 2)
         self.objs: dict[str, dict[str, Any]] = {}
+        self.dirty: set[str] = set()
+        """Ids of objects written since the last observation took them (:meth:`take_dirty`)."""
         self.writes = [0]
-        """World-wide count of object-state writes (observations compare it to skip unchanged steps)."""
+        """World-wide count of object writes (the renderer keys its cache on it)."""
         for o in scene.objects:
-            self.objs[o["objectId"]] = ObjState(copy.deepcopy(o), self.writes)
+            self.objs[o["objectId"]] = ObjState(copy.deepcopy(o), self.dirty, self.writes)
         self.held: str | None = scene.held if scene.held in self.objs else None
         self.time = 0.0
         self.in_use: dict[str, InUse] = {}
@@ -644,6 +650,8 @@ class World:
         return bool(vis.get(oid, False))
 
     _vis_cache: tuple[Any, dict[str, bool], dict[str, float]] | None = None
+    vis_arrays: tuple[list[str], np.ndarray, np.ndarray] | None = None
+    """(ids, visible, distance) of the last visibility computation, in ``objs`` order."""
     _far_mask: tuple[list[str], np.ndarray] | None = None
 
     def _in_frame_but_far(self, oid: str) -> bool:
@@ -681,14 +689,22 @@ class World:
         inview = ok.reshape(n, 9).any(axis=1)
         visible = close & inview
         self._far_mask = (ids, inview & ~close)
-        vis = dict(zip(ids, visible.tolist(), strict=True))
+        index = self._geo[5]  # type: ignore[index]
         for k in self._hidden():
-            vis[k] = False
+            visible[index[k]] = False
         if self.held is not None:
-            vis[self.held] = True
+            visible[index[self.held]] = True
+        vis = dict(zip(ids, visible.tolist(), strict=True))
         dd = dict(zip(ids, dist.tolist(), strict=True))
         self._vis_cache = (key, vis, dd)
+        self.vis_arrays = (ids, visible, dist)
         return vis, dd
+
+    def take_dirty(self) -> set[str]:
+        """Ids of objects written since the previous call (and forget them)."""
+        out = set(self.dirty)
+        self.dirty.clear()
+        return out
 
     def _geometry(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         if self._geo is None or len(self._geo[0]) != len(self.objs):
@@ -1150,7 +1166,7 @@ class World:
                 parentReceptacles=list(parents) or None,
                 receptacleObjectIds=None,
             )
-            self.objs[pid] = ObjState(m, self.writes)
+            self.objs[pid] = ObjState(m, self.dirty, self.writes)
             pieces.append(pid)
         # the whole object is replaced: gone from receptacles and from the scene (AI2-THOR deactivates it)
         self._detach(oid)
