@@ -273,7 +273,8 @@ class ScienceWorldEnv(SceneEnv[SceneObs, Action]):
 
         Returns:
             ``(obs, info)``: ``obs.text`` is the room description; ``obs.extra`` has ``task_description``,
-            ``inventory``, ``look``, ``score``, ``moves`` (and ``valid_actions`` when enabled).
+            ``inventory``, ``look``, ``observation`` (the reply), ``command`` (what was sent), ``score``,
+            ``moves`` (and ``valid_actions`` when enabled).
 
         Raises:
             ConfigError: unknown option, split or a variation out of range.
@@ -498,6 +499,8 @@ class ScienceWorldEnv(SceneEnv[SceneObs, Action]):
         look = self._call(env.look, "look")
         extra: dict[str, Any] = {
             "observation": reply,
+            # the command behind the reply: perception needs it to know what a thermometer reading refers to
+            "command": command,
             "look": look,
             "inventory": self._call(env.inventory, "inventory"),
             "task_description": self._task_description,
