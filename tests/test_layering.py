@@ -75,7 +75,8 @@ def test_dependency_direction() -> None:
 
 
 def test_top_level_imports_are_cheap() -> None:
-    heavy = ["ai2thor", "scienceworld", "torch", "cv2", "llama_cpp", "langchain_openai", "langchain_ollama", "matplotlib"]
+    heavy = ["ai2thor", "scienceworld", "torch", "cv2", "llama_cpp", "langchain_openai", "langchain_ollama",
+             "matplotlib", "sentence_transformers"]
     code = (
         "import sys, planner, scenes, perception, skills, planner.cli\n"
         "planner.cli.build_parser()\n"
