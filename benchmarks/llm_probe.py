@@ -103,6 +103,7 @@ def run(name: str, seed: int, threads: int) -> dict[str, object]:
     unparsed = 0
     t_gen: list[float] = []
     t_cal: list[float] = []
+    c_cal: list[float] = []
     for task, opts, gold in items:
         t0 = time.perf_counter()
         reply = model.invoke([HumanMessage(lettered(task, opts))]).content
@@ -112,9 +113,10 @@ def run(name: str, seed: int, threads: int) -> dict[str, object]:
         hits["letters"] += pick == gold
         raw = model.option_logprobs(question(task), opts)
         hits["score-raw"] += raw.index(max(raw)) == gold
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         cal = model.score_options(question(task), opts)
         t_cal.append(time.perf_counter() - t0)
+        c_cal.append(time.process_time() - c0)
         hits["score-cal"] += cal.index(max(cal)) == gold
         dom = model.score_options(question(task), opts, neutral_prompt=DOMAIN_NEUTRAL)
         hits["score-cal-domain"] += dom.index(max(dom)) == gold
@@ -131,7 +133,22 @@ def run(name: str, seed: int, threads: int) -> dict[str, object]:
         "gen_p50_s": statistics.median(t_gen),
         "score_p50_s": statistics.median(t_cal),
         "score_max_s": max(t_cal),
+        "score_cpu_p50_s": statistics.median(c_cal),
     }
+
+
+def agreement(name: str, seed: int, threads: int) -> dict[str, object]:
+    """Largest difference between KV-reusing scoring and two from-scratch references over the probe."""
+    from planner.local_llm import LlamaCppChatModel
+
+    model = LlamaCppChatModel.from_name(name, n_ctx=512, n_threads=threads)
+    same_steps = one_batch = 0.0
+    for task, opts, _ in build(seed):
+        fast = model.option_logprobs(question(task), opts)
+        for o, f in zip(opts, fast, strict=True):
+            same_steps = max(same_steps, abs(f - model.naive_logprob(question(task), o)))
+            one_batch = max(one_batch, abs(f - model.naive_logprob(question(task), o, one_batch=True)))
+    return {"model": name, "max_abs_diff_same_steps": same_steps, "max_abs_diff_one_batch": one_batch}
 
 
 def main() -> None:
@@ -139,7 +156,12 @@ def main() -> None:
     ap.add_argument("--models", nargs="+", default=["smollm2", "gemma-270m"])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--agreement", action="store_true", help="compare scoring with from-scratch references")
     args = ap.parse_args()
+    if args.agreement:
+        for name in args.models:
+            print(agreement(name, args.seed, args.threads))
+        return
     print(f"load average before: {os.getloadavg()[0]:.2f} (1 min), cores: {os.cpu_count()}")
     cols = [
         "model",
@@ -154,6 +176,7 @@ def main() -> None:
         "gen_p50_s",
         "score_p50_s",
         "score_max_s",
+        "score_cpu_p50_s",
     ]
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))

@@ -84,7 +84,7 @@ def test_kv_cache_scoring_equals_naive_full_evaluation(which: str, request) -> N
     assert fast[-1] == pytest.approx(m.naive_logprob(QUESTION, OPTIONS[-1]), abs=1e-6)
     assert fast[1] == pytest.approx(m.naive_logprob(QUESTION, OPTIONS[1]), abs=1e-6)
     # One batch with every logit: llama.cpp's quantized kernels differ slightly by batch shape.
-    tol = 0.05 if which == "smol" else 0.6
+    tol = 0.5  # measured max over the probe: 0.29 (SmolLM2), 0.32 (Gemma); see benchmarks/llm.md
     assert fast[-1] == pytest.approx(m.naive_logprob(QUESTION, OPTIONS[-1], one_batch=True), abs=tol)
     # and again after the naive pass reset the context (prefix reuse path vs fresh path)
     assert m.option_logprobs(QUESTION, OPTIONS) == fast
