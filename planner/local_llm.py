@@ -69,7 +69,7 @@ def _default_threads() -> int:
         n = os.cpu_count() or 1
     # Half the cores, at most 4: llama.cpp's threads spin-wait at every layer, so when other processes
     # compete for the cores (2 shared cores, several jobs) 2 threads were 3x slower than 1 at the median
-    # (benchmarks/llm.md); beyond 4 threads a 135M model gets no faster.
+    # (benchmarks/llm.md). The cap of 4 is a guess for bigger machines, not measured.
     return max(1, min(4, n // 2))
 
 
