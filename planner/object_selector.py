@@ -12,8 +12,8 @@ Strategies:
   back to the ``llm`` strategy when a model is given, else raises :class:`~planner.errors.ConfigError`.
 * ``"llm"``: a language model. With a scoring backend, by one of two documented keep rules:
 
-  - ``"margin"`` (default): score every object name as the continuation of
-    ``Answer: the most suitable object is the``, calibrated by that prefix alone; keep the objects whose
+  - ``"margin"`` (default): score every object name as the answer to the task followed by ``Which object
+    would you use?`` (candidates not listed), calibrated by that question alone; keep the objects whose
     calibrated score is within ``margin`` nats of the best (the best is always kept).
   - ``"yesno"``: for each object, score `` Yes`` / `` No`` after "Could a <object> serve this purpose?";
     keep the objects whose calibrated ``Yes - No`` is at least ``threshold``.

@@ -4,14 +4,18 @@ The templates are ``.txt`` files in ``planner/prompts/`` (``string.Template`` sy
 module is the only place that turns a task and its candidates into prompt text, so the golden tests in
 ``tests/planner/golden/`` pin every prompt the stages send.
 
-Two answer modes exist for every decision prompt:
+Two answer modes exist for every decision:
 
-* ``"scored"``: the prompt ends with an answer prefix (``Answer: the best option is the``) and the model
-  scores each candidate's text as a continuation (calibrated by the same prefix alone, the *neutral*
-  prompt). Used when the backend supports scoring; small models pick letters at chance but rank
-  continuations well.
-* ``"generated"``: the prompt asks for a JSON answer (a letter, or a list of objects) that is parsed into a
-  pydantic model.
+* ``"scored"`` (backends that can score, e.g. the embedded model): a cloze. The prompt states the task
+  and asks the question WITHOUT listing the candidates; each candidate is scored as the answer, calibrated
+  by the same question without the task (the *neutral* prompt). Objects are scored by name after
+  ``Which object would you use?``; configurations by a natural-language description of their five
+  variables (:func:`describe_state`, e.g. ``dirty, hot, light glass bowl that is in use by someone else for
+  a while``) after ``The best object for it is a``. Listing the candidates in a scored prompt took the
+  embedded model to chance (``benchmarks/decision.md``, prompt probes), so scored prompts never list them.
+* ``"generated"``: COAT-style prompts that list the lettered options with the five variables, explain
+  the variables (what reversible and irreversible use mean), and ask for a JSON answer (a letter, or a
+  list of objects) that is parsed into a pydantic model.
 
 Example:
     >>> print(context_block("cut cake", "cutting", "an object that can be used to cut something"))
@@ -44,10 +48,10 @@ TEMPLATE_NAMES: tuple[str, ...] = (
     "object_choice",
     "state_stage",
     "single",
+    "object_cloze",
+    "state_cloze",
     "answer_objects_json",
     "answer_letter_json",
-    "answer_object_scored",
-    "answer_option_scored",
     "neutral_object",
     "neutral_option",
     "neutral_yesno",
@@ -150,6 +154,31 @@ def context_block(task: str | None, utility: str, phrase: str | None = None) -> 
     return render("context_utility", need=need)
 
 
+_USE = {
+    "free": "free to use now",
+    "reversible-using": "in use by someone else for a while",
+    "irreversible-using": "used up and unavailable",
+}
+_TEMP = {"Hot": "hot", "Cold": "cold", "RoomTemp": "room-temperature"}
+_MASS = {"light": "light", "medium": "medium-weight", "heavy": "heavy", "super-heavy": "very heavy"}
+
+
+def describe_state(obj: str, state: PhysicalState | None) -> str:
+    """A candidate as words for scoring: ``clean, room-temperature, light metal knife that is free to use now``.
+
+    All five variables appear, each phrased so a small model can weigh it: ``reversible-using`` reads
+    "in use by someone else for a while" (you can wait for it) and ``irreversible-using`` reads "used up
+    and unavailable" (it cannot be used at all).
+    """
+    name = humanize_object(obj)
+    if state is None:
+        return name
+    return (
+        f"{state.condition.value}, {_TEMP[state.temperature.value]}, {_MASS[state.mass.value]} "
+        f"{state.material.value.lower()} {name} that is {_USE[state.already_in_use.value]}"
+    )
+
+
 def option_text(obj: str, state: PhysicalState | None) -> str:
     """One candidate in words: ``knife (mass: light, material: Metal, ...)`` or just ``knife``."""
     name = humanize_object(obj)
@@ -189,15 +218,20 @@ def system_prompt() -> str:
 def object_prompt(
     task: str | None, utility: str, objects: Sequence[str], *, phrase: str | None = None, mode: Mode = "scored"
 ) -> str:
-    """Stage 1 prompt: which of these objects could serve the purpose (object kinds only)."""
+    """Stage 1 prompt: which of these objects could serve the purpose (object kinds only).
+
+    ``scored``: the cloze ``Which object would you use?`` (``objects`` are not listed; each is scored as
+    the answer). ``generated``: the candidates are listed and the model answers with every suitable one.
+    """
     _check_mode(mode)
-    answer = render("answer_object_scored") if mode == "scored" else render("answer_objects_json")
+    if mode == "scored":
+        return render("object_cloze", context=context_block(task, utility, phrase))
     return render(
         "object_stage",
         context=context_block(task, utility, phrase),
         objects=", ".join(humanize_object(o) for o in objects),
         where=" in this task" if task else "",
-        answer=answer,
+        answer=render("answer_objects_json"),
     )
 
 
@@ -223,19 +257,23 @@ def decision_prompt(
     phrase: str | None = None,
     mode: Mode = "scored",
 ) -> str:
-    """A prompt that picks one lettered option: ``object_choice``, ``state_stage`` or ``single``."""
+    """A prompt that picks one option: ``object_choice``, ``state_stage`` or ``single``.
+
+    ``generated``: the template with the lettered options (``texts`` from :func:`option_text`) and a JSON
+    answer instruction. ``scored``: the cloze for scoring (``object_cloze`` for object-only options,
+    ``state_cloze`` otherwise); ``labels`` and ``texts`` are not shown, each option's
+    :func:`describe_state` is scored as the answer instead.
+    """
     _check_mode(mode)
     if template not in DECISION_TEMPLATES:
         raise ConfigError(f"unknown decision template {template!r}; valid: {', '.join(DECISION_TEMPLATES)}")
-    answer = (
-        render("answer_option_scored")
-        if mode == "scored"
-        else render("answer_letter_json", letters=letters_phrase(labels))
-    )
+    if mode == "scored":
+        cloze = "object_cloze" if template == "object_choice" else "state_cloze"
+        return render(cloze, context=context_block(task, utility, phrase))
     values = {
         "context": context_block(task, utility, phrase),
         "options": options_block(labels, texts),
-        "answer": answer,
+        "answer": render("answer_letter_json", letters=letters_phrase(labels)),
     }
     if template != "object_choice":
         values["variables"] = render("variables")
@@ -243,7 +281,9 @@ def decision_prompt(
 
 
 def neutral_prompt(kind: Literal["object", "option", "yesno"]) -> str:
-    """The answer prefix alone: the calibration prompt for scoring (what a continuation costs a priori)."""
+    """The calibration prompt for scoring: the scored prompt's question without the task, so
+    ``logL(answer | prompt) - logL(answer | neutral)`` measures what the task adds (``object`` for object
+    names, ``option`` for :func:`describe_state` descriptions, ``yesno`` for the per-object Yes/No)."""
     names = {"object": "neutral_object", "option": "neutral_option", "yesno": "neutral_yesno"}
     if kind not in names:
         raise ConfigError(f"unknown neutral prompt {kind!r}; valid: {', '.join(names)}")
@@ -257,6 +297,7 @@ __all__ = [
     "Mode",
     "context_block",
     "decision_prompt",
+    "describe_state",
     "humanize_object",
     "letters_phrase",
     "load_template",

@@ -10,8 +10,10 @@ Strategies (as for :mod:`planner.object_selector`):
 * ``"knowledge"``: COAT's annotations and cost model: suitable objects first; among them ideal, then
   moderate, then bad configurations, each by time + material penalty. Exact where the combination is
   annotated; otherwise falls back to the model when one is given, else raises ConfigError.
-* ``"llm"``: with a scoring backend, every option's text is scored as the continuation of
-  ``Answer: the best option is the`` (calibrated by that prefix alone) and the highest wins. Otherwise the
+* ``"llm"``: with a scoring backend, a cloze: the task, then ``The best object for it is a``; every
+  option's natural-language description (:func:`planner.prompting.describe_state`) is scored as the
+  answer, calibrated by the same cloze without the task, and the highest wins (options are not listed in
+  the prompt: listing them took the embedded model to chance). Otherwise the
   model answers ``{"letter": ..., "reason": ...}``; an answer still invalid after the retries gives
   ``chosen=None`` (unparsed), never a random guess.
 * ``"hybrid"``: knowledge when it can rank every candidate, the model otherwise.
@@ -226,7 +228,9 @@ class StateSelector:
         if self.llm.supports_scoring:
             prompt = prompting.decision_prompt(template, task, utility, labels, texts, phrase=phrase, mode="scored")
             trace.prompts.append(prompt)
-            scores = self.llm.score(prompt, list(texts), neutral_prompt=prompting.neutral_prompt("option"))
+            answers = [prompting.describe_state(o, s) for o, s in pairs]
+            kind = "object" if template == "object_choice" else "option"
+            scores = self.llm.score(prompt, answers, neutral_prompt=prompting.neutral_prompt(kind))
             order = sorted(range(n), key=lambda i: (-scores[i], i))
             runner_up = f" vs {scores[order[1]]:.2f}" if n > 1 else ""
             return StateRanking(

@@ -99,7 +99,9 @@ def test_golden(name: str) -> None:
 
 @pytest.mark.parametrize("template", ["state_stage", "single"])
 def test_state_prompts_show_and_explain_the_five_variables(template: str) -> None:
-    text = prompting.decision_prompt(template, "cut cake", "cutting", _labels(QUESTION), _texts(QUESTION))
+    text = prompting.decision_prompt(
+        template, "cut cake", "cutting", _labels(QUESTION), _texts(QUESTION), mode="generated"
+    )
     glossary, _, options = text.partition("\nA. ")
     for var in VARIABLES:
         assert f"- {var}:" in glossary, var  # explained in the glossary
@@ -108,6 +110,20 @@ def test_state_prompts_show_and_explain_the_five_variables(template: str) -> Non
     assert "reversible-using" in low and "wait for it" in low  # reversible: busy for a while, you can wait
     assert "irreversible-using" in low and "cannot be used at all" in low  # irreversible: unavailable for good
     assert "A. knife (mass: light, material: Metal, temperature: RoomTemp, already_in_use: reversible-using" in text
+
+
+def test_scored_prompts_never_list_the_options_and_descriptions_carry_all_five_variables() -> None:
+    for template in ("state_stage", "single", "object_choice"):
+        text = prompting.decision_prompt(template, "cut cake", "cutting", _labels(QUESTION), _texts(QUESTION))
+        assert "knife" not in text and "A." not in text
+    assert "knife" not in prompting.object_prompt("cut cake", "cutting", ["Knife", "Pillow"])
+    s = QUESTION.options[0].state
+    assert prompting.describe_state("Knife", s) == (
+        "clean, room-temperature, light metal knife that is in use by someone else for a while"
+    )
+    broken = QUESTION.options[3].state
+    assert prompting.describe_state("Knife", broken).endswith("that is used up and unavailable")
+    assert prompting.describe_state("ButterKnife", None) == "butter knife"
 
 
 def test_every_template_loads_and_hash_is_stable() -> None:

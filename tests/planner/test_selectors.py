@@ -48,12 +48,12 @@ class ScoringFake:
 
 
 def by_words(table: Mapping[str, float], default: float = -5.0) -> Callable[[str, str], float]:
-    """Score an option by the first table key it starts with."""
+    """Score an option by the longest table key it contains (object names, or description fragments)."""
 
     def fn(prompt: str, option: str) -> float:
-        for k, v in table.items():
-            if option.startswith(k):
-                return v
+        for k in sorted(table, key=len, reverse=True):
+            if k in option:
+                return table[k]
         return default
 
     return fn
@@ -117,7 +117,8 @@ def test_stage1_margin_rule_keeps_all_close_objects() -> None:
     assert sel.ranking == ("Knife", "ButterKnife", "Pillow")
     assert sel.scores == {"Pillow": -3.0, "ButterKnife": 1.4, "Knife": 2.0}
     prompt, options, neutral = llm.requests[0]
-    assert options == ["pillow", "butter knife", "knife"] and neutral is not None and "pillow" in prompt
+    assert options == ["pillow", "butter knife", "knife"] and neutral == "Which object would you use?"
+    assert "cut cake" in prompt and "pillow" not in prompt  # scored prompts never list the candidates
     # a zero margin keeps the best only
     assert ObjectSelector("llm", llm, margin=0.0)("cut cake", "cutting", ["Pillow", "Knife"]).kept == ("Knife",)
 
@@ -162,10 +163,12 @@ def test_object_subset_answer_validates_against_candidates() -> None:
 
 
 def test_stage2_scored_picks_highest_and_ranks_all() -> None:
-    llm = ScoringFake(by_words({"butter knife": 3.0, "knife (mass: light, material: Metal, temperature: RoomTemp, "
-                                "already_in_use: reversible": 1.0, "pillow": -1.0}))
+    llm = ScoringFake(by_words({"butter knife": 3.0, "knife that is in use by someone else": 1.0, "pillow": -1.0}))
     r = StateSelector("llm", llm)("cut cake", "cutting", Q.options)
     assert r.chosen == 1 and r.ranking[:3] == (1, 0, 2) and len(r.scores) == 4 and r.method == "llm-scored"
+    _, answers, neutral = llm.requests[0]
+    assert answers[1] == "dirty, room-temperature, light metal butter knife that is free to use now"
+    assert neutral == "The best object for it is a"
 
 
 def test_stage2_generated_letter_and_unparsed() -> None:
