@@ -499,6 +499,12 @@ def rank_water_sources(world: World, excluded: dict[str, str]) -> list[_Entry]:
     ]
 
 
+def _decision_method(p: Plan) -> str:
+    """``coat-knowledge`` when COAT's annotations decided every stage, else ``coat-llm``."""
+    methods = {st.method for d in p.decisions for st in (d.stage1, d.stage2) if st is not None}
+    return "coat-knowledge" if methods <= {"knowledge"} else "coat-llm"
+
+
 def _unusable(rec: ObjectRecord) -> bool:
     return rec.state.condition.value == "broken" or rec.state.already_in_use.value == "irreversible-using"
 
@@ -830,8 +836,7 @@ class SciWorldAgent:
         state = self.world.state(keep)
         kw: dict[str, Any] = {"llm": self.llm, "strategy": strategy, "utility": utility, "kb": self.kb}
         p = plan_in_state(task, state, **kw)
-        method = "coat-knowledge" if (self.llm is None or (p.decisions and all(
-            d.strategy == "knowledge" for d in p.decisions))) else "coat-llm"
+        method = _decision_method(p)
         if not p.feasible:
             # COAT's stage 1 keeps the task's context objects (the stove for "boil water"); when those are all
             # broken, stage 2 has nothing usable. Re-plan over the usable objects only (the oven is then ranked).
@@ -843,6 +848,7 @@ class SciWorldAgent:
             if p2.feasible or p2.choices:
                 self._replans += 1 if any(_unusable(r) for r in state.objects) else 0
                 p = p2
+        method = _decision_method(p)
         oid = p.choices[0].object_id if p.choices else None
         return DeviceChoice(role=role, phase=phase, object_id=oid, method=method, coat_task=task, utility=utility,  # type: ignore[arg-type]
                             excluded=dict(excluded), reason=p.reason or (p.choices[0].rationale if p.choices else ""),
@@ -1144,7 +1150,13 @@ def summarize(results: Iterable[EpisodeResult]) -> str:
         groups.setdefault((_label(r), "all", "all"), []).append(r)
     lines = ["| agent | task | variations | episodes | mean score | completed | substitution rate | re-plans/ep | "
              "mean moves |", "|---|---|---|---:|---:|---:|---:|---:|---:|"]
-    for (label, task, kind), rs in sorted(groups.items()):
+    tasks_order = {t: i for i, t in enumerate((*FAMILIES, "all"))}
+    kinds_order = {"device broken": 0, "nothing broken": 1, "all": 2}
+
+    def order(k: tuple[str, str, str]) -> tuple[str, int, int]:
+        return (k[0], tasks_order.get(k[1], -1), kinds_order[k[2]])
+
+    for (label, task, kind), rs in sorted(groups.items(), key=lambda kv: order(kv[0])):
         n = len(rs)
         lines.append(
             f"| {label} | {task} | {kind} | {n} | {sum(r.score for r in rs) / n:.1f} | "
