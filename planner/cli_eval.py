@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -204,10 +203,12 @@ def _ablate_handler(args: argparse.Namespace) -> int:
         for pipeline in ("single", "two-stage"):
             rows_path = out / f"{set_name}-{pipeline}.jsonl"
             results[set_name][pipeline] = _run_one(args, kb, llm, info, set_name, pipeline, str(rows_path))
+    cmd = ["coat ablate", f"--llm {info['spec']}" if info["spec"] else "", f"--strategy {args.strategy}",
+           f"--limit {args.limit}", f"--seed {args.seed}", "--sets " + " ".join(args.sets), f"--out {args.out}",
+           f"--keep-rule {args.keep_rule}" if args.keep_rule != "margin" else "",
+           f"--margin {args.margin}" if args.margin is not None else ""]
     meta = {
-        "command": "coat " + " ".join(sys.argv[1:]) if sys.argv and "coat" in Path(sys.argv[0]).name
-        else "coat ablate " + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in
-                                       (("llm", info["spec"]), ("limit", args.limit), ("out", args.out))),
+        "command": " ".join(c for c in cmd if c),
         "model_id": getattr(llm, "model_id", None),
         "strategy": args.strategy,
         "seed": args.seed,

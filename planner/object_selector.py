@@ -52,7 +52,7 @@ STRATEGIES: tuple[str, ...] = ("llm", "knowledge", "hybrid")
 KeepRule = Literal["margin", "yesno"]
 KEEP_RULES: tuple[str, ...] = ("margin", "yesno")
 
-DEFAULT_MARGIN = 1.0
+DEFAULT_MARGIN = 2.0
 """Nats below the best calibrated score an object may be and still be kept (``keep_rule="margin"``)."""
 DEFAULT_THRESHOLD = 0.0
 """Minimum calibrated ``Yes - No`` log-likelihood for keeping an object (``keep_rule="yesno"``)."""
