@@ -1,0 +1,168 @@
+"""Prompt probes behind the scored decision design (``benchmarks/decision.md``, "How the scored prompts were
+chosen"). Small samples, so read differences of a few points as noise.
+
+* ``stage1``: object scoring on Full-moderate questions (the distinct objects of each question's options).
+  Variants: ``listed`` (the candidates listed in the prompt, then "Answer with the name of the most suitable
+  object.", calibrated by that instruction), ``cloze`` (the shipped prompt: the task, then "Which object would
+  you use?", candidates not listed), ``cloze-task-only`` (just 'Which object would you use for the task
+  "<task>"?'), and the per-object ``yesno`` rule. Reports top-1 precision (the top object is a context
+  object), and for each margin the recall (the correct option's object is kept) and objects kept.
+* ``stage2``: single decision over Task-2 variation 1 (3 moderate + 2 bad options). Variants: ``listed``
+  (options listed compactly in a prompt with the variable glossary, each option's text scored), ``cloze``
+  (the shipped prompt and descriptions), ``cloze-no-mass``, ``cloze-domain-neutral`` (calibrated by
+  "A household robot needs an object." + the cloze), ``question`` ("Which object should the robot use?
+  Consider its material, temperature, whether it is free, and its condition.").
+
+Run (about 20 minutes on 2 shared cores):
+    COAT_LLM_THREADS=1 PYTHONPATH=. python benchmarks/decision_probe.py --part stage1 stage2 --llm local
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from typing import Any
+
+from planner import prompting as P
+from planner.evaluate import load_set, sample_questions
+from planner.knowledge import load_knowledge
+from planner.llm import make_llm
+from planner.state_selector import StateSelector
+
+LISTED_OBJECT_INSTRUCTION = "Answer with the name of the most suitable object."
+LISTED_OPTION_INSTRUCTION = "Answer with the best option, written exactly as listed."
+
+
+def _phrase(kb: Any, u: str) -> str | None:
+    return kb.templates.utility_phrases.get(u)
+
+
+def stage1(kb: Any, llm: Any, n: int) -> None:
+    qs = sample_questions(load_set(kb, "full_moderate", seed=0), n, seed=7)
+    variants = {
+        "listed": lambda q, names: (
+            P.context_block(q.task, q.utility, _phrase(kb, q.utility))
+            + "\nCandidate objects: " + ", ".join(P.humanize_object(o) for o in names) + ".\n"
+            + LISTED_OBJECT_INSTRUCTION,
+            LISTED_OBJECT_INSTRUCTION,
+        ),
+        "cloze": lambda q, names: (
+            P.object_prompt(q.task, q.utility, names, phrase=_phrase(kb, q.utility)), P.neutral_prompt("object")
+        ),
+        "cloze-task-only": lambda q, names: (
+            f'Which object would you use for the task "{q.task}"?', P.neutral_prompt("object")
+        ),
+    }
+    rows = []
+    for q in qs:
+        names = list(dict.fromkeys(o.object for o in q.options))
+        if len(names) < 2:
+            continue
+        row: dict[str, Any] = {"answer": q.option(q.answer).object, "names": names,
+                               "ctx": set(kb.context_objects(q.utility, q.task))}
+        for k, fn in variants.items():
+            prompt, neutral = fn(q, names)
+            row[k] = dict(zip(names, llm.score(prompt, [P.humanize_object(o) for o in names], neutral_prompt=neutral),
+                              strict=True))
+        yn = {}
+        for o in names:
+            yes, no = llm.score(P.object_yesno_prompt(q.task, q.utility, o, phrase=_phrase(kb, q.utility)),
+                                ["Yes", "No"], neutral_prompt=P.neutral_prompt("yesno"))
+            yn[o] = yes - no
+        row["yesno"] = yn
+        rows.append(row)
+    print(f"\n## stage 1: {len(rows)} Full-moderate questions, {statistics.mean(len(r['names']) for r in rows):.2f} "
+          f"objects each; {100 * statistics.mean(len(r['ctx'] & set(r['names'])) / len(r['names']) for r in rows):.1f} "
+          f"% of them context objects; chance of a random top-1 being the answer's object "
+          f"{100 * statistics.mean(1 / len(r['names']) for r in rows):.1f} %")
+    print("| variant | top-1 is a context object % | margin 0 recall % | margin 1 recall % / kept | "
+          "margin 2 recall % / kept | margin 3 recall % / kept |")
+    print("|---|---|---|---|---|---|")
+    for k in (*variants, "yesno"):
+        cells = []
+        top_ctx = statistics.mean(max(r[k], key=r[k].get) in r["ctx"] for r in rows)
+        for m in (0, 1, 2, 3):
+            kept = [[o for o in r["names"] if r[k][o] >= max(r[k].values()) - m] for r in rows]
+            rec = statistics.mean(r["answer"] in kk for r, kk in zip(rows, kept, strict=True))
+            cells.append(f"{100 * rec:.1f}" + ("" if m == 0 else f" / {statistics.mean(len(kk) for kk in kept):.2f}"))
+        print(f"| {k} | {100 * top_ctx:.1f} | " + " | ".join(cells) + " |")
+    for th in (0.0, -1.0, -2.0):
+        kept = [[o for o in r["names"] if r["yesno"][o] >= th] for r in rows]
+        print(f"yesno absolute threshold {th}: recall "
+              f"{100 * statistics.mean(r['answer'] in kk for r, kk in zip(rows, kept, strict=True)):.1f} %, kept "
+              f"{statistics.mean(len(kk) for kk in kept):.2f}, nothing kept in "
+              f"{100 * statistics.mean(not kk for kk in kept):.1f} %")
+
+
+def stage2(kb: Any, llm: Any, n: int) -> None:
+    qs = sample_questions(load_set(kb, "task2", seed=0, variation=1), n, seed=7)
+    sel = StateSelector("llm", llm, kb, template="single")
+
+    def describe_no_mass(o: Any) -> str:
+        full = P.describe_state(o.object, o.state)
+        return full.replace(f"{P._MASS[o.state.mass.value]} ", "", 1)
+
+    def listed(q: Any) -> list[float]:
+        texts = [f"{P.humanize_object(o.object)} ({', '.join(getattr(o.state, v).value for v in ('mass', 'material', 'temperature', 'already_in_use', 'condition'))})" for o in q.options]  # noqa: E501
+        prompt = (P.context_block(q.task, q.utility, _phrase(kb, q.utility)) + "\n" + P.render("variables")
+                  + "\nOptions list the values in the order mass, material, temperature, already_in_use, condition."
+                  + "\n\nOptions:\n" + P.options_block([o.letter for o in q.options], texts)
+                  + "\n\nWhich option is best to use now?\n" + LISTED_OPTION_INSTRUCTION)
+        return llm.score(prompt, texts, neutral_prompt=LISTED_OPTION_INSTRUCTION)
+
+    def cloze(q: Any, describe: Any, neutral: str) -> list[float]:
+        prompt = P.decision_prompt("single", q.task, q.utility, [], [], phrase=_phrase(kb, q.utility))
+        return llm.score(prompt, [describe(o) for o in q.options], neutral_prompt=neutral)
+
+    def question(q: Any) -> list[float]:
+        ask = ("Which object should the robot use? Consider its material, temperature, whether it is free, "
+               "and its condition.")
+        prompt = P.context_block(q.task, q.utility, _phrase(kb, q.utility)) + "\n" + ask
+        return llm.score(prompt, [P.describe_state(o.object, o.state) for o in q.options], neutral_prompt=ask)
+
+    variants = {
+        "listed": listed,
+        "cloze": lambda q: list(sel(q.task, q.utility, q.options).scores),
+        "cloze-no-mass": lambda q: cloze(q, describe_no_mass, P.neutral_prompt("option")),
+        "cloze-domain-neutral": lambda q: cloze(
+            q, lambda o: P.describe_state(o.object, o.state),
+            "A household robot needs an object.\n" + P.neutral_prompt("option")),
+        "question": question,
+    }
+    print(f"\n## stage 2: single decision on {len(qs)} Task-2 variation-1 questions (3 moderate + 2 bad; "
+          "chance 20.0 % accuracy, 40.0 % bad)")
+    print("| variant | accuracy % | bad rate % | p50 s |")
+    print("|---|---|---|---|")
+    for k, fn in variants.items():
+        ok = bad = 0
+        lat = []
+        for q in qs:
+            t0 = time.perf_counter()
+            sc = fn(q)
+            lat.append(time.perf_counter() - t0)
+            ch = q.options[max(range(len(sc)), key=lambda i: sc[i])]
+            ok += ch.letter == q.answer
+            bad += ch.pool == "bad"
+        print(f"| {k} | {100 * ok / len(qs):.1f} | {100 * bad / len(qs):.1f} | {statistics.median(lat):.2f} |",
+              flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--part", nargs="+", choices=("stage1", "stage2"), default=["stage1", "stage2"])
+    ap.add_argument("--llm", default="local")
+    ap.add_argument("--n1", type=int, default=80, help="stage-1 questions")
+    ap.add_argument("--n2", type=int, default=40, help="stage-2 questions")
+    args = ap.parse_args()
+    kb = load_knowledge()
+    llm = make_llm(args.llm, cache=True)
+    print(f"model {llm.model_id}")
+    if "stage1" in args.part:
+        stage1(kb, llm, args.n1)
+    if "stage2" in args.part:
+        stage2(kb, llm, args.n2)
+
+
+if __name__ == "__main__":
+    main()
