@@ -206,6 +206,7 @@ class EpisodeResult(Contract):
     replans: int = 0
     substituted: bool = False
     devices_used: tuple[str, ...] = ()
+    found_broken: tuple[str, ...] = ()
     failure: str = ""
     seconds: float = 0.0
     transcript: tuple[str, ...] = ()
@@ -648,6 +649,7 @@ class SciWorldAgent:
             replans=self._replans,
             substituted=any(d not in defaults for d in self._used),
             devices_used=tuple(self._used),
+            found_broken=tuple(c.object_id for c in self._choices if c.outcome == "broken" and c.object_id),
             failure="" if completed else failure,
             seconds=round(time.perf_counter() - t0, 3),
             transcript=tuple(self._transcript) if self.config.keep_transcript else (),
@@ -776,10 +778,11 @@ class SciWorldAgent:
         return (exact or found)[0]
 
     def _choose_vessel(self, goal: Goal, sub: _Entry | None) -> _Entry:
-        need = max((needed_celsius(p, goal.substance) or 0.0 for p in phases_for(goal, None) if p.direction == "heat"),
-                   default=0.0) or None
-        if goal.family in ("boil", "change-the-state-of-matter-of"):
-            need = needed_celsius(Phase(direction="heat", target="gas"), goal.substance) or need
+        # how hot the vessel must get: the heat phases from the state the substance is probably in now
+        start = (state_from_name(sub.obj.name, goal.substance) if sub is not None else None) or state_at(
+            goal.substance, AMBIENT_C)
+        temps = [needed_celsius(p, goal.substance) for p in phases_for(goal, start) if p.direction == "heat"]
+        need = max((t for t in temps if t is not None), default=None)
         excluded: dict[str, str] = {}
         if self.config.policy == "default":
             e = self.world.get(DEFAULT_VESSEL)
@@ -881,14 +884,17 @@ class SciWorldAgent:
             and state_at(self.goal.substance, AMBIENT_C) == "liquid")
         # ambiguity prompts list "... to metal pot (in inventory)": the carried vessel is the destination
         dest = f"{vessel} (in inventory"
+        cup = self.world.holder_of(sub)
+        # ... and the source is the cup that holds the substance ("glass cup (in fridge, ..."), not its twin
+        src = f"{parent} (in {(cup.obj.parent if cup is not None else None) or sub.room}"
         if parent:
             self._open_parent(sub)
-        cmds = [f"pour {parent} into {vessel}"] if parent and liquid else []
-        cmds.append(f"move {name} to {vessel}")
+        cmds = [(f"pour {parent} into {vessel}", (src, dest))] if parent and liquid else []
+        cmds.append((f"move {name} to {vessel}", (f"{name} (in {parent or sub.room}", dest)))
         if parent and not liquid:
-            cmds.append(f"pour {parent} into {vessel}")
-        for cmd in cmds:
-            ok, _ = self._do(cmd, prefer=(dest,))
+            cmds.append((f"pour {parent} into {vessel}", (src, dest)))
+        for cmd, prefer in cmds:
+            ok, _ = self._do(cmd, prefer=prefer)
             if ok and self._substance_name(vessel):
                 return
         if self._take(name):
