@@ -551,7 +551,7 @@ class SciWorldAgent:
         >>> with ScienceWorldEnv("boil") as env:                           # doctest: +SKIP
         ...     r = SciWorldAgent().run(env, variation=1)                  # stove broken
         >>> r.score, r.devices_used                                        # doctest: +SKIP
-        (100, ('kitchen/oven',))
+        (100, ('kitchen/sink', 'kitchen/oven'))
     """
 
     def __init__(
