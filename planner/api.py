@@ -207,22 +207,30 @@ def plan_in_state(
         if role_strategy == "knowledge" and not annotated:
             raise ConfigError(
                 f"strategy 'knowledge' needs a COAT task; {task!r} is not one. Use interpret='nearest', "
-                "strategy='hybrid' with a model, or one of the COAT tasks (`coat tasks`)."
+                "strategy='hybrid' with a model, or one of the COAT tasks (`coat tasks` lists them)."
             )
         pipe = make_pipeline(planner, role_strategy, backend, kb)
-        decision = pipe.select(decide_task, role.utility, candidates)
-        decisions.append(decision)
-        considered.append(tuple(r.object_id for r in candidates))
-        if decision.chosen_index is None:
+        rec: ObjectRecord | None = None
+        while candidates:
+            decision = pipe.select(decide_task, role.utility, candidates)
+            decisions.append(decision)
+            considered.append(tuple(r.object_id for r in candidates))
+            if decision.chosen_index is None:
+                notes.append(f"{role.utility}: the model's answer could not be parsed ({decision.reason})")
+                break
+            best = candidates[decision.chosen_index]
+            unusable = _unusable(best)
+            if not unusable:
+                rec = best
+                break
+            # A broken or used-up object cannot be made ready: decide again among the usable ones, so a
+            # substitute is chosen even when stage 1 kept only the unusable ideal object.
+            usable = [r for r in candidates if not _unusable(r)]
+            notes.append(f"{role.utility}: {best.object_id} is unusable ({unusable})"
+                         + ("; choosing among the usable objects" if usable else "; no usable substitute in the scene"))
+            candidates = usable
+        if rec is None:
             feasible = False
-            notes.append(f"{role.utility}: the model's answer could not be parsed ({decision.reason})")
-            continue
-        rec = candidates[decision.chosen_index]
-        unusable = _unusable(rec)
-        if unusable:
-            feasible = False
-            notes.append(f"{role.utility}: best candidate {rec.object_id} is unusable ({unusable}); "
-                         "no usable substitute in the scene")
             continue
         choices.append(ObjectChoice(object_id=rec.object_id, rationale=f"{role.utility}: {decision.reason}"))
         steps.append(SkillCall(skill="prepare", target=rec.object_id, args=_prepare_args(rec, kb, role)))

@@ -39,6 +39,23 @@ def register(sub: Any) -> None:
     p.add_argument("--data-dir", default=None)
     p.set_defaults(func=_run)
 
+    t = sub.add_parser("tasks", help="list COAT's utilities and annotated tasks (with their context objects)")
+    t.add_argument("--utility", default=None, help="only this utility")
+    t.add_argument("--data-dir", default=None)
+    t.set_defaults(func=_tasks)
+
+
+def _tasks(args: argparse.Namespace) -> int:
+    from .knowledge import load_knowledge
+
+    kb = load_knowledge(args.data_dir)
+    utilities = [kb.resolve_utility(args.utility)] if args.utility else list(kb.utilities)
+    for u in utilities:
+        print(f"{u}: objects {', '.join(kb.utility_objects(u))}")
+        for task in kb.tasks(u):
+            print(f"  {task!r}: context objects {', '.join(kb.context_objects(u, task))}")
+    return 0
+
 
 def _run(args: argparse.Namespace) -> int:
     from .api import execute_plan, observe, plan_in_state

@@ -94,3 +94,22 @@ def test_execute_plan_waits_for_the_busy_stove() -> None:
     assert p.feasible
     trace = execute_plan(p, options=opts)
     assert trace.ok, trace.failure
+
+
+def test_a_broken_ideal_object_is_replaced_by_a_usable_substitute() -> None:
+    s = SceneState(scene_id="s", objects=(
+        _rec("k", "Knife", condition="broken", already_in_use="irreversible-using"),
+        _rec("f", "Fork"),
+    ))
+    p = plan_in_state("cut apple", s, llm=None)
+    assert p.feasible and p.choices[0].object_id == "f"
+    assert "k is unusable (broken)" in p.reason
+    assert len(p.decisions) == 2 and p.considered[1] == ("f",)
+
+
+def test_coat_tasks_lists_annotated_tasks(capsys) -> None:
+    from planner.cli import main
+
+    assert main(["tasks", "--utility", "cutting"]) == 0
+    out = capsys.readouterr().out
+    assert "'cut apple': context objects" in out and "Knife" in out
