@@ -37,6 +37,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keep-rule", choices=("margin", "yesno"), default="margin",
                    help="stage 1 rule for scoring models (see planner.object_selector)")
     p.add_argument("--margin", type=float, default=None, help="stage 1 margin in nats for --keep-rule margin")
+    p.add_argument("--stage1-strategy", choices=("llm", "knowledge", "hybrid"), default=None,
+                   help="two-stage only: a different strategy for stage 1 (e.g. knowledge, to measure the model's "
+                        "stage 2 behind a perfect stage 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -70,7 +73,8 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any]]:
         from .llm import make_llm
 
         llm = make_llm(spec, cache=not args.no_cache)
-    kw = {"keep_rule": args.keep_rule, "margin": DEFAULT_MARGIN if args.margin is None else args.margin}
+    kw = {"keep_rule": args.keep_rule, "margin": DEFAULT_MARGIN if args.margin is None else args.margin,
+          "stage1_strategy": args.stage1_strategy}
     return kb, llm, {"spec": spec, "kw": kw}
 
 
@@ -94,7 +98,7 @@ def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], 
 
     pipe = make_pipeline(pipeline, args.strategy, llm, kb, **(info["kw"] if pipeline == "two-stage" else {}))
     qs = _sample(args, kb, set_name, variation)
-    run = {"set": set_name, "pipeline": pipeline, "strategy": args.strategy, "llm": info["spec"], "seed": args.seed}
+    run = {"set": set_name, "pipeline": pipeline, "strategy": pipe.strategy, "llm": info["spec"], "seed": args.seed}
     return run_eval(qs, pipe, run=run, out=out, progress=not args.no_progress)
 
 
@@ -206,7 +210,8 @@ def _ablate_handler(args: argparse.Namespace) -> int:
     cmd = ["coat ablate", f"--llm {info['spec']}" if info["spec"] else "", f"--strategy {args.strategy}",
            f"--limit {args.limit}", f"--seed {args.seed}", "--sets " + " ".join(args.sets), f"--out {args.out}",
            f"--keep-rule {args.keep_rule}" if args.keep_rule != "margin" else "",
-           f"--margin {args.margin}" if args.margin is not None else ""]
+           f"--margin {args.margin}" if args.margin is not None else "",
+           f"--stage1-strategy {args.stage1_strategy}" if args.stage1_strategy else ""]
     meta = {
         "command": " ".join(c for c in cmd if c),
         "model_id": getattr(llm, "model_id", None),

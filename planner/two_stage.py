@@ -131,6 +131,9 @@ class TwoStagePipeline(DecisionPipeline):
         keep_rule: Stage 1 keep rule for scoring models (``"margin"`` or ``"yesno"``).
         margin: Stage 1 margin (nats) for ``keep_rule="margin"``.
         threshold: Stage 1 threshold for ``keep_rule="yesno"``.
+        stage1_strategy: A different strategy for stage 1 only (e.g. ``"knowledge"`` with an ``"llm"``
+            stage 2, to measure stage 2 behind a perfect stage 1); the decision's strategy then reads
+            ``"<stage1>+<stage2>"``.
     """
 
     pipeline: ClassVar[str] = "two-stage"
@@ -147,10 +150,12 @@ class TwoStagePipeline(DecisionPipeline):
         keep_rule: KeepRule = "margin",
         margin: float = DEFAULT_MARGIN,
         threshold: float = DEFAULT_THRESHOLD,
+        stage1_strategy: Strategy | None = None,
     ) -> None:
-        super().__init__(strategy, llm)
+        s1 = stage1_strategy or strategy
+        super().__init__(strategy if s1 == strategy else f"{s1}+{strategy}", llm)  # type: ignore[arg-type]
         self.objects = objects or ObjectSelector(
-            strategy, llm, kb, cost=cost, keep_rule=keep_rule, margin=margin, threshold=threshold
+            s1, llm, kb, cost=cost, keep_rule=keep_rule, margin=margin, threshold=threshold
         )
         self.states = states or StateSelector(strategy, llm, kb, cost=cost, template="state_stage")
 

@@ -285,6 +285,16 @@ def test_select_on_configs_for_the_planner(kb: Any) -> None:
     assert labels_for(28)[-3:] == ["Z", "AA", "AB"]
 
 
+def test_stage1_strategy_can_differ_from_stage2(kb: Any) -> None:
+    llm = ScoringFake(by_words({"clean,": 1.0}))
+    q = question([("Laptop", st(material="Plastic"), "random"), ("Knife", st(condition="dirty"), "moderate"),
+                  ("Knife", st(), "moderate")], "C", task="serving cake")
+    d = make_pipeline("two-stage", "llm", llm, kb, stage1_strategy="knowledge").decide(q)
+    assert d.strategy == "knowledge+llm" and d.stage1 is not None and d.stage1.method == "knowledge"
+    assert d.stage2 is not None and d.stage2.method == "llm-scored" and d.stage2.n_candidates == 2
+    assert d.chosen == "C"
+
+
 def test_bad_strategy_and_missing_dependencies() -> None:
     with pytest.raises(ConfigError, match="valid: llm, knowledge, hybrid"):
         TwoStagePipeline("magic")  # type: ignore[arg-type]
