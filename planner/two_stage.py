@@ -96,7 +96,9 @@ class DecisionPipeline:
             strategy=self.strategy,
             labels=tuple(labels),
             # the model's id whenever it decides (llm strategy) or was consulted (knowledge fell back to it)
-            model_id=getattr(self.llm, "model_id", None) if (trace.prompts or self.strategy == "llm") else None,
+            model_id=getattr(self.llm, "model_id", None)
+            if (trace.prompts or "llm" in self.strategy.split("+"))
+            else None,
             prompt_hash=prompting.prompt_hash(*trace.prompts) if trace.prompts else "",
             calls=int(used["calls"]),
             cache_hits=int(used["cache_hits"]),
