@@ -13,8 +13,13 @@ chosen"). Small samples, so read differences of a few points as noise.
   "A household robot needs an object." + the cloze), ``question`` ("Which object should the robot use?
   Consider its material, temperature, whether it is free, and its condition.").
 
+* ``groups``: splits a ``coat ablate`` run's full-pipeline accuracy into variations whose distractors are all
+  context objects and the rest (the paper: two-stage wins on F_moderate except when all options are context
+  objects).
+
 Run (about 20 minutes on 2 shared cores):
     COAT_LLM_THREADS=1 PYTHONPATH=. python benchmarks/decision_probe.py --part stage1 stage2 --llm local
+    PYTHONPATH=. python benchmarks/decision_probe.py --part groups --runs runs/ablate-smollm2
 """
 
 from __future__ import annotations
@@ -95,8 +100,9 @@ def stage1(kb: Any, llm: Any, n: int) -> None:
               f"{100 * statistics.mean(not kk for kk in kept):.1f} %")
 
 
-def stage2(kb: Any, llm: Any, n: int) -> None:
-    qs = sample_questions(load_set(kb, "task2", seed=0, variation=1), n, seed=7)
+def stage2(kb: Any, llm: Any, n: int, variation: int | None = 1, only: list[str] | None = None,
+           seed: int = 7) -> None:
+    qs = sample_questions(load_set(kb, "task2", seed=0, variation=variation), n, seed=seed)
     sel = StateSelector("llm", llm, kb, template="single")
 
     def describe_no_mass(o: Any) -> str:
@@ -130,8 +136,13 @@ def stage2(kb: Any, llm: Any, n: int) -> None:
             "A household robot needs an object.\n" + P.neutral_prompt("option")),
         "question": question,
     }
-    print(f"\n## stage 2: single decision on {len(qs)} Task-2 variation-1 questions (3 moderate + 2 bad; "
-          "chance 20.0 % accuracy, 40.0 % bad)")
+    if only:
+        variants = {k: v for k, v in variants.items() if k in only}
+    chance = statistics.mean(1 / len(q.options) for q in qs)
+    bad_chance = statistics.mean(sum(o.pool == "bad" for o in q.options) / len(q.options) for q in qs)
+    which = f"variation {variation}" if variation else "all variations"
+    print(f"\n## stage 2: single decision on {len(qs)} Task-2 questions ({which}, sample seed {seed}; chance "
+          f"{100 * chance:.1f} % accuracy, {100 * bad_chance:.1f} % bad)")
     print("| variant | accuracy % | bad rate % | p50 s |")
     print("|---|---|---|---|")
     for k, fn in variants.items():
@@ -148,20 +159,48 @@ def stage2(kb: Any, llm: Any, n: int) -> None:
               flush=True)
 
 
+def groups(kb: Any, runs: str) -> None:
+    """Full-pipeline accuracy split as in the paper: all distractors context objects vs some concept/random."""
+    from planner.datasets import variations
+    from planner.evaluate import read_rows, summarize
+
+    print(f"\n## full-pipeline sets by distractor kind ({runs})")
+    print("| set | pipeline | all-context variations: n / acc % / chance % | with concept or random distractors: "
+          "n / acc % / chance % |")
+    print("|---|---|---|---|")
+    for s in ("full_moderate", "full_ideal"):
+        mix = {v.number: dict(v.mix) for v in variations(kb, s)}
+        for p in ("single", "two-stage"):
+            rows = read_rows(f"{runs}/{s}-{p}.jsonl")
+            ctx = [r for r in rows if mix[r["variation"]]["concept"] == 0 and mix[r["variation"]]["random"] == 0]
+            rest = [r for r in rows if not (mix[r["variation"]]["concept"] == 0 and mix[r["variation"]]["random"] == 0)]
+            a, b = summarize(ctx)["overall"], summarize(rest)["overall"]
+            print(f"| {s} | {p} | {a['n']} / {a['accuracy']} / {a['chance']} | {b['n']} / {b['accuracy']} / "
+                  f"{b['chance']} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", nargs="+", choices=("stage1", "stage2"), default=["stage1", "stage2"])
+    ap.add_argument("--part", nargs="+", choices=("stage1", "stage2", "groups"), default=["stage1", "stage2"])
+    ap.add_argument("--runs", default=None, help="for --part groups: a `coat ablate --out` directory")
     ap.add_argument("--llm", default="local")
     ap.add_argument("--n1", type=int, default=80, help="stage-1 questions")
     ap.add_argument("--n2", type=int, default=40, help="stage-2 questions")
+    ap.add_argument("--s2-variation", type=int, default=1, help="Task-2 variation for stage 2 (0 = all)")
+    ap.add_argument("--s2-variants", nargs="*", default=None, help="only these stage-2 variants")
+    ap.add_argument("--s2-seed", type=int, default=7, help="stage-2 sample seed")
     args = ap.parse_args()
     kb = load_knowledge()
+    if "groups" in args.part:
+        groups(kb, args.runs)
+        if args.part == ["groups"]:
+            return
     llm = make_llm(args.llm, cache=True)
     print(f"model {llm.model_id}")
     if "stage1" in args.part:
         stage1(kb, llm, args.n1)
     if "stage2" in args.part:
-        stage2(kb, llm, args.n2)
+        stage2(kb, llm, args.n2, args.s2_variation or None, args.s2_variants, args.s2_seed)
 
 
 if __name__ == "__main__":
