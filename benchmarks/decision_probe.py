@@ -177,6 +177,18 @@ def groups(kb: Any, runs: str) -> None:
             a, b = summarize(ctx)["overall"], summarize(rest)["overall"]
             print(f"| {s} | {p} | {a['n']} / {a['accuracy']} / {a['chance']} | {b['n']} / {b['accuracy']} / "
                   f"{b['chance']} |")
+    print("\n| set | stage 1 kept the answer's object | questions | single correct | two-stage correct |")
+    print("|---|---|---|---|---|")
+    for s in ("full_moderate", "full_ideal", "task2", "task1"):
+        try:
+            one = {r["question_id"]: r for r in read_rows(f"{runs}/{s}-single.jsonl")}
+            two = read_rows(f"{runs}/{s}-two-stage.jsonl")
+        except OSError:
+            continue
+        for kept in (True, False):
+            sel = [r for r in two if r["stage1_kept_answer"] is kept and r["question_id"] in one]
+            n_one = sum(one[r["question_id"]]["correct"] for r in sel)
+            print(f"| {s} | {'yes' if kept else 'no'} | {len(sel)} | {n_one} | {sum(r['correct'] for r in sel)} |")
 
 
 def main() -> None:
