@@ -93,6 +93,8 @@ def apply_scenario(
                 world.objs[knob]["isToggled"] = True
                 for b in ctl:
                     world.objs[b]["isToggled"] = True
+                # the cook switches the burner off when done cooking
+                world.set_in_use(knob, in_use_seconds, switch_off=(knob,))
                 changed[knob] = changed[knob] + ", on"
     elif name == "mug-broken":
         mugs = [m for m in _of_type(world, "Mug") if world.objs[m]["breakable"]]

@@ -118,6 +118,8 @@ class InUse:
 
     until: float
     by: str = "someone else"
+    switch_off: tuple[str, ...] = ()
+    """Switches the other user turned on and turns off when done (the stove they were cooking on)."""
 
     @property
     def irreversible(self) -> bool:
@@ -479,9 +481,15 @@ class World:
 
     # ------------------------------------------------------------------ in-use (COAT's availability)
 
-    def set_in_use(self, oid: str, seconds: float | None, by: str = "someone else") -> None:
-        """Mark an object as used by someone else for ``seconds`` (None = for good, irreversible)."""
-        self.in_use[oid] = InUse(until=INF if seconds is None else self.time + float(seconds), by=by)
+    def set_in_use(
+        self, oid: str, seconds: float | None, by: str = "someone else", switch_off: tuple[str, ...] = ()
+    ) -> None:
+        """Mark an object as used by someone else for ``seconds`` (None = for good, irreversible).
+
+        ``switch_off``: toggleables that user switched on and switches off when the use ends.
+        """
+        until = INF if seconds is None else self.time + float(seconds)
+        self.in_use[oid] = InUse(until=until, by=by, switch_off=tuple(switch_off))
 
     def in_use_report(self) -> dict[str, dict[str, Any]]:
         """``{objectId: {"state": "reversible-using"|"irreversible-using", "by", "until", "remaining"}}``."""
@@ -547,8 +555,19 @@ class World:
         if seconds > 0:
             self.time += seconds
         for k in [k for k, u in self.in_use.items() if u.until <= self.time]:
-            del self.in_use[k]
+            for switch in self.in_use.pop(k).switch_off:
+                self._switch_off(switch)
         self.settle()
+
+    def _switch_off(self, oid: str) -> None:
+        o = self.objs.get(oid)
+        if o is None or not o["isToggled"]:
+            return
+        o["isToggled"] = False
+        for c in o.get("controlledObjects") or []:
+            if c in self.objs:
+                self.objs[c]["isToggled"] = False
+        self.state_version += 1
 
     # ------------------------------------------------------------------ contextual rules
 

@@ -419,6 +419,18 @@ def test_scenarios_are_seeded(name: str) -> None:
         assert obs1.object(m)["isBroken"]
 
 
+def test_the_cook_switches_the_stove_off_when_done() -> None:
+    env = EmbeddedEnv("kitchen", frames=False)
+    obs, _ = env.reset(seed=0, options={"scenario": "stove-in-use", "in_use_seconds": 30})
+    lit = [o["objectId"] for o in obs.objects if o["objectType"] == "StoveBurner" and o["isToggled"]]
+    assert lit
+    obs, *_ = env.step(Action(name="Wait", args={"seconds": 10}))
+    assert all(obs.object(b)["isToggled"] for b in lit) and obs.extra["in_use"]
+    obs, *_ = env.step(Action(name="Wait", args={"seconds": 25}))
+    assert not obs.extra["in_use"]
+    assert not any(o["isToggled"] for o in obs.objects if o["objectType"] in ("StoveBurner", "StoveKnob"))
+
+
 def test_random_scenario_depends_on_seed_and_rejects_unknown_names() -> None:
     env = EmbeddedEnv("kitchen", frames=False)
     names = {env.reset(seed=s, options={"scenario": "random"})[1]["scenario"]["name"] for s in range(12)}
