@@ -13,6 +13,7 @@ chosen"). Small samples, so read differences of a few points as noise.
   "A household robot needs an object." + the cloze), ``question`` ("Which object should the robot use?
   Consider its material, temperature, whether it is free, and its condition.").
 
+* ``margins``: single prompt vs two-stage at several stage-1 margins on one Full-moderate sample.
 * ``groups``: splits a ``coat ablate`` run's full-pipeline accuracy into variations whose distractors are all
   context objects and the rest (the paper: two-stage wins on F_moderate except when all options are context
   objects).
@@ -191,9 +192,31 @@ def groups(kb: Any, runs: str) -> None:
             print(f"| {s} | {'yes' if kept else 'no'} | {len(sel)} | {n_one} | {sum(r['correct'] for r in sel)} |")
 
 
+def margins(kb: Any, llm: Any, n: int, seed: int, values: list[float]) -> None:
+    """Single prompt vs two-stage at several stage-1 margins on one Full-moderate sample."""
+    from planner.evaluate import run_eval, summarize
+    from planner.two_stage import make_pipeline
+
+    qs = sample_questions(load_set(kb, "full_moderate", seed=0), n, seed=seed)
+    print(f"\n## stage-1 margin sweep: {len(qs)} Full-moderate questions, sample seed {seed}")
+    print("| pipeline | accuracy % | chance % | bad % | stage-1 recall % | objects kept |")
+    print("|---|---|---|---|---|---|")
+    pipes = [("single", make_pipeline("single", "llm", llm, kb))]
+    pipes += [(f"two-stage, margin {m:g}", make_pipeline("two-stage", "llm", llm, kb, margin=m)) for m in values]
+    for name, pipe in pipes:
+        run = {"set": "full_moderate", "pipeline": name, "strategy": "llm", "llm": llm.model_id, "seed": 0}
+        o = summarize(run_eval(qs, pipe, run=run, progress=False))["overall"]
+        print(f"| {name} | {o['accuracy']} | {o['chance']} | {o['bad_rate']} | {o.get('stage1_recall', '-')} | "
+              f"{o.get('stage1_kept_mean', '-')} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", nargs="+", choices=("stage1", "stage2", "groups"), default=["stage1", "stage2"])
+    ap.add_argument("--part", nargs="+", choices=("stage1", "stage2", "groups", "margins"),
+                    default=["stage1", "stage2"])
+    ap.add_argument("--margins", nargs="+", type=float, default=[2.0, 3.0, 4.0], help="for --part margins")
+    ap.add_argument("--n3", type=int, default=150, help="questions for --part margins")
+    ap.add_argument("--seed3", type=int, default=5, help="sample seed for --part margins")
     ap.add_argument("--runs", default=None, help="for --part groups: a `coat ablate --out` directory")
     ap.add_argument("--llm", default="local")
     ap.add_argument("--n1", type=int, default=80, help="stage-1 questions")
@@ -213,6 +236,8 @@ def main() -> None:
         stage1(kb, llm, args.n1)
     if "stage2" in args.part:
         stage2(kb, llm, args.n2, args.s2_variation or None, args.s2_variants, args.s2_seed)
+    if "margins" in args.part:
+        margins(kb, llm, args.n3, args.seed3, args.margins)
 
 
 if __name__ == "__main__":
