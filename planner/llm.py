@@ -459,6 +459,9 @@ class LangChainBackend:
         scores = [float(s) for s in self.model.score_options(prompt, options, neutral_prompt=neutral_prompt)]  # type: ignore[attr-defined]
         self.stats.calls += 1
         self.stats.seconds += time.perf_counter() - t0
+        usage = getattr(self.model, "last_score_usage", None) or {}
+        self.stats.prompt_tokens += int(usage.get("prompt_tokens", 0))
+        self.stats.completion_tokens += int(usage.get("completion_tokens", 0))
         if self.cache is not None and key is not None:
             self.cache.put(key, {"scores": scores}, model_id=self.model_id, method="score")
         return scores

@@ -277,6 +277,7 @@ class LlamaCppChatModel(BaseChatModel):
 
     _formatter: Any = PrivateAttr(default=None)
     _has_template: bool | None = PrivateAttr(default=None)
+    _last_score_usage: dict[str, int] = PrivateAttr(default_factory=dict)
 
     @classmethod
     def from_name(cls, name: str = "smollm2", **kwargs: Any) -> LlamaCppChatModel:
@@ -458,6 +459,11 @@ class LlamaCppChatModel(BaseChatModel):
         llama._requires_eval = True
         return out
 
+    @property
+    def last_score_usage(self) -> dict[str, int]:
+        """Tokens the last :meth:`score_options` call read: ``prompt_tokens``, ``completion_tokens`` (options)."""
+        return dict(self._last_score_usage)
+
     def score_options(
         self,
         prompt: str | Sequence[BaseMessage],
@@ -494,6 +500,14 @@ class LlamaCppChatModel(BaseChatModel):
                 while len(shared.neutral) > 4096:
                     shared.neutral.popitem(last=False)
             base = [shared.neutral[(ntoks, o)] for o in options]
+            # what the call read: the prompt once (its KV cache is reused) and every option's tokens
+            self._last_score_usage = {
+                "prompt_tokens": len(self._tokenize(shared.llama, self.format_prompt(prompt))),
+                "completion_tokens": sum(
+                    len(shared.llama.tokenize(self._option_text(o).encode("utf-8"), add_bos=False, special=False))
+                    for o in options
+                ),
+            }
         return [c - b for c, b in zip(cond, base, strict=True)]
 
     def naive_logprob(self, prompt: str | Sequence[BaseMessage], option: str, *, one_batch: bool = False) -> float:

@@ -156,3 +156,13 @@ def test_importing_the_modules_does_not_load_llama_cpp() -> None:
     code = "import sys, planner.llm, planner.local_llm; print('llama_cpp' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_scoring_counts_tokens_in_the_backend_stats(tmp_path) -> None:
+    from planner.llm import make_llm
+
+    llm = make_llm("local", cache=False)
+    llm.reset_stats()
+    llm.score("Which object would you use to cut an apple?", ["Knife", "Pillow"])
+    assert llm.stats.calls == 1
+    assert llm.stats.prompt_tokens > 5 and llm.stats.completion_tokens >= 2
