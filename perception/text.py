@@ -65,31 +65,14 @@ MEASUREMENT_TTL = 3
 """A thermometer reading is trusted for this many observations; things heat up and cool down."""
 
 # ---------------------------------------------------------------- vocabularies
+METAL_WORDS: tuple[str, ...] = (
+    "metal", "steel", "iron", "tin", "aluminum", "aluminium", "copper", "lead", "brass", "zinc", "gold",
+    "silver", "platinum", "mercury", "gallium", "caesium", "cesium", "bronze", "nickel",
+)
+"""Words naming a metal, in object names ("tin cup") and in ScienceWorld's substance names."""
+
 MATERIAL_WORDS: dict[str, Material] = {
-    **{
-        w: Material.METAL
-        for w in (
-            "metal",
-            "steel",
-            "iron",
-            "tin",
-            "aluminum",
-            "aluminium",
-            "copper",
-            "lead",
-            "brass",
-            "zinc",
-            "gold",
-            "silver",
-            "platinum",
-            "mercury",
-            "gallium",
-            "caesium",
-            "cesium",
-            "bronze",
-            "nickel",
-        )
-    },
+    **dict.fromkeys(METAL_WORDS, Material.METAL),
     **{w: Material.WOOD for w in ("wood", "wooden")},
     "glass": Material.GLASS,
     **{w: Material.CERAMIC for w in ("ceramic", "porcelain", "clay")},
@@ -235,28 +218,7 @@ SW_TO_COAT: dict[str, str] = {
 SUBSTANCE_TO_COAT: dict[str, Material] = {
     # ScienceWorld propMaterial.substanceName -> COAT material (for scoring against the object tree).
     # Water, air, steam, paints and other liquids/gases have no COAT material and are not scored.
-    **{
-        m: Material.METAL
-        for m in (
-            "steel",
-            "metal",
-            "iron",
-            "tin",
-            "aluminum",
-            "copper",
-            "lead",
-            "brass",
-            "zinc",
-            "gold",
-            "silver",
-            "platinum",
-            "mercury",
-            "gallium",
-            "caesium",
-            "bronze",
-            "nickel",
-        )
-    },
+    **dict.fromkeys(METAL_WORDS, Material.METAL),
     "wood": Material.WOOD,
     "glass": Material.GLASS,
     "ceramic": Material.CERAMIC,
