@@ -34,9 +34,13 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="read questions from a `coat datasets build` output instead of generating them")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the model-call cache")
     p.add_argument("--data-dir", default=None, help="COAT data root (default: $COAT_DATA_DIR or the user cache)")
-    p.add_argument("--keep-rule", choices=("margin", "yesno"), default="margin",
+    p.add_argument("--keep-rule", choices=("ensemble", "margin", "yesno"), default="ensemble",
                    help="stage 1 rule for scoring models (see planner.object_selector)")
-    p.add_argument("--margin", type=float, default=None, help="stage 1 margin in nats for --keep-rule margin")
+    p.add_argument("--margin", type=float, default=None,
+                   help="stage 1 margin: summed z-scores for --keep-rule ensemble (default 2.5), nats for margin "
+                        "(default 2)")
+    p.add_argument("--signals", nargs="+", choices=("utility", "embedding", "cloze", "yesno"), default=None,
+                   help="stage 1 signals for --keep-rule ensemble (default: utility embedding)")
     p.add_argument("--stage1-strategy", choices=("llm", "knowledge", "hybrid"), default=None,
                    help="two-stage only: a different strategy for stage 1 (e.g. knowledge, to measure the model's "
                         "stage 2 behind a perfect stage 1)")
@@ -64,7 +68,7 @@ def register(subparsers: Any) -> None:
 
 def _setup(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any]]:
     from .knowledge import load_knowledge
-    from .object_selector import DEFAULT_MARGIN
+    from .object_selector import DEFAULT_SIGNALS
 
     kb = load_knowledge(args.data_dir)
     spec = args.llm if args.llm is not None else ("local" if args.strategy in ("llm", "hybrid") else None)
@@ -73,7 +77,7 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any]]:
         from .llm import make_llm
 
         llm = make_llm(spec, cache=not args.no_cache)
-    kw = {"keep_rule": args.keep_rule, "margin": DEFAULT_MARGIN if args.margin is None else args.margin,
+    kw = {"keep_rule": args.keep_rule, "margin": args.margin, "signals": tuple(args.signals or DEFAULT_SIGNALS),
           "stage1_strategy": args.stage1_strategy}
     return kb, llm, {"spec": spec, "kw": kw}
 
@@ -94,11 +98,12 @@ def _labels(kb: Any, set_name: str) -> dict[int, str]:
 def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], set_name: str, pipeline: str,
              out: str | None, variation: int | None = None) -> list[dict[str, Any]]:
     from .evaluate import run_eval
-    from .two_stage import make_pipeline
+    from .two_stage import TwoStagePipeline, make_pipeline
 
     pipe = make_pipeline(pipeline, args.strategy, llm, kb, **(info["kw"] if pipeline == "two-stage" else {}))
     qs = _sample(args, kb, set_name, variation)
-    run = {"set": set_name, "pipeline": pipeline, "strategy": pipe.strategy, "llm": info["spec"], "seed": args.seed}
+    run = {"set": set_name, "pipeline": pipeline, "strategy": pipe.strategy, "llm": info["spec"], "seed": args.seed,
+           "stage1": pipe.objects.rule if isinstance(pipe, TwoStagePipeline) else None}
     return run_eval(qs, pipe, run=run, out=out, progress=not args.no_progress)
 
 
@@ -209,8 +214,9 @@ def _ablate_handler(args: argparse.Namespace) -> int:
             results[set_name][pipeline] = _run_one(args, kb, llm, info, set_name, pipeline, str(rows_path))
     cmd = ["coat ablate", f"--llm {info['spec']}" if info["spec"] else "", f"--strategy {args.strategy}",
            f"--limit {args.limit}", f"--seed {args.seed}", "--sets " + " ".join(args.sets), f"--out {args.out}",
-           f"--keep-rule {args.keep_rule}" if args.keep_rule != "margin" else "",
+           f"--keep-rule {args.keep_rule}" if args.keep_rule != "ensemble" else "",
            f"--margin {args.margin}" if args.margin is not None else "",
+           "--signals " + " ".join(args.signals) if args.signals else "",
            f"--stage1-strategy {args.stage1_strategy}" if args.stage1_strategy else ""]
     meta = {
         "command": " ".join(c for c in cmd if c),

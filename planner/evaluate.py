@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-RUN_KEYS: tuple[str, ...] = ("set", "pipeline", "strategy", "llm", "seed")
+RUN_KEYS: tuple[str, ...] = ("set", "pipeline", "strategy", "llm", "seed", "stage1")
 """Row fields that identify a run; resuming into a file with other values is refused."""
 
 PAPER_TASK_U: dict[str, dict[int, float]] = {
@@ -213,7 +213,8 @@ def run_eval(
         questions: The sample to answer (e.g. from :func:`sample_questions`).
         pipeline: A :class:`~planner.two_stage.TwoStagePipeline` or
             :class:`~planner.baseline.SinglePromptBaseline`.
-        run: Run settings written into every row: ``set``, ``pipeline``, ``strategy``, ``llm``, ``seed``.
+        run: Run settings written into every row: ``set``, ``pipeline``, ``strategy``, ``llm``, ``seed``,
+            ``stage1`` (the two-stage pipeline's stage-1 rule, see ``ObjectSelector.rule``; None for single).
         out: JSONL file to append rows to; rows already there are reused, not recomputed.
         progress: Show a tqdm progress bar.
 

@@ -10,9 +10,15 @@ Strategies:
   context objects (``oracle.json``); without one (Task-u), the utility's objects. Exact where the
   combination is annotated. For an unknown task/utility or an object outside COAT's vocabulary it falls
   back to the ``llm`` strategy when a model is given, else raises :class:`~planner.errors.ConfigError`.
-* ``"llm"``: a language model. With a scoring backend, by one of two documented keep rules:
+* ``"llm"``: a language model. With a scoring backend, by one of three documented keep rules:
 
-  - ``"margin"`` (default): score every object name as the answer to the task followed by ``Which object
+  - ``"ensemble"`` (default): several per-object signals, each z-scored over the question's candidates and
+    summed; keep the objects within ``margin`` (in summed z units) of the best. The default signals are
+    ``utility`` (the model's log-likelihood of the utility's phrase after "A <object> is") and
+    ``embedding`` (MiniLM similarity of "<task>: <utility phrase>" to "a <object>"); ``cloze`` and ``yesno``
+    below can be added. Chosen on Full-moderate samples disjoint from the benchmark's
+    (``benchmarks/decision.md`` section 6).
+  - ``"margin"``: score every object name as the answer to the task followed by ``Which object
     would you use?`` (candidates not listed), calibrated by that question alone; keep the objects whose
     calibrated score is within ``margin`` nats of the best (the best is always kept).
   - ``"yesno"``: for each object, score `` Yes`` / `` No`` after "Could a <object> serve this purpose?";
@@ -43,17 +49,23 @@ from .errors import ConfigError, PlannerError, SelectionError
 from .schemas import ObjectSelection, PhysicalState, canonical_object_name
 
 if TYPE_CHECKING:
+    from .embedding import SentenceEncoder
     from .llm import LLMBackend
 
 log = logging.getLogger(__name__)
 
 Strategy = Literal["llm", "knowledge", "hybrid"]
 STRATEGIES: tuple[str, ...] = ("llm", "knowledge", "hybrid")
-KeepRule = Literal["margin", "yesno"]
-KEEP_RULES: tuple[str, ...] = ("margin", "yesno")
+KeepRule = Literal["ensemble", "margin", "yesno"]
+KEEP_RULES: tuple[str, ...] = ("ensemble", "margin", "yesno")
+SIGNALS: tuple[str, ...] = ("utility", "embedding", "cloze", "yesno")
+"""Per-object signals the ``ensemble`` keep rule can sum."""
+DEFAULT_SIGNALS: tuple[str, ...] = ("utility", "embedding")
 
 DEFAULT_MARGIN = 2.0
 """Nats below the best calibrated score an object may be and still be kept (``keep_rule="margin"``)."""
+DEFAULT_ENSEMBLE_MARGIN = 2.5
+"""Summed z-scores below the best an object may be and still be kept (``keep_rule="ensemble"``)."""
 DEFAULT_THRESHOLD = 0.0
 """Minimum calibrated ``Yes - No`` log-likelihood for keeping an object (``keep_rule="yesno"``)."""
 
@@ -223,6 +235,21 @@ def unknown_error(stage: str, task: str | None, utility: str, objects: Sequence[
 # ---------------------------------------------------------------- stage 1
 
 
+def zscores(values: Sequence[float]) -> list[float]:
+    """Standardize a question's scores (mean 0, population SD 1); all equal -> all 0.
+
+    Putting every signal on this scale lets signals in different units (nats, cosine similarity) be summed
+    with equal weight, and makes the ensemble margin mean the same for every model.
+    """
+    n = len(values)
+    mean = sum(values) / n
+    sd = (sum((v - mean) ** 2 for v in values) / n) ** 0.5
+    if sd < 1e-12:
+        return [0.0] * n
+    return [(v - mean) / sd for v in values]
+
+
+
 class ObjectSelector:
     """Stage 1: (task, utility, candidate object names) -> every suitable object, plus a ranking.
 
@@ -233,9 +260,13 @@ class ObjectSelector:
         kb: A :class:`planner.knowledge.KnowledgeBase`; required for ``knowledge`` and ``hybrid``; with
             ``llm`` it only supplies COAT's utility phrases for the prompts.
         cost: A :class:`planner.cost.CostModel` (built from ``kb`` when omitted).
-        keep_rule: ``"margin"`` or ``"yesno"`` (scoring backends only).
-        margin: See :data:`DEFAULT_MARGIN`.
+        keep_rule: ``"ensemble"``, ``"margin"`` or ``"yesno"`` (scoring backends only).
+        margin: Nats for ``"margin"`` (:data:`DEFAULT_MARGIN`), summed z-scores for ``"ensemble"``
+            (:data:`DEFAULT_ENSEMBLE_MARGIN`); None picks the rule's default.
         threshold: See :data:`DEFAULT_THRESHOLD`.
+        signals: What ``"ensemble"`` sums (a subset of :data:`SIGNALS`, default :data:`DEFAULT_SIGNALS`).
+        encoder: A :class:`planner.embedding.SentenceEncoder` for the ``embedding`` signal (default: the
+            embedded MiniLM, loaded on first use; needs the ``embed`` extra).
     """
 
     def __init__(
@@ -245,24 +276,59 @@ class ObjectSelector:
         kb: Any = None,
         *,
         cost: Any = None,
-        keep_rule: KeepRule = "margin",
-        margin: float = DEFAULT_MARGIN,
+        keep_rule: KeepRule = "ensemble",
+        margin: float | None = None,
         threshold: float = DEFAULT_THRESHOLD,
+        signals: Sequence[str] = DEFAULT_SIGNALS,
+        encoder: SentenceEncoder | None = None,
     ) -> None:
         check_strategy(strategy, llm, kb)
         if keep_rule not in KEEP_RULES:
             raise ConfigError(f"unknown keep_rule {keep_rule!r}; valid: {', '.join(KEEP_RULES)}")
+        if margin is None:
+            margin = DEFAULT_ENSEMBLE_MARGIN if keep_rule == "ensemble" else DEFAULT_MARGIN
         if margin < 0:
             raise ConfigError(f"margin must be >= 0, got {margin}")
+        signals = tuple(signals)
+        bad = [x for x in signals if x not in SIGNALS]
+        if bad or not signals or len(set(signals)) != len(signals):
+            raise ConfigError(
+                f"signals must be distinct names from {', '.join(SIGNALS)}; got {list(signals)}"
+            )
         self.strategy = strategy
         self.llm = llm
         self.know = Knowledge(kb, cost) if kb is not None else None
         self.keep_rule = keep_rule
         self.margin = margin
         self.threshold = threshold
+        self.signals = signals
+        self._encoder = encoder
 
     def __repr__(self) -> str:
-        return f"ObjectSelector({self.strategy!r}, keep_rule={self.keep_rule!r}, margin={self.margin})"
+        extra = f", signals={list(self.signals)}" if self.keep_rule == "ensemble" else ""
+        return f"ObjectSelector({self.strategy!r}, keep_rule={self.keep_rule!r}, margin={self.margin}{extra})"
+
+    @property
+    def rule(self) -> str:
+        """The stage-1 settings that shape a model's selection, as one string (recorded in eval rows)."""
+        if self.strategy == "knowledge":
+            return "knowledge"
+        if self.keep_rule == "ensemble":
+            rule = f"ensemble {'+'.join(self.signals)} margin {self.margin:g}"
+        elif self.keep_rule == "margin":
+            rule = f"margin {self.margin:g}"
+        else:
+            rule = f"yesno threshold {self.threshold:g}"
+        return rule if self.strategy == "llm" else f"{self.strategy} {rule}"
+
+    @property
+    def encoder(self) -> SentenceEncoder:
+        """The sentence encoder of the ``embedding`` signal (the embedded MiniLM unless one was given)."""
+        if self._encoder is None:
+            from .embedding import default_encoder
+
+            self._encoder = default_encoder()
+        return self._encoder
 
     def __call__(
         self, task: str | None, utility: str, objects: Sequence[str], *, trace: Trace | None = None
@@ -362,8 +428,62 @@ class ObjectSelector:
         if self.llm.supports_scoring:
             if self.keep_rule == "yesno":
                 return self._yesno(task, utility, names, trace, base)
+            if self.keep_rule == "ensemble":
+                return self._ensemble(task, utility, names, trace, base)
             return self._margin(task, utility, names, trace, base)
         return self._generated(task, utility, names, trace, base)
+
+    def _signal(self, name: str, task: str | None, utility: str, names: list[str], trace: Trace) -> list[float]:
+        """One ensemble signal for every candidate (higher = more suitable)."""
+        assert self.llm is not None
+        phrase = self._phrase(utility)
+        if name == "cloze":
+            prompt = prompting.object_prompt(task, utility, names, phrase=phrase, mode="scored")
+            trace.prompts.append(prompt)
+            return self.llm.score(prompt, [prompting.humanize_object(o) for o in names],
+                                  neutral_prompt=prompting.neutral_prompt("object"))
+        if name == "embedding":
+            need = prompting.need_phrase(utility, phrase)
+            query = f"{task}: {need}" if task else need
+            texts = [f"a {prompting.humanize_object(o)}" for o in names]
+            trace.prompts.append(f"{self.encoder.model_id}\n{query}")
+            return self.encoder.similarities(query, texts)
+        out: list[float] = []
+        for o in names:
+            if name == "utility":
+                prompt = prompting.object_utility_prompt(o)
+                trace.prompts.append(prompt)
+                (v,) = self.llm.score(prompt, [prompting.need_phrase(utility, phrase)],
+                                      neutral_prompt=prompting.neutral_prompt("utility"))
+            else:  # yesno, validated in __init__
+                prompt = prompting.object_yesno_prompt(task, utility, o, phrase=phrase)
+                trace.prompts.append(prompt)
+                yes, no = self.llm.score(prompt, ["Yes", "No"], neutral_prompt=prompting.neutral_prompt("yesno"))
+                v = yes - no
+            out.append(float(v))
+        return out
+
+    def _ensemble(
+        self, task: str | None, utility: str, names: list[str], trace: Trace, base: dict[str, Any]
+    ) -> ObjectSelection:
+        if len(names) == 1:
+            return ObjectSelection(**base, kept=tuple(names), ranking=tuple(names), method="llm-ensemble",
+                                   reason="only candidate")
+        total = [0.0] * len(names)
+        for name in self.signals:
+            for i, z in enumerate(zscores(self._signal(name, task, utility, names, trace))):
+                total[i] += z
+        ranking = sorted(names, key=lambda o: -total[names.index(o)])
+        best = max(total)
+        kept = [o for o in ranking if total[names.index(o)] >= best - self.margin]
+        return ObjectSelection(
+            **base,
+            kept=tuple(kept),
+            ranking=tuple(ranking),
+            scores={o: float(s) for o, s in zip(names, total, strict=True)},
+            method="llm-ensemble",
+            reason=f"summed z-scores of {'+'.join(self.signals)} within {self.margin:g} of the best ({best:.2f})",
+        )
 
     def _margin(
         self, task: str | None, utility: str, names: list[str], trace: Trace, base: dict[str, Any]
@@ -441,9 +561,12 @@ class ObjectSelector:
 
 
 __all__ = [
+    "DEFAULT_ENSEMBLE_MARGIN",
     "DEFAULT_MARGIN",
+    "DEFAULT_SIGNALS",
     "DEFAULT_THRESHOLD",
     "KEEP_RULES",
+    "SIGNALS",
     "STRATEGIES",
     "KeepRule",
     "Knowledge",
@@ -452,4 +575,5 @@ __all__ = [
     "Strategy",
     "Trace",
     "check_strategy",
+    "zscores",
 ]

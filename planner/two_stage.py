@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from . import prompting
 from .errors import ConfigError
-from .object_selector import DEFAULT_MARGIN, DEFAULT_THRESHOLD, KeepRule, ObjectSelector, Strategy, Trace
+from .object_selector import DEFAULT_SIGNALS, DEFAULT_THRESHOLD, KeepRule, ObjectSelector, Strategy, Trace
 from .schemas import Decision, ObjectSelection, PhysicalState, Question, StateRanking
 from .state_selector import Candidate, StateSelector, as_pair, check_candidates, labels_for
 
@@ -130,9 +130,11 @@ class TwoStagePipeline(DecisionPipeline):
         cost: Cost model (built from ``kb`` when omitted).
         objects: A ready stage-1 selector (overrides strategy/keep_rule/margin for stage 1).
         states: A ready stage-2 selector.
-        keep_rule: Stage 1 keep rule for scoring models (``"margin"`` or ``"yesno"``).
-        margin: Stage 1 margin (nats) for ``keep_rule="margin"``.
+        keep_rule: Stage 1 keep rule for scoring models (``"ensemble"``, ``"margin"`` or ``"yesno"``).
+        margin: Stage 1 margin (None: the keep rule's default; see :class:`ObjectSelector`).
         threshold: Stage 1 threshold for ``keep_rule="yesno"``.
+        signals: Stage 1 signals for ``keep_rule="ensemble"``.
+        encoder: Sentence encoder for the ``embedding`` signal (default: the embedded MiniLM).
         stage1_strategy: A different strategy for stage 1 only (e.g. ``"knowledge"`` with an ``"llm"``
             stage 2, to measure stage 2 behind a perfect stage 1); the decision's strategy then reads
             ``"<stage1>+<stage2>"``.
@@ -149,15 +151,18 @@ class TwoStagePipeline(DecisionPipeline):
         cost: Any = None,
         objects: ObjectSelector | None = None,
         states: StateSelector | None = None,
-        keep_rule: KeepRule = "margin",
-        margin: float = DEFAULT_MARGIN,
+        keep_rule: KeepRule = "ensemble",
+        margin: float | None = None,
         threshold: float = DEFAULT_THRESHOLD,
+        signals: Sequence[str] = DEFAULT_SIGNALS,
+        encoder: Any = None,
         stage1_strategy: Strategy | None = None,
     ) -> None:
         s1 = stage1_strategy or strategy
         super().__init__(strategy if s1 == strategy else f"{s1}+{strategy}", llm)  # type: ignore[arg-type]
         self.objects = objects or ObjectSelector(
-            s1, llm, kb, cost=cost, keep_rule=keep_rule, margin=margin, threshold=threshold
+            s1, llm, kb, cost=cost, keep_rule=keep_rule, margin=margin, threshold=threshold, signals=signals,
+            encoder=encoder,
         )
         self.states = states or StateSelector(strategy, llm, kb, cost=cost, template="state_stage")
 

@@ -62,6 +62,8 @@ CASES = {
         "cut cake", "cutting", _objects(QUESTION), phrase=PHRASE, mode="generated"
     ),
     "object_yesno": lambda: prompting.object_yesno_prompt("cut cake", "cutting", "ButterKnife", phrase=PHRASE),
+    "object_utility": lambda: prompting.object_utility_prompt("ButterKnife")
+    + "\n---\n" + prompting.object_utility_prompt("Apple") + "\n---\n" + prompting.neutral_prompt("utility"),
     "object_yesno_utility_only": lambda: prompting.object_yesno_prompt(None, "cutting", "Apple", phrase=PHRASE),
     "state_stage_scored": lambda: prompting.decision_prompt(
         "state_stage", "cut cake", "cutting", ["A", "B"], _texts(QUESTION)[:2], phrase=PHRASE

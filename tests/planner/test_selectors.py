@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from planner.baseline import SinglePromptBaseline
 from planner.errors import ConfigError
 from planner.llm import FakeLLM, LLMStats
-from planner.object_selector import ObjectSelector, ObjectSubsetAnswer
+from planner.object_selector import ObjectSelector, ObjectSubsetAnswer, Trace, zscores
 from planner.schemas import Decision, ObjectConfig, Option, PhysicalState, Question
 from planner.state_selector import LetterAnswer, StateSelector, labels_for
 from planner.two_stage import TwoStagePipeline, make_pipeline
@@ -45,6 +45,20 @@ class ScoringFake:
 
     def structured(self, messages: Any, schema: Any, *, context: Mapping[str, Any] | None = None) -> Any:
         raise AssertionError("a scoring backend must not be asked to generate")
+
+
+class FakeEncoder:
+    """A sentence encoder whose similarity of a text is looked up by the object words in it."""
+
+    model_id = "fake:encoder"
+
+    def __init__(self, table: Mapping[str, float]) -> None:
+        self.table = table
+        self.queries: list[tuple[str, list[str]]] = []
+
+    def similarities(self, query: str, texts: Sequence[str]) -> list[float]:
+        self.queries.append((query, list(texts)))
+        return [by_words(self.table, 0.0)(query, t) for t in texts]
 
 
 def by_words(table: Mapping[str, float], default: float = -5.0) -> Callable[[str, str], float]:
@@ -112,7 +126,9 @@ def test_stage1_knowledge_without_task_uses_utility_objects(kb: Any) -> None:
 
 def test_stage1_margin_rule_keeps_all_close_objects() -> None:
     llm = ScoringFake(by_words({"knife": 2.0, "butter knife": 1.4, "pillow": -3.0}))
-    sel = ObjectSelector("llm", llm, margin=1.0)("cut cake", "cutting", ["Pillow", "ButterKnife", "Knife"])
+    sel = ObjectSelector("llm", llm, keep_rule="margin", margin=1.0)(
+        "cut cake", "cutting", ["Pillow", "ButterKnife", "Knife"]
+    )
     assert sel.kept == ("Knife", "ButterKnife")
     assert sel.ranking == ("Knife", "ButterKnife", "Pillow")
     assert sel.scores == {"Pillow": -3.0, "ButterKnife": 1.4, "Knife": 2.0}
@@ -120,7 +136,53 @@ def test_stage1_margin_rule_keeps_all_close_objects() -> None:
     assert options == ["pillow", "butter knife", "knife"] and neutral == "Which object would you use?"
     assert "cut cake" in prompt and "pillow" not in prompt  # scored prompts never list the candidates
     # a zero margin keeps the best only
-    assert ObjectSelector("llm", llm, margin=0.0)("cut cake", "cutting", ["Pillow", "Knife"]).kept == ("Knife",)
+    zero = ObjectSelector("llm", llm, keep_rule="margin", margin=0.0)
+    assert zero("cut cake", "cutting", ["Pillow", "Knife"]).kept == ("Knife",)
+
+
+def test_stage1_ensemble_sums_zscored_signals(kb: Any) -> None:
+    # utility signal: the model's log-likelihood of the need phrase after "A <object> is"
+    def fn(prompt: str, option: str) -> float:
+        assert option == "an object that can be used to cut something"
+        return {"A pillow is": -9.0, "A butter knife is": -4.0, "A knife is": -3.0}[prompt]
+
+    llm = ScoringFake(fn)
+    enc = FakeEncoder({"knife": 0.6, "butter knife": 0.2, "pillow": 0.1})
+    sel = ObjectSelector("llm", llm, kb, encoder=enc, margin=1.0)(
+        "cut cake", "cutting", ["Pillow", "ButterKnife", "Knife"], trace=(tr := Trace())
+    )
+    names = ["Pillow", "ButterKnife", "Knife"]
+    want = [a + b for a, b in zip(zscores([-9.0, -4.0, -3.0]), zscores([0.1, 0.2, 0.6]), strict=True)]
+    assert sel.scores == pytest.approx(dict(zip(names, want, strict=True)))
+    assert sel.ranking == ("Knife", "ButterKnife", "Pillow") and sel.method == "llm-ensemble"
+    # knife 2.35, butter knife 0.01, pillow -2.36: only the knife is within 1 of the best
+    assert sel.kept == ("Knife",)
+    assert [r[0] for r in llm.requests] == ["A pillow is", "A butter knife is", "A knife is"]
+    assert {r[2] for r in llm.requests} == {"It is"}
+    assert enc.queries == [("cut cake: an object that can be used to cut something",
+                            ["a pillow", "a butter knife", "a knife"])]
+    assert "fake:encoder" in tr.prompts[-1]  # the encoder is part of the decision's prompt hash
+    # the default margin (2.5) also keeps the butter knife
+    sel = ObjectSelector("llm", llm, kb, encoder=enc)("cut cake", "cutting", names)
+    assert sel.kept == ("Knife", "ButterKnife")
+
+
+def test_stage1_ensemble_settings() -> None:
+    llm = ScoringFake(lambda p, o: 0.0)
+    enc = FakeEncoder({})
+    sel = ObjectSelector("llm", llm, encoder=enc)
+    assert sel.rule == "ensemble utility+embedding margin 2.5"
+    assert ObjectSelector("llm", llm, keep_rule="margin").rule == "margin 2"
+    assert ObjectSelector("llm", llm, signals=["cloze", "yesno"], margin=1).rule == "ensemble cloze+yesno margin 1"
+    # a single candidate needs no model call; all-equal signals keep everything
+    assert sel("cut cake", "cutting", ["Knife"]).kept == ("Knife",) and llm.stats.calls == 0
+    assert set(sel("cut cake", "cutting", ["Knife", "Pillow"]).kept) == {"Knife", "Pillow"}
+    assert zscores([1.0, 1.0]) == [0.0, 0.0]
+    for bad in (["smell"], [], ["utility", "utility"]):
+        with pytest.raises(ConfigError, match="signals must be distinct names from utility, embedding, cloze, yesno"):
+            ObjectSelector("llm", llm, signals=bad)
+    with pytest.raises(ConfigError, match="valid: ensemble, margin, yesno"):
+        ObjectSelector("llm", llm, keep_rule="vote")  # type: ignore[arg-type]
 
 
 def test_stage1_yesno_rule_judges_each_object() -> None:
@@ -217,7 +279,7 @@ def test_stage2_knowledge_orders_by_cost(kb: Any) -> None:
 
 def test_two_stage_and_single_return_the_same_decision_type() -> None:
     llm = ScoringFake(by_words({"butter knife": 3.0, "knife": 2.5, "pillow": -1.0}))
-    two = TwoStagePipeline("llm", llm).decide(Q)
+    two = TwoStagePipeline("llm", llm, keep_rule="margin").decide(Q)
     one = SinglePromptBaseline("llm", llm).decide(Q)
     assert type(two) is type(one) is Decision
     assert two.pipeline == "two-stage" and one.pipeline == "single"
@@ -229,9 +291,10 @@ def test_two_stage_and_single_return_the_same_decision_type() -> None:
 
 def test_two_stage_stage2_sees_only_survivors() -> None:
     llm = ScoringFake(by_words({"knife": 2.0, "butter knife": 1.9, "pillow": 9.0}))
-    pipe = TwoStagePipeline("llm", llm, margin=0.5)
+    pipe = TwoStagePipeline("llm", llm, keep_rule="margin", margin=0.5)
     # stage 1 prefers knives over the pillow only when the pillow is scored low
-    pipe.objects = ObjectSelector("llm", ScoringFake(by_words({"knife": 2.0, "butter knife": 1.9, "pillow": -4.0})))
+    pipe.objects = ObjectSelector("llm", ScoringFake(by_words({"knife": 2.0, "butter knife": 1.9, "pillow": -4.0})),
+                                  keep_rule="margin")
     d = pipe.decide(Q)
     assert d.stage1 is not None and set(d.stage1.kept) == {"Knife", "ButterKnife"}
     assert d.stage2 is not None and d.stage2.n_candidates == 3  # the pillow never reached stage 2
@@ -263,12 +326,12 @@ def test_unparsed_is_recorded_never_guessed() -> None:
 def test_knowledge_unknown_task_or_object_uses_the_model(kb: Any) -> None:
     llm = ScoringFake(by_words({"scissors": 2.0, "knife": 1.0}))
     q = question([("Scissors", st(), "other"), ("Knife", st(condition="dirty"), "other")], "A", task="trim paper")
-    d = TwoStagePipeline("knowledge", llm, kb).decide(q)
-    assert d.chosen == "A" and d.stage1 is not None and d.stage1.method == "llm-scored"
+    d = TwoStagePipeline("knowledge", llm, kb, encoder=FakeEncoder({"scissors": 0.5})).decide(q)
+    assert d.chosen == "A" and d.stage1 is not None and d.stage1.method == "llm-ensemble"
     # a known task but an object outside COAT's vocabulary: hybrid mixes, knowledge defers to the model
     q2 = question([("Scissors", st(), "other"), ("Knife", st(), "other"), ("Laptop", st(), "other")], "B",
                   task="serving cake")
-    d = TwoStagePipeline("hybrid", llm, kb).decide(q2)
+    d = TwoStagePipeline("hybrid", llm, kb, encoder=FakeEncoder({})).decide(q2)
     assert d.stage1 is not None and d.stage1.method == "mixed" and "Knife" in d.stage1.kept
     assert "Laptop" not in d.stage1.kept
     # without a model: a clear error, never a KeyError

