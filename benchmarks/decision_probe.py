@@ -14,6 +14,8 @@ chosen"). Small samples, so read differences of a few points as noise.
   Consider its material, temperature, whether it is free, and its condition.").
 
 * ``margins``: single prompt vs two-stage at several stage-1 margins on one Full-moderate sample.
+* ``paired``: two-stage vs single on the same questions of a ``coat ablate`` run: the questions only one of
+  them answers correctly, and McNemar's exact p-value.
 * ``groups``: splits a ``coat ablate`` run's full-pipeline accuracy into variations whose distractors are all
   context objects and the rest (the paper: two-stage wins on F_moderate except when all options are context
   objects).
@@ -26,6 +28,7 @@ Run (about 20 minutes on 2 shared cores):
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import time
 from typing import Any
@@ -192,6 +195,38 @@ def groups(kb: Any, runs: str) -> None:
             print(f"| {s} | {'yes' if kept else 'no'} | {len(sel)} | {n_one} | {sum(r['correct'] for r in sel)} |")
 
 
+def mcnemar_p(b: int, c: int) -> float:
+    """Exact two-sided McNemar p-value for b vs c discordant pairs (binomial, p = 1/2)."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    k = min(b, c)
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n)
+
+
+def paired(runs: str) -> None:
+    """Two-stage vs single on the same questions: who wins where they disagree, and McNemar's exact p."""
+    from planner.evaluate import read_rows
+
+    print(f"\n## paired: two-stage vs single on the same questions ({runs})")
+    print("| set | n | single acc % | two-stage acc % | only two-stage right | only single right | McNemar p |")
+    print("|---|---|---|---|---|---|---|")
+    for s in ("full_moderate", "full_ideal", "task2", "task1", "task0", "task_u"):
+        try:
+            one = {r["question_id"]: r for r in read_rows(f"{runs}/{s}-single.jsonl")}
+            two = {r["question_id"]: r for r in read_rows(f"{runs}/{s}-two-stage.jsonl")}
+        except OSError:
+            continue
+        ids = [q for q in one if q in two]
+        if not ids:
+            continue
+        b = sum(two[q]["correct"] and not one[q]["correct"] for q in ids)
+        c = sum(one[q]["correct"] and not two[q]["correct"] for q in ids)
+        acc1 = 100 * sum(one[q]["correct"] for q in ids) / len(ids)
+        acc2 = 100 * sum(two[q]["correct"] for q in ids) / len(ids)
+        print(f"| {s} | {len(ids)} | {acc1:.1f} | {acc2:.1f} | {b} | {c} | {mcnemar_p(b, c):.3f} |")
+
+
 def margins(kb: Any, llm: Any, n: int, seed: int, values: list[float]) -> None:
     """Single prompt vs two-stage at several stage-1 margins on one Full-moderate sample."""
     from planner.evaluate import run_eval, summarize
@@ -202,7 +237,8 @@ def margins(kb: Any, llm: Any, n: int, seed: int, values: list[float]) -> None:
     print("| pipeline | accuracy % | chance % | bad % | stage-1 recall % | objects kept |")
     print("|---|---|---|---|---|---|")
     pipes = [("single", make_pipeline("single", "llm", llm, kb))]
-    pipes += [(f"two-stage, margin {m:g}", make_pipeline("two-stage", "llm", llm, kb, margin=m)) for m in values]
+    pipes += [(f"two-stage, margin {m:g}", make_pipeline("two-stage", "llm", llm, kb, keep_rule="margin", margin=m))
+              for m in values]
     for name, pipe in pipes:
         run = {"set": "full_moderate", "pipeline": name, "strategy": "llm", "llm": llm.model_id, "seed": 0}
         o = summarize(run_eval(qs, pipe, run=run, progress=False))["overall"]
@@ -212,7 +248,7 @@ def margins(kb: Any, llm: Any, n: int, seed: int, values: list[float]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", nargs="+", choices=("stage1", "stage2", "groups", "margins"),
+    ap.add_argument("--part", nargs="+", choices=("stage1", "stage2", "groups", "margins", "paired"),
                     default=["stage1", "stage2"])
     ap.add_argument("--margins", nargs="+", type=float, default=[2.0, 3.0, 4.0], help="for --part margins")
     ap.add_argument("--n3", type=int, default=150, help="questions for --part margins")
@@ -225,11 +261,13 @@ def main() -> None:
     ap.add_argument("--s2-variants", nargs="*", default=None, help="only these stage-2 variants")
     ap.add_argument("--s2-seed", type=int, default=7, help="stage-2 sample seed")
     args = ap.parse_args()
+    if "paired" in args.part:
+        paired(args.runs)
     kb = load_knowledge()
     if "groups" in args.part:
         groups(kb, args.runs)
-        if args.part == ["groups"]:
-            return
+    if set(args.part) <= {"groups", "paired"}:
+        return
     llm = make_llm(args.llm, cache=True)
     print(f"model {llm.model_id}")
     if "stage1" in args.part:

@@ -20,6 +20,8 @@ Run:
     COAT_LLM_THREADS=2 PYTHONPATH=. python benchmarks/stage1_probe.py collect --llm local --n 200 --seed 5 \
         --out runs/stage1-probe-s5.json
     PYTHONPATH=. python benchmarks/stage1_probe.py analyse runs/stage1-probe-s5.json
+    PYTHONPATH=. python benchmarks/stage1_probe.py table --tune <tuning samples> --test <held-out sample>
+    PYTHONPATH=. python benchmarks/stage1_probe.py prior <samples>
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import itertools
 import json
 import os
 import statistics
+from collections.abc import Sequence
 from typing import Any
 
 from tqdm import tqdm
@@ -104,6 +107,18 @@ def signal(name: str, llm: Any, q: Any, names: list[str], phrase: str | None) ->
     return out
 
 
+def reference_sd(llm: Any, kb: Any, q: Any, phrase: str | None) -> dict[str, float]:
+    """SD of each signal over COAT's 100 object types for this question (the ``reference`` scale)."""
+    vocab = sorted({o for u in kb.utilities for o in kb.utility_objects(u)})
+    need = P.need_phrase(q.utility, phrase)
+    util = [llm.score(P.object_utility_prompt(o), [need], neutral_prompt=P.neutral_prompt("utility"))[0]
+            for o in vocab]
+    from planner.embedding import default_encoder
+
+    emb = default_encoder().similarities(f"{q.task}: {need}", [f"a {P.humanize_object(o)}" for o in vocab])
+    return {"channel_need": statistics.pstdev(util), "minilm": statistics.pstdev(emb)}
+
+
 def collect(llm_spec: str, n: int, seed: int, set_name: str, signals: list[str],
             old: dict[str, Any] | None = None) -> dict[str, Any]:
     kb = load_knowledge()
@@ -129,7 +144,10 @@ def collect(llm_spec: str, n: int, seed: int, set_name: str, signals: list[str],
                                        for o in names}},
             }
         for name in signals:
-            if name not in row["signals"]:
+            if name == "reference":
+                if "ref_sd" not in row:
+                    row["ref_sd"] = reference_sd(llm, kb, q, phrase)
+            elif name not in row["signals"]:
                 row["signals"][name] = signal(name, llm, q, names, phrase)
         rows.append(row)
     return {"llm": llm.model_id, "set": set_name, "n": n, "sample_seed": seed, "rows": rows}
@@ -142,10 +160,26 @@ def _z(d: dict[str, float]) -> dict[str, float]:
     return {k: (v - mu) / sd for k, v in d.items()}
 
 
-def combined(row: dict[str, Any], weights: dict[str, float]) -> dict[str, float]:
+def pooled_scales(rows: list[dict[str, Any]], names: Sequence[str]) -> dict[str, float]:
+    """Each signal's pooled within-question SD (the fixed scale of the ``scaled`` combination)."""
+    out = {}
+    for name in names:
+        var = [statistics.pvariance(list(r["signals"][name].values())) for r in rows if len(r["signals"][name]) > 1]
+        out[name] = statistics.mean(var) ** 0.5
+    return out
+
+
+def combined(row: dict[str, Any], weights: dict[str, float],
+             scales: dict[str, float] | str | None = None) -> dict[str, float]:
+    """Sum of the signals, each z-scored within the question, or divided by a fixed scale when given."""
     out: dict[str, float] = {}
     for name, w in weights.items():
-        for o, v in _z(row["signals"][name]).items():
+        sig = row["signals"][name]
+        if scales == "reference":
+            vals = {o: v / row["ref_sd"][name] for o, v in sig.items()}
+        else:
+            vals = _z(sig) if scales is None else {o: v / scales[name] for o, v in sig.items()}
+        for o, v in vals.items():
             out[o] = out.get(o, 0.0) + w * v
     return out
 
@@ -168,11 +202,11 @@ def evaluate(rows: list[dict[str, Any]], keep: Any) -> dict[str, float]:
     return {"acc": 100 * acc / n, "recall": 100 * rec / n, "kept": kept_n / n}
 
 
-def margin_rule(weights: dict[str, float], m: float) -> Any:
+def margin_rule(weights: dict[str, float], m: float, scales: dict[str, float] | str | None = None) -> Any:
     def keep(r: dict[str, Any]) -> set[str]:
-        if len(r["signals"]["cloze"]) == 1:
-            return set(r["signals"]["cloze"])
-        c = combined(r, weights)
+        if len(r["signals"]["single"]) == 1:
+            return set(r["signals"]["single"])
+        c = combined(r, weights, scales)
         best = max(c.values())
         return {o for o, v in c.items() if v >= best - m}
     return keep
@@ -203,7 +237,7 @@ def analyse(path: str) -> None:
         print(f"| {'+'.join(c)} | {m:g} | {acc:.1f} | {res['recall']:.1f} | {res['kept']:.2f} |")
 
 
-def table(tune: list[str], test: list[str], top: int) -> None:
+def table(tune: list[str], test: list[str], top: int, scaled: str = "z") -> None:
     """Rank keep rules on the tuning samples; show the same rules on the held-out samples."""
     def load(paths: list[str]) -> list[dict[str, Any]]:
         return [r for p in paths for r in json.loads(open(p).read())["rows"]]
@@ -217,23 +251,47 @@ def table(tune: list[str], test: list[str], top: int) -> None:
 
     print(f"single: tune {single_acc(tune_rows):.1f} % (n={len(tune_rows)}), test {single_acc(test_rows):.1f} % "
           f"(n={len(test_rows)})")
-    shipped = evaluate(tune_rows, lambda r: _raw_margin(r, "cloze", 2.0)), evaluate(
-        test_rows, lambda r: _raw_margin(r, "cloze", 2.0))
-    print(f"shipped (cloze, 2 nats): tune {shipped[0]['acc']:.1f} / recall {shipped[0]['recall']:.1f}, "
-          f"test {shipped[1]['acc']:.1f} / recall {shipped[1]['recall']:.1f}")
+    if "cloze" in signals:
+        old = [evaluate(rows, lambda r: _raw_margin(r, "cloze", 2.0)) for rows in (tune_rows, test_rows)]
+        print(f"cloze margin 2 nats (the previous default): tune {old[0]['acc']:.1f} / recall {old[0]['recall']:.1f}, "
+              f"test {old[1]['acc']:.1f} / recall {old[1]['recall']:.1f}")
     print("| signals | margin (z) | tune acc % | tune recall % | test acc % | test recall % | test kept |")
     print("|---|---|---|---|---|---|---|")
     res = []
     for c in (c for k in (1, 2, 3, 4) for c in itertools.combinations(signals, k)):
         if "single" in c:
             continue  # stage 1 must not look at the states
-        for m in (0.5, 1.0, 1.5, 2.0, 2.5):
-            rule = margin_rule(dict.fromkeys(c, 1.0), m)
+        if scaled == "reference" and not set(c) <= {"channel_need", "minilm"}:
+            continue
+        scales = pooled_scales(tune_rows, c) if scaled == "pooled" else ("reference" if scaled == "reference" else None)
+        for m in (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0):
+            rule = margin_rule(dict.fromkeys(c, 1.0), m, scales)
             res.append((evaluate(tune_rows, rule), c, m, rule))
     for a, c, m, rule in sorted(res, key=lambda t: -t[0]["acc"])[:top]:
         b = evaluate(test_rows, rule)
         print(f"| {'+'.join(c)} | {m:g} | {a['acc']:.1f} | {a['recall']:.1f} | {b['acc']:.1f} | {b['recall']:.1f} | "
               f"{b['kept']:.2f} |")
+
+
+def prior(paths: list[str], signals: list[str], weights: list[float]) -> None:
+    """The soft alternative to filtering: the single prompt's option scores plus w x the summed z-scores of the
+    same stage-1 signals (w = 0 is the single prompt). Shows how much of the two-stage gain is the extra
+    signal rather than the hard filter."""
+    print(f"single prompt + w x z({'+'.join(signals)}) of the option's object, accuracy %")
+    print("| sample | n | " + " | ".join(f"w={w:g}" for w in weights) + " |")
+    print("|---|---|" + "---|" * len(weights))
+    for p in paths:
+        data = json.loads(open(p).read())
+        rows = data["rows"]
+        cells = []
+        for w in weights:
+            acc = 0
+            for r in rows:
+                c = combined(r, dict.fromkeys(signals, 1.0))
+                sc = [s + w * c[o] for s, o in zip(r["option_scores"], r["objects"], strict=True)]
+                acc += max(range(len(sc)), key=lambda i: (sc[i], -i)) == r["answer"]
+            cells.append(f"{100 * acc / len(rows):.1f}")
+        print(f"| {data['llm']} seed {data['sample_seed']} | {len(rows)} | " + " | ".join(cells) + " |")
 
 
 def _raw_margin(r: dict[str, Any], name: str, m: float) -> set[str]:
@@ -258,14 +316,24 @@ def main() -> None:
     t.add_argument("--tune", nargs="+", required=True)
     t.add_argument("--test", nargs="+", required=True)
     t.add_argument("--top", type=int, default=20)
+    t.add_argument("--scale", choices=("z", "pooled", "reference"), default="z",
+                   help="z: z-score each signal within the question; pooled: divide by its pooled within-question SD "
+                        "on the tuning rows; reference: divide by its SD over COAT's 100 object types for the "
+                        "question (collect with --signals reference)")
+    pr = sub.add_parser("prior")
+    pr.add_argument("paths", nargs="+")
+    pr.add_argument("--signals", nargs="+", default=["channel_need", "minilm"])
+    pr.add_argument("--weights", nargs="+", type=float, default=[0, 0.5, 1, 2, 4])
     args = ap.parse_args()
     if args.cmd == "collect":
         old = json.loads(open(args.out).read()) if os.path.exists(args.out) else None
         data = collect(args.llm, args.n, args.seed, args.set, args.signals, old)
         with open(args.out, "w") as f:
             json.dump(data, f)
+    elif args.cmd == "prior":
+        prior(args.paths, args.signals, args.weights)
     elif args.cmd == "table":
-        table(args.tune, args.test, args.top)
+        table(args.tune, args.test, args.top, args.scale)
     else:
         analyse(args.path)
 

@@ -37,8 +37,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keep-rule", choices=("ensemble", "margin", "yesno"), default="ensemble",
                    help="stage 1 rule for scoring models (see planner.object_selector)")
     p.add_argument("--margin", type=float, default=None,
-                   help="stage 1 margin: summed z-scores for --keep-rule ensemble (default 2.5), nats for margin "
-                        "(default 2)")
+                   help="stage 1 margin: summed scaled signals for --keep-rule ensemble (default 2), nats for "
+                        "margin (default 2)")
+    p.add_argument("--scale", choices=("reference", "question"), default="reference",
+                   help="how --keep-rule ensemble scales each signal: by its SD over COAT's object types "
+                        "(reference) or z-scored over the question's candidates (question)")
     p.add_argument("--signals", nargs="+", choices=("utility", "embedding", "cloze", "yesno"), default=None,
                    help="stage 1 signals for --keep-rule ensemble (default: utility embedding)")
     p.add_argument("--stage1-strategy", choices=("llm", "knowledge", "hybrid"), default=None,
@@ -78,6 +81,7 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any]]:
 
         llm = make_llm(spec, cache=not args.no_cache)
     kw = {"keep_rule": args.keep_rule, "margin": args.margin, "signals": tuple(args.signals or DEFAULT_SIGNALS),
+          "scale": args.scale,
           "stage1_strategy": args.stage1_strategy}
     return kb, llm, {"spec": spec, "kw": kw}
 
@@ -217,6 +221,7 @@ def _ablate_handler(args: argparse.Namespace) -> int:
            f"--keep-rule {args.keep_rule}" if args.keep_rule != "ensemble" else "",
            f"--margin {args.margin}" if args.margin is not None else "",
            "--signals " + " ".join(args.signals) if args.signals else "",
+           f"--scale {args.scale}" if args.scale != "reference" else "",
            f"--stage1-strategy {args.stage1_strategy}" if args.stage1_strategy else ""]
     meta = {
         "command": " ".join(c for c in cmd if c),

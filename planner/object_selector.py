@@ -12,11 +12,14 @@ Strategies:
   back to the ``llm`` strategy when a model is given, else raises :class:`~planner.errors.ConfigError`.
 * ``"llm"``: a language model. With a scoring backend, by one of three documented keep rules:
 
-  - ``"ensemble"`` (default): several per-object signals, each z-scored over the question's candidates and
-    summed; keep the objects within ``margin`` (in summed z units) of the best. The default signals are
-    ``utility`` (the model's log-likelihood of the utility's phrase after "A <object> is") and
-    ``embedding`` (MiniLM similarity of "<task>: <utility phrase>" to "a <object>"); ``cloze`` and ``yesno``
-    below can be added. Chosen on Full-moderate samples disjoint from the benchmark's
+  - ``"ensemble"`` (default): several per-object signals, each divided by its spread and summed; keep the
+    objects within ``margin`` of the best. The default signals are ``utility`` (the model's log-likelihood
+    of the utility's phrase after "A <object> is") and ``embedding`` (MiniLM similarity of "<task>: <utility
+    phrase>" to "a <object>"); ``cloze`` and ``yesno`` below can be added. The spread (``scale``) is, by
+    default, the signal's standard deviation over a reference population of object types for the same
+    question (COAT's 100 objects), computed once per model and question and cached: candidates that are all
+    about equally suitable then stay together, where z-scoring within the question (``scale="question"``)
+    would always push them apart. Chosen on Full-moderate samples disjoint from the benchmark's
     (``benchmarks/decision.md`` section 6).
   - ``"margin"``: score every object name as the answer to the task followed by ``Which object
     would you use?`` (candidates not listed), calibrated by that question alone; keep the objects whose
@@ -38,6 +41,7 @@ Example:
 from __future__ import annotations
 
 import logging
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -64,8 +68,10 @@ DEFAULT_SIGNALS: tuple[str, ...] = ("utility", "embedding")
 
 DEFAULT_MARGIN = 2.0
 """Nats below the best calibrated score an object may be and still be kept (``keep_rule="margin"``)."""
-DEFAULT_ENSEMBLE_MARGIN = 2.5
-"""Summed z-scores below the best an object may be and still be kept (``keep_rule="ensemble"``)."""
+DEFAULT_ENSEMBLE_MARGIN = 2.0
+"""Summed scaled signals below the best an object may be and still be kept (``keep_rule="ensemble"``)."""
+Scale = Literal["reference", "question"]
+SCALES: tuple[str, ...] = ("reference", "question")
 DEFAULT_THRESHOLD = 0.0
 """Minimum calibrated ``Yes - No`` log-likelihood for keeping an object (``keep_rule="yesno"``)."""
 
@@ -265,6 +271,10 @@ class ObjectSelector:
             (:data:`DEFAULT_ENSEMBLE_MARGIN`); None picks the rule's default.
         threshold: See :data:`DEFAULT_THRESHOLD`.
         signals: What ``"ensemble"`` sums (a subset of :data:`SIGNALS`, default :data:`DEFAULT_SIGNALS`).
+        scale: How ``"ensemble"`` puts signals on one scale: ``"reference"`` (SD over ``reference_objects``)
+            or ``"question"`` (z-scores over the candidates).
+        reference_objects: The reference population for ``scale="reference"`` (default: COAT's object
+            vocabulary from ``kb``).
         encoder: A :class:`planner.embedding.SentenceEncoder` for the ``embedding`` signal (default: the
             embedded MiniLM, loaded on first use; needs the ``embed`` extra).
     """
@@ -280,9 +290,13 @@ class ObjectSelector:
         margin: float | None = None,
         threshold: float = DEFAULT_THRESHOLD,
         signals: Sequence[str] = DEFAULT_SIGNALS,
+        scale: Scale = "reference",
+        reference_objects: Sequence[str] | None = None,
         encoder: SentenceEncoder | None = None,
     ) -> None:
         check_strategy(strategy, llm, kb)
+        if scale not in SCALES:
+            raise ConfigError(f"unknown scale {scale!r}; valid: {', '.join(SCALES)}")
         if keep_rule not in KEEP_RULES:
             raise ConfigError(f"unknown keep_rule {keep_rule!r}; valid: {', '.join(KEEP_RULES)}")
         if margin is None:
@@ -302,7 +316,18 @@ class ObjectSelector:
         self.margin = margin
         self.threshold = threshold
         self.signals = signals
+        self.scale = scale
         self._encoder = encoder
+        if reference_objects is None and self.know is not None:
+            reference_objects = sorted(self.know.vocabulary)
+        self.reference_objects = tuple(canonical_object_name(o) for o in reference_objects or ())
+        scoring = bool(llm is not None and getattr(llm, "supports_scoring", False))
+        if keep_rule == "ensemble" and scale == "reference" and scoring and len(self.reference_objects) < 2:
+            raise ConfigError(
+                "scale 'reference' needs a reference population of object types: pass kb= (COAT's objects) or "
+                "reference_objects=[...] (at least 2), or use scale='question'"
+            )
+        self._spread: dict[tuple[str, ...], float] = {}
 
     def __repr__(self) -> str:
         extra = f", signals={list(self.signals)}" if self.keep_rule == "ensemble" else ""
@@ -314,7 +339,7 @@ class ObjectSelector:
         if self.strategy == "knowledge":
             return "knowledge"
         if self.keep_rule == "ensemble":
-            rule = f"ensemble {'+'.join(self.signals)} margin {self.margin:g}"
+            rule = f"ensemble {'+'.join(self.signals)} {self.scale}-scaled margin {self.margin:g}"
         elif self.keep_rule == "margin":
             rule = f"margin {self.margin:g}"
         else:
@@ -463,6 +488,16 @@ class ObjectSelector:
             out.append(float(v))
         return out
 
+    def _reference_spread(self, name: str, task: str | None, utility: str) -> float:
+        """SD of a signal over the reference objects for this question (memoized; model calls are cached)."""
+        assert self.llm is not None
+        key = (name, getattr(self.llm, "model_id", ""), utility, task or "", *(
+            (self.encoder.model_id,) if name == "embedding" else ()))
+        if key not in self._spread:
+            values = self._signal(name, task, utility, list(self.reference_objects), Trace())
+            self._spread[key] = statistics.pstdev(values)
+        return self._spread[key]
+
     def _ensemble(
         self, task: str | None, utility: str, names: list[str], trace: Trace, base: dict[str, Any]
     ) -> ObjectSelection:
@@ -471,7 +506,13 @@ class ObjectSelector:
                                    reason="only candidate")
         total = [0.0] * len(names)
         for name in self.signals:
-            for i, z in enumerate(zscores(self._signal(name, task, utility, names, trace))):
+            values = self._signal(name, task, utility, names, trace)
+            if self.scale == "question":
+                scaled = zscores(values)
+            else:
+                sd = self._reference_spread(name, task, utility)
+                scaled = [v / sd if sd > 1e-12 else 0.0 for v in values]
+            for i, z in enumerate(scaled):
                 total[i] += z
         ranking = sorted(names, key=lambda o: -total[names.index(o)])
         best = max(total)
@@ -482,7 +523,7 @@ class ObjectSelector:
             ranking=tuple(ranking),
             scores={o: float(s) for o, s in zip(names, total, strict=True)},
             method="llm-ensemble",
-            reason=f"summed z-scores of {'+'.join(self.signals)} within {self.margin:g} of the best ({best:.2f})",
+            reason=f"{'+'.join(self.signals)} ({self.scale}-scaled) within {self.margin:g} of the best ({best:.2f})",
         )
 
     def _margin(
@@ -566,10 +607,12 @@ __all__ = [
     "DEFAULT_SIGNALS",
     "DEFAULT_THRESHOLD",
     "KEEP_RULES",
+    "SCALES",
     "SIGNALS",
     "STRATEGIES",
     "KeepRule",
     "Knowledge",
+    "Scale",
     "ObjectSelector",
     "ObjectSubsetAnswer",
     "Strategy",

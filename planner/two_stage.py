@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from . import prompting
 from .errors import ConfigError
-from .object_selector import DEFAULT_SIGNALS, DEFAULT_THRESHOLD, KeepRule, ObjectSelector, Strategy, Trace
+from .object_selector import DEFAULT_SIGNALS, DEFAULT_THRESHOLD, KeepRule, ObjectSelector, Scale, Strategy, Trace
 from .schemas import Decision, ObjectSelection, PhysicalState, Question, StateRanking
 from .state_selector import Candidate, StateSelector, as_pair, check_candidates, labels_for
 
@@ -134,6 +134,7 @@ class TwoStagePipeline(DecisionPipeline):
         margin: Stage 1 margin (None: the keep rule's default; see :class:`ObjectSelector`).
         threshold: Stage 1 threshold for ``keep_rule="yesno"``.
         signals: Stage 1 signals for ``keep_rule="ensemble"``.
+        scale: How ``keep_rule="ensemble"`` scales its signals (``"reference"`` or ``"question"``).
         encoder: Sentence encoder for the ``embedding`` signal (default: the embedded MiniLM).
         stage1_strategy: A different strategy for stage 1 only (e.g. ``"knowledge"`` with an ``"llm"``
             stage 2, to measure stage 2 behind a perfect stage 1); the decision's strategy then reads
@@ -155,6 +156,7 @@ class TwoStagePipeline(DecisionPipeline):
         margin: float | None = None,
         threshold: float = DEFAULT_THRESHOLD,
         signals: Sequence[str] = DEFAULT_SIGNALS,
+        scale: Scale = "reference",
         encoder: Any = None,
         stage1_strategy: Strategy | None = None,
     ) -> None:
@@ -162,7 +164,7 @@ class TwoStagePipeline(DecisionPipeline):
         super().__init__(strategy if s1 == strategy else f"{s1}+{strategy}", llm)  # type: ignore[arg-type]
         self.objects = objects or ObjectSelector(
             s1, llm, kb, cost=cost, keep_rule=keep_rule, margin=margin, threshold=threshold, signals=signals,
-            encoder=encoder,
+            scale=scale, encoder=encoder,
         )
         self.states = states or StateSelector(strategy, llm, kb, cost=cost, template="state_stage")
 

@@ -6,6 +6,7 @@ fake below); the knowledge strategy uses the real COAT annotations.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -148,7 +149,7 @@ def test_stage1_ensemble_sums_zscored_signals(kb: Any) -> None:
 
     llm = ScoringFake(fn)
     enc = FakeEncoder({"knife": 0.6, "butter knife": 0.2, "pillow": 0.1})
-    sel = ObjectSelector("llm", llm, kb, encoder=enc, margin=1.0)(
+    sel = ObjectSelector("llm", llm, kb, encoder=enc, margin=1.0, scale="question")(
         "cut cake", "cutting", ["Pillow", "ButterKnife", "Knife"], trace=(tr := Trace())
     )
     names = ["Pillow", "ButterKnife", "Knife"]
@@ -162,25 +163,57 @@ def test_stage1_ensemble_sums_zscored_signals(kb: Any) -> None:
     assert enc.queries == [("cut cake: an object that can be used to cut something",
                             ["a pillow", "a butter knife", "a knife"])]
     assert "fake:encoder" in tr.prompts[-1]  # the encoder is part of the decision's prompt hash
-    # the default margin (2.5) also keeps the butter knife
-    sel = ObjectSelector("llm", llm, kb, encoder=enc)("cut cake", "cutting", names)
+    # a margin of 2.5 also keeps the butter knife
+    sel = ObjectSelector("llm", llm, kb, encoder=enc, margin=2.5, scale="question")("cut cake", "cutting", names)
     assert sel.kept == ("Knife", "ButterKnife")
+
+
+UTILITY_LL = {"knife": -3.0, "butter knife": -3.2, "pillow": -9.0, "laptop": -7.0}
+
+
+def test_stage1_ensemble_reference_scale() -> None:
+    # each signal is divided by its SD over the reference objects (computed once per model and question)
+    llm = ScoringFake(lambda prompt, option: by_words(UTILITY_LL)("", prompt))  # by the object in "A knife is"
+    enc = FakeEncoder({"knife": 0.50, "butter knife": 0.45, "pillow": 0.10, "laptop": 0.15})
+    ref = ["Knife", "ButterKnife", "Pillow", "Laptop"]
+    sel = ObjectSelector("llm", llm, encoder=enc, reference_objects=ref)
+    got = sel("cut cake", "cutting", ["Knife", "ButterKnife"])
+    sd_u, sd_e = statistics.pstdev(UTILITY_LL.values()), statistics.pstdev([0.5, 0.45, 0.1, 0.15])
+    assert got.scores == pytest.approx({"Knife": -3.0 / sd_u + 0.5 / sd_e, "ButterKnife": -3.2 / sd_u + 0.45 / sd_e})
+    # two almost equally suitable objects stay together (z-scoring within the question would split them)
+    assert set(got.kept) == {"Knife", "ButterKnife"} and got.method == "llm-ensemble"
+    assert ObjectSelector("llm", llm, encoder=enc, scale="question", margin=2.0)(
+        "cut cake", "cutting", ["Knife", "ButterKnife"]).kept == ("Knife",)
+    # an unsuitable object is dropped; the spreads are not recomputed for the same question
+    calls = llm.stats.calls
+    got = sel("cut cake", "cutting", ["Pillow", "Knife"])
+    assert got.kept == ("Knife",) and llm.stats.calls == calls + 2
+    assert sel.rule == "ensemble utility+embedding reference-scaled margin 2"
+
+
+def test_stage1_ensemble_reference_needs_a_population() -> None:
+    with pytest.raises(ConfigError, match="needs a reference population"):
+        ObjectSelector("llm", ScoringFake(lambda p, o: 0.0))
+    assert ObjectSelector("llm", ScoringFake(lambda p, o: 0.0), scale="question").scale == "question"
+    with pytest.raises(ConfigError, match="valid: reference, question"):
+        ObjectSelector("llm", ScoringFake(lambda p, o: 0.0), scale="global")  # type: ignore[arg-type]
 
 
 def test_stage1_ensemble_settings() -> None:
     llm = ScoringFake(lambda p, o: 0.0)
     enc = FakeEncoder({})
-    sel = ObjectSelector("llm", llm, encoder=enc)
-    assert sel.rule == "ensemble utility+embedding margin 2.5"
+    sel = ObjectSelector("llm", llm, encoder=enc, scale="question")
+    assert sel.rule == "ensemble utility+embedding question-scaled margin 2"
     assert ObjectSelector("llm", llm, keep_rule="margin").rule == "margin 2"
-    assert ObjectSelector("llm", llm, signals=["cloze", "yesno"], margin=1).rule == "ensemble cloze+yesno margin 1"
+    assert ObjectSelector("llm", llm, signals=["cloze", "yesno"], margin=1, scale="question").rule == (
+        "ensemble cloze+yesno question-scaled margin 1")
     # a single candidate needs no model call; all-equal signals keep everything
     assert sel("cut cake", "cutting", ["Knife"]).kept == ("Knife",) and llm.stats.calls == 0
     assert set(sel("cut cake", "cutting", ["Knife", "Pillow"]).kept) == {"Knife", "Pillow"}
     assert zscores([1.0, 1.0]) == [0.0, 0.0]
     for bad in (["smell"], [], ["utility", "utility"]):
         with pytest.raises(ConfigError, match="signals must be distinct names from utility, embedding, cloze, yesno"):
-            ObjectSelector("llm", llm, signals=bad)
+            ObjectSelector("llm", llm, signals=bad, scale="question")
     with pytest.raises(ConfigError, match="valid: ensemble, margin, yesno"):
         ObjectSelector("llm", llm, keep_rule="vote")  # type: ignore[arg-type]
 
@@ -207,7 +240,7 @@ def test_stage1_generated_answer_parsed_and_unparsed() -> None:
 
 
 def test_stage1_rejects_empty_and_duplicate_candidates() -> None:
-    sel = ObjectSelector("llm", ScoringFake(lambda p, o: 0.0))
+    sel = ObjectSelector("llm", ScoringFake(lambda p, o: 0.0), scale="question")
     with pytest.raises(ConfigError, match="at least one"):
         sel("cut cake", "cutting", [])
     with pytest.raises(ConfigError, match="duplicate"):
@@ -256,7 +289,7 @@ def test_stage2_rejects_empty_and_duplicate_options() -> None:
         sel("cut cake", "cutting", [ObjectConfig(object="Knife", state=st()), ObjectConfig(object="Knife", state=st())])
     dup = Q.model_copy(update={"options": (Q.options[0], Q.options[0].model_copy(update={"letter": "B"}))})
     with pytest.raises(ConfigError, match="duplicate"):
-        TwoStagePipeline("llm", ScoringFake(lambda p, o: 0.0)).decide(dup)
+        TwoStagePipeline("llm", ScoringFake(lambda p, o: 0.0), scale="question").decide(dup)
     with pytest.raises(ValidationError):
         Question(id="x", set="task2", variation=1, utility="cutting", task="cut cake", text="?", options=(), answer="A")
 
