@@ -491,7 +491,8 @@ class ObjectSelector:
     def _reference_spread(self, name: str, task: str | None, utility: str) -> float:
         """SD of a signal over the reference objects for this question (memoized; model calls are cached)."""
         assert self.llm is not None
-        key = (name, getattr(self.llm, "model_id", ""), utility, task or "", *(
+        # the utility signal ("A knife is" + the utility's phrase) does not read the task: one spread per utility
+        key = (name, getattr(self.llm, "model_id", ""), utility, "" if name == "utility" else (task or ""), *(
             (self.encoder.model_id,) if name == "embedding" else ()))
         if key not in self._spread:
             values = self._signal(name, task, utility, list(self.reference_objects), Trace())

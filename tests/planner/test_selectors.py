@@ -188,6 +188,9 @@ def test_stage1_ensemble_reference_scale() -> None:
     calls = llm.stats.calls
     got = sel("cut cake", "cutting", ["Pillow", "Knife"])
     assert got.kept == ("Knife",) and llm.stats.calls == calls + 2
+    # nor the utility signal's for another task of the same utility (it does not read the task)
+    sel("serving cake", "cutting", ["Pillow", "Knife"])
+    assert llm.stats.calls == calls + 4
     assert sel.rule == "ensemble utility+embedding reference-scaled margin 2"
 
 
