@@ -488,6 +488,22 @@ class ObjectSelector:
             out.append(float(v))
         return out
 
+    def calibrate(self, task: str | None, utility: str) -> dict[str, float]:
+        """Compute (and memoize) the reference spread of every ensemble signal for a question.
+
+        ``keep_rule="ensemble"`` with ``scale="reference"`` does this on first use; a robot can call it ahead
+        of time so its first decision for a utility does not wait for the reference population's model calls
+        (about 100 short calls per utility, then cached on disk and in memory).
+
+        Returns:
+            Signal name -> standard deviation over :attr:`reference_objects` ({} when nothing is scaled
+            by reference: another keep rule or scale, or no scoring model).
+        """
+        if not (self.keep_rule == "ensemble" and self.scale == "reference" and self.strategy != "knowledge"
+                and self.llm is not None and self.llm.supports_scoring):
+            return {}
+        return {name: self._reference_spread(name, task, utility) for name in self.signals}
+
     def _reference_spread(self, name: str, task: str | None, utility: str) -> float:
         """SD of a signal over the reference objects for this question (memoized; model calls are cached)."""
         assert self.llm is not None

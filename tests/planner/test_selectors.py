@@ -186,6 +186,9 @@ def test_stage1_ensemble_reference_scale() -> None:
         "cut cake", "cutting", ["Knife", "ButterKnife"]).kept == ("Knife",)
     # an unsuitable object is dropped; the spreads are not recomputed for the same question
     calls = llm.stats.calls
+    assert sel.calibrate("cut cake", "cutting") == pytest.approx({"utility": sd_u, "embedding": sd_e})
+    assert llm.stats.calls == calls
+    assert ObjectSelector("llm", llm, keep_rule="margin").calibrate("cut cake", "cutting") == {}
     got = sel("cut cake", "cutting", ["Pillow", "Knife"])
     assert got.kept == ("Knife",) and llm.stats.calls == calls + 2
     # nor the utility signal's for another task of the same utility (it does not read the task)
