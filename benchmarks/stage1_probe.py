@@ -97,7 +97,7 @@ def signal(name: str, llm: Any, q: Any, names: list[str], phrase: str | None) ->
             (out[o],) = llm.score(f"With {_a(h)}, a household robot can do this task:", [q.task],
                                   neutral_prompt="A household robot can do this task:")
         elif name == "channel_need":
-            (out[o],) = llm.score(f"{_a(h).capitalize()} is", [need], neutral_prompt="It is")
+            (out[o],) = llm.score(P.object_utility_prompt(o), [need], neutral_prompt=P.neutral_prompt("utility"))
         elif name == "yesno":
             yes, no = llm.score(P.object_yesno_prompt(q.task, q.utility, o, phrase=phrase), ["Yes", "No"],
                                 neutral_prompt=P.neutral_prompt("yesno"))
