@@ -511,6 +511,8 @@ class ObjectSelector:
         key = (name, getattr(self.llm, "model_id", ""), utility, "" if name == "utility" else (task or ""), *(
             (self.encoder.model_id,) if name == "embedding" else ()))
         if key not in self._spread:
+            log.info("stage 1: %s spread over %d reference objects for %r (once per %s; model calls are cached)",
+                     name, len(self.reference_objects), utility, "utility" if name == "utility" else "task")
             values = self._signal(name, task, utility, list(self.reference_objects), Trace())
             self._spread[key] = statistics.pstdev(values)
         return self._spread[key]
