@@ -93,6 +93,11 @@ def test_rows_resume_and_refuse_other_runs(tmp_path: Path) -> None:
     assert len(rows) == 6 and llm.stats.calls == 4 + 3 and len(read_rows(out)) == 6
     with pytest.raises(ConfigError, match="different run"):
         run_eval(qs, pipe, run={**RUN, "pipeline": "two-stage"}, out=out, progress=False)
+    # rows of another stage-1 rule are not mixed in either (the rows record it)
+    assert read_rows(out)[0]["stage1"] is None
+    with pytest.raises(ConfigError, match="stage1: file has None, this run 'ensemble"):
+        run_eval(qs, pipe, run={**RUN, "stage1": "ensemble utility+embedding reference-scaled margin 2"}, out=out,
+                 progress=False)
 
 
 def test_unparsed_answers_are_counted_not_guessed() -> None:
