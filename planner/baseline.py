@@ -4,13 +4,19 @@ COAT compares its two-stage prompting against this: the model sees all options a
 objects that do not suit the task, and picks one. It returns the same
 :class:`~planner.schemas.Decision` as :class:`~planner.two_stage.TwoStagePipeline` (``stage1`` is None),
 with the same strategies, so ablations are like for like.
+
+``object_prior``: with a scoring model, the baseline can also add stage 1's per-object ensemble score (the
+signals two-stage filters on, see :class:`~planner.object_selector.ObjectSelector`) times a weight to every
+option's score, instead of filtering. This answers "is it the two-stage structure or the extra signal?" with
+the same information on both sides (``benchmarks/decision.md`` section 3).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .object_selector import Strategy, Trace
+from .errors import ConfigError
+from .object_selector import ObjectSelector, Strategy, Trace
 from .schemas import PhysicalState
 from .state_selector import StateSelector
 from .two_stage import DecisionPipeline
@@ -27,18 +33,46 @@ class SinglePromptBaseline(DecisionPipeline):
         llm: Language model backend.
         kb: COAT knowledge base.
         cost: Cost model (built from ``kb`` when omitted).
+        prior: An ``ObjectSelector`` with ``keep_rule="ensemble"`` whose per-object scores are added to the
+            options' scores (scoring models only); None for the plain baseline.
+        prior_weight: The weight of those scores (>= 0).
     """
 
     pipeline: ClassVar[str] = "single"
 
     def __init__(
-        self, strategy: Strategy = "llm", llm: LLMBackend | None = None, kb: Any = None, *, cost: Any = None
+        self,
+        strategy: Strategy = "llm",
+        llm: LLMBackend | None = None,
+        kb: Any = None,
+        *,
+        cost: Any = None,
+        prior: ObjectSelector | None = None,
+        prior_weight: float = 1.0,
     ) -> None:
         super().__init__(strategy, llm)
         self.selector = StateSelector(strategy, llm, kb, cost=cost, template="single")
+        if prior is not None:
+            if prior.keep_rule != "ensemble" or prior.llm is None or not prior.llm.supports_scoring:
+                raise ConfigError(
+                    "an object prior needs an ObjectSelector with keep_rule='ensemble' over a scoring model "
+                    f"(got {prior!r} with {getattr(prior.llm, 'model_id', None)!r})"
+                )
+            if prior_weight < 0:
+                raise ConfigError(f"prior_weight must be >= 0, got {prior_weight}")
+        self.prior = prior
+        self.prior_weight = prior_weight
 
     def __repr__(self) -> str:
-        return f"SinglePromptBaseline({self.selector!r})"
+        extra = f", prior={self.prior!r} x {self.prior_weight:g}" if self.prior is not None else ""
+        return f"SinglePromptBaseline({self.selector!r}{extra})"
+
+    @property
+    def prior_rule(self) -> str | None:
+        """The object prior's settings as one string (recorded in eval rows), None without a prior."""
+        if self.prior is None:
+            return None
+        return f"prior {self.prior.rule} weight {self.prior_weight:g}"
 
     def _decide(
         self,
@@ -49,6 +83,17 @@ class SinglePromptBaseline(DecisionPipeline):
         trace: Trace,
     ) -> dict[str, Any]:
         st = self.selector(task, utility, pairs, trace=trace)
+        if self.prior is not None and st.scores and len(pairs) > 1:
+            sel = self.prior(task, utility, list(dict.fromkeys(o for o, _ in pairs)), trace=trace)
+            if sel.scores:  # empty when the prior's strategy decided from annotations instead
+                total = [s + self.prior_weight * sel.scores[o] for s, (o, _) in zip(st.scores, pairs, strict=True)]
+                order = sorted(range(len(pairs)), key=lambda i: (-total[i], i))
+                st = st.model_copy(update={
+                    "chosen": order[0],
+                    "ranking": tuple(order),
+                    "scores": tuple(total),
+                    "reason": f"{st.reason}; plus {self.prior_weight:g} x the object prior ({sel.reason})",
+                })
         return {
             "chosen": None if st.chosen is None else labels[st.chosen],
             "ranking": tuple(labels[i] for i in st.ranking),

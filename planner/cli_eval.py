@@ -58,6 +58,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--variation", type=int, default=None, help="only this variation")
     p.add_argument("--pipeline", choices=("two-stage", "single"), default="two-stage")
     p.add_argument("--out", default=None, metavar="FILE.jsonl", help="append one row per question; resumes")
+    p.add_argument("--object-prior", type=float, default=None, metavar="W",
+                   help="single pipeline only: add W x stage 1's ensemble score of each option's object to the "
+                        "single prompt's scores (the same signals two-stage filters on; scoring models)")
     _common(p)
     p.set_defaults(func=_eval_handler)
 
@@ -104,10 +107,17 @@ def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], 
     from .evaluate import run_eval
     from .two_stage import TwoStagePipeline, make_pipeline
 
-    pipe = make_pipeline(pipeline, args.strategy, llm, kb, **(info["kw"] if pipeline == "two-stage" else {}))
+    kw: dict[str, Any] = {}
+    if pipeline == "two-stage":
+        kw = info["kw"]
+    elif getattr(args, "object_prior", None) is not None:
+        kw = {k: v for k, v in info["kw"].items() if k in ("signals", "scale")}
+        kw["object_prior"] = args.object_prior
+    pipe = make_pipeline(pipeline, args.strategy, llm, kb, **kw)
     qs = _sample(args, kb, set_name, variation)
+    stage1 = pipe.objects.rule if isinstance(pipe, TwoStagePipeline) else getattr(pipe, "prior_rule", None)
     run = {"set": set_name, "pipeline": pipeline, "strategy": pipe.strategy, "llm": info["spec"], "seed": args.seed,
-           "stage1": pipe.objects.rule if isinstance(pipe, TwoStagePipeline) else None}
+           "stage1": stage1}
     return run_eval(qs, pipe, run=run, out=out, progress=not args.no_progress)
 
 

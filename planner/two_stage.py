@@ -217,16 +217,29 @@ def make_pipeline(
 ) -> DecisionPipeline:
     """Build ``"two-stage"`` (:class:`TwoStagePipeline`) or ``"single"`` (:class:`SinglePromptBaseline`).
 
+    ``object_prior=W`` (single only) adds W x stage 1's ensemble score of each option's object to the
+    single prompt's scores; the other stage-1 keyword arguments configure that prior.
+
     Raises:
         ConfigError: unknown pipeline or strategy, or a missing dependency.
     """
     if pipeline == "two-stage":
+        if kwargs.pop("object_prior", None) is not None:
+            raise ConfigError("object_prior applies to the single pipeline only")
         return TwoStagePipeline(strategy, llm, kb, **kwargs)  # type: ignore[arg-type]
     if pipeline == "single":
         from .baseline import SinglePromptBaseline
 
-        kwargs = {k: v for k, v in kwargs.items() if k == "cost"}
-        return SinglePromptBaseline(strategy, llm, kb, **kwargs)  # type: ignore[arg-type]
+        weight = kwargs.pop("object_prior", None)
+        prior = None
+        if weight is not None:
+            # the prior uses stage 1's settings (signals, scale, encoder), so both pipelines see the same signals
+            s1 = {k: kwargs[k] for k in ("signals", "scale", "encoder", "cost") if k in kwargs}
+            prior = ObjectSelector(kwargs.get("stage1_strategy") or strategy, llm, kb,  # type: ignore[arg-type]
+                                   keep_rule="ensemble", **s1)
+        kw = {k: v for k, v in kwargs.items() if k == "cost"}
+        return SinglePromptBaseline(strategy, llm, kb, prior=prior, prior_weight=weight or 0.0,  # type: ignore[arg-type]
+                                    **kw)
     raise ConfigError(f"unknown pipeline {pipeline!r}; valid: {', '.join(PIPELINES)}")
 
 

@@ -406,3 +406,34 @@ def test_bad_strategy_and_missing_dependencies() -> None:
         TwoStagePipeline("knowledge")
     with pytest.raises(ConfigError, match="valid: two-stage, single"):
         make_pipeline("three-stage", "llm", ScoringFake(lambda p, o: 0.0))
+
+
+def test_single_with_object_prior_adds_stage1_scores() -> None:
+    # stage 2 slightly prefers the pillow; the prior (utility + embedding, question-scaled) prefers knives
+    def fn(prompt: str, option: str) -> float:
+        if prompt.endswith(" is"):  # the utility signal: "A knife is" + the need phrase
+            return by_words(UTILITY_LL)("", prompt)
+        return by_words({"pillow": 1.2, "butter knife": 1.0, "knife": 0.5})(prompt, option)
+
+    llm = ScoringFake(fn)
+    enc = FakeEncoder({"knife": 0.5, "butter knife": 0.45, "pillow": 0.1})
+    plain = SinglePromptBaseline("llm", llm).decide(Q)
+    assert plain.chosen == "C"
+    prior = ObjectSelector("llm", llm, encoder=enc, scale="question")
+    pipe = SinglePromptBaseline("llm", llm, prior=prior, prior_weight=1.0)
+    d = pipe.decide(Q)
+    assert d.pipeline == "single" and d.stage1 is None and d.chosen == "B"  # butter knife: 1.0 + its prior
+    sel = prior("cut cake", "cutting", ["Knife", "ButterKnife", "Pillow"])
+    assert d.stage2 is not None and d.stage2.scores[2] == pytest.approx(1.2 + sel.scores["Pillow"])
+    assert "object prior" in d.reason
+    assert pipe.prior_rule == "prior ensemble utility+embedding question-scaled margin 2 weight 1"
+    # weight 0 is the plain baseline
+    assert SinglePromptBaseline("llm", llm, prior=prior, prior_weight=0.0).decide(Q).chosen == "C"
+    with pytest.raises(ConfigError, match="keep_rule='ensemble'"):
+        SinglePromptBaseline("llm", llm, prior=ObjectSelector("llm", llm, keep_rule="margin"))
+    with pytest.raises(ConfigError, match="prior_weight must be >= 0"):
+        SinglePromptBaseline("llm", llm, prior=prior, prior_weight=-1.0)
+    with pytest.raises(ConfigError, match="single pipeline only"):
+        make_pipeline("two-stage", "llm", llm, object_prior=1.0)
+    built = make_pipeline("single", "llm", llm, object_prior=0.5, scale="question", encoder=enc)
+    assert isinstance(built, SinglePromptBaseline) and built.prior is not None and built.prior_weight == 0.5
