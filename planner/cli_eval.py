@@ -16,6 +16,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from .errors import ConfigError
 from .schemas import QUESTION_SETS
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stage1-strategy", choices=("llm", "knowledge", "hybrid"), default=None,
                    help="two-stage only: a different strategy for stage 1 (e.g. knowledge, to measure the model's "
                         "stage 2 behind a perfect stage 1)")
+    p.add_argument("--object-prior", type=float, default=None, metavar="W",
+                   help="add W x stage 1's ensemble score of each option's object to the single prompt's scores "
+                        "(the same signals two-stage filters on; scoring models). eval: with --pipeline single; "
+                        "ablate: adds a third pipeline, single+prior")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -58,9 +63,6 @@ def register(subparsers: Any) -> None:
     p.add_argument("--variation", type=int, default=None, help="only this variation")
     p.add_argument("--pipeline", choices=("two-stage", "single"), default="two-stage")
     p.add_argument("--out", default=None, metavar="FILE.jsonl", help="append one row per question; resumes")
-    p.add_argument("--object-prior", type=float, default=None, metavar="W",
-                   help="single pipeline only: add W x stage 1's ensemble score of each option's object to the "
-                        "single prompt's scores (the same signals two-stage filters on; scoring models)")
     _common(p)
     p.set_defaults(func=_eval_handler)
 
@@ -110,10 +112,10 @@ def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], 
     kw: dict[str, Any] = {}
     if pipeline == "two-stage":
         kw = info["kw"]
-    elif getattr(args, "object_prior", None) is not None:
+    elif pipeline == "single+prior":
         kw = {k: v for k, v in info["kw"].items() if k in ("signals", "scale")}
-        kw["object_prior"] = args.object_prior
-    pipe = make_pipeline(pipeline, args.strategy, llm, kb, **kw)
+        kw["object_prior"] = 1.0 if args.object_prior is None else args.object_prior
+    pipe = make_pipeline("single" if pipeline == "single+prior" else pipeline, args.strategy, llm, kb, **kw)
     qs = _sample(args, kb, set_name, variation)
     stage1 = pipe.objects.rule if isinstance(pipe, TwoStagePipeline) else getattr(pipe, "prior_rule", None)
     run = {"set": set_name, "pipeline": pipeline, "strategy": pipe.strategy, "llm": info["spec"], "seed": args.seed,
@@ -125,7 +127,12 @@ def _eval_handler(args: argparse.Namespace) -> int:
     from .evaluate import PAPER_TASK_U, format_summary, summarize
 
     kb, llm, info = _setup(args)
-    rows = _run_one(args, kb, llm, info, args.set_name, args.pipeline, args.out, args.variation)
+    pipeline = args.pipeline
+    if args.object_prior is not None:
+        if pipeline != "single":
+            raise ConfigError(f"--object-prior applies to --pipeline single, not {pipeline!r}")
+        pipeline = "single+prior"
+    rows = _run_one(args, kb, llm, info, args.set_name, pipeline, args.out, args.variation)
     summary = summarize(rows)
     print(format_summary(summary, _labels(kb, args.set_name)))
     if args.set_name == "task_u":
@@ -153,7 +160,7 @@ def _plot(path: Path, set_name: str, labels: dict[int, str], summaries: dict[str
     variations_ = sorted({v for s in summaries.values() for v in s["by_variation"]})
     fig, ax = plt.subplots(figsize=(max(6.0, 0.45 * len(variations_) + 2), 3.6))
     width = 0.8 / max(1, len(summaries))
-    colors = {"single": "#c44e52", "two-stage": "#4c72b0"}
+    colors = {"single": "#c44e52", "two-stage": "#4c72b0", "single+prior": "#55a868"}
     for k, (name, s) in enumerate(summaries.items()):
         xs = [i + (k - (len(summaries) - 1) / 2) * width for i in range(len(variations_))]
         ys = [s["by_variation"].get(v, {}).get("accuracy", 0) or 0 for v in variations_]
@@ -223,7 +230,7 @@ def _ablate_handler(args: argparse.Namespace) -> int:
     results: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for set_name in args.sets:
         results[set_name] = {}
-        for pipeline in ("single", "two-stage"):
+        for pipeline in ("single", "two-stage", *(("single+prior",) if args.object_prior is not None else ())):
             rows_path = out / f"{set_name}-{pipeline}.jsonl"
             results[set_name][pipeline] = _run_one(args, kb, llm, info, set_name, pipeline, str(rows_path))
     cmd = ["coat ablate", f"--llm {info['spec']}" if info["spec"] else "", f"--strategy {args.strategy}",
@@ -232,7 +239,8 @@ def _ablate_handler(args: argparse.Namespace) -> int:
            f"--margin {args.margin}" if args.margin is not None else "",
            "--signals " + " ".join(args.signals) if args.signals else "",
            f"--scale {args.scale}" if args.scale != "reference" else "",
-           f"--stage1-strategy {args.stage1_strategy}" if args.stage1_strategy else ""]
+           f"--stage1-strategy {args.stage1_strategy}" if args.stage1_strategy else "",
+           f"--object-prior {args.object_prior:g}" if args.object_prior is not None else ""]
     meta = {
         "command": " ".join(c for c in cmd if c),
         "model_id": getattr(llm, "model_id", None),

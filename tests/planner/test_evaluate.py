@@ -163,3 +163,12 @@ def test_ablate_cli_writes_report_and_plots(questions_dir: Path, tmp_path: Path)
         assert len((out / f).read_text().splitlines()) == 6
     pytest.importorskip("matplotlib")
     assert (out / "task2.png").stat().st_size > 1000 and "task2.png" in report
+    # --object-prior adds a third pipeline (the fake model scores deterministically); eval refuses it for two-stage
+    assert cli.main(["ablate", "--llm", "fake", "--limit", "6", "--sets", "task2", "--out", str(tmp_path / "p"),
+                     "--questions", str(questions_dir), "--no-progress", "--object-prior", "1"]) == 0
+    report = (tmp_path / "p" / "report.md").read_text()
+    assert "| task2 | single+prior |" in report and "--object-prior 1" in report
+    rows = read_rows(tmp_path / "p" / "task2-single+prior.jsonl")
+    assert len(rows) == 6 and rows[0]["pipeline"] == "single+prior" and rows[0]["stage1"].startswith("prior ensemble")
+    assert cli.main(["eval", "--set", "task2", "--pipeline", "two-stage", "--llm", "fake", "--limit", "6",
+                     "--questions", str(questions_dir), "--no-progress", "--object-prior", "1"]) == 1
