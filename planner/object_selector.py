@@ -533,16 +533,23 @@ class ObjectSelector:
                 scaled = [v / sd if sd > 1e-12 else 0.0 for v in values]
             for i, z in enumerate(scaled):
                 total[i] += z
-        ranking = sorted(names, key=lambda o: -total[names.index(o)])
-        best = max(total)
-        kept = [o for o in ranking if total[names.index(o)] >= best - self.margin]
+        return self._keep_within_margin(base, names, total, "llm-ensemble",
+                                        f"{'+'.join(self.signals)} ({self.scale}-scaled)")
+
+    def _keep_within_margin(
+        self, base: dict[str, Any], names: list[str], scores: Sequence[float], method: str, what: str
+    ) -> ObjectSelection:
+        """Rank by score and keep every object within :attr:`margin` of the best (the best always)."""
+        ranking = sorted(names, key=lambda o: -scores[names.index(o)])
+        best = max(scores)
+        kept = [o for o in ranking if scores[names.index(o)] >= best - self.margin]
         return ObjectSelection(
             **base,
             kept=tuple(kept),
             ranking=tuple(ranking),
-            scores={o: float(s) for o, s in zip(names, total, strict=True)},
-            method="llm-ensemble",
-            reason=f"{'+'.join(self.signals)} ({self.scale}-scaled) within {self.margin:g} of the best ({best:.2f})",
+            scores={o: float(s) for o, s in zip(names, scores, strict=True)},
+            method=method,  # type: ignore[arg-type]
+            reason=f"{what} within {self.margin:g} of the best ({best:.2f})",
         )
 
     def _margin(
@@ -553,21 +560,8 @@ class ObjectSelector:
             # nothing to compare: the margin rule always keeps the best, so no model call is needed
             return ObjectSelection(**base, kept=tuple(names), ranking=tuple(names), method="llm-scored",
                                    reason="only candidate")
-        prompt = prompting.object_prompt(task, utility, names, phrase=self._phrase(utility), mode="scored")
-        trace.prompts.append(prompt)
-        options = [prompting.humanize_object(o) for o in names]
-        scores = self.llm.score(prompt, options, neutral_prompt=prompting.neutral_prompt("object"))
-        ranking = sorted(names, key=lambda o: -scores[names.index(o)])
-        best = max(scores)
-        kept = [o for o in ranking if scores[names.index(o)] >= best - self.margin]
-        return ObjectSelection(
-            **base,
-            kept=tuple(kept),
-            ranking=tuple(ranking),
-            scores={o: float(s) for o, s in zip(names, scores, strict=True)},
-            method="llm-scored",
-            reason=f"calibrated score within {self.margin:g} of the best ({best:.2f})",
-        )
+        scores = self._signal("cloze", task, utility, names, trace)
+        return self._keep_within_margin(base, names, scores, "llm-scored", "calibrated score")
 
     def _yesno(
         self, task: str | None, utility: str, names: list[str], trace: Trace, base: dict[str, Any]
