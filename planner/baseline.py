@@ -83,9 +83,10 @@ class SinglePromptBaseline(DecisionPipeline):
         trace: Trace,
     ) -> dict[str, Any]:
         st = self.selector(task, utility, pairs, trace=trace)
-        if self.prior is not None and st.scores and len(pairs) > 1:
+        # only a model's scores take the prior: annotations (knowledge, or hybrid where annotated) stay exact
+        if self.prior is not None and st.scores and st.method.startswith("llm") and len(pairs) > 1:
             sel = self.prior(task, utility, list(dict.fromkeys(o for o, _ in pairs)), trace=trace)
-            if sel.scores:  # empty when the prior's strategy decided from annotations instead
+            if sel.scores:  # empty when every option is the same object (nothing to compare)
                 total = [s + self.prior_weight * sel.scores[o] for s, (o, _) in zip(st.scores, pairs, strict=True)]
                 order = sorted(range(len(pairs)), key=lambda i: (-total[i], i))
                 st = st.model_copy(update={

@@ -233,10 +233,10 @@ def make_pipeline(
         weight = kwargs.pop("object_prior", None)
         prior = None
         if weight is not None:
-            # the prior uses stage 1's settings (signals, scale, encoder), so both pipelines see the same signals
+            # The prior is the model's stage-1 signals (strategy "llm" whatever the baseline's strategy: a
+            # knowledge or mixed selection has no score for every object), with stage 1's settings.
             s1 = {k: kwargs[k] for k in ("signals", "scale", "encoder", "cost") if k in kwargs}
-            prior = ObjectSelector(kwargs.get("stage1_strategy") or strategy, llm, kb,  # type: ignore[arg-type]
-                                   keep_rule="ensemble", **s1)
+            prior = ObjectSelector("llm", llm, kb, keep_rule="ensemble", **s1)
         kw = {k: v for k, v in kwargs.items() if k == "cost"}
         return SinglePromptBaseline(strategy, llm, kb, prior=prior, prior_weight=weight or 0.0,  # type: ignore[arg-type]
                                     **kw)

@@ -437,3 +437,17 @@ def test_single_with_object_prior_adds_stage1_scores() -> None:
         make_pipeline("two-stage", "llm", llm, object_prior=1.0)
     built = make_pipeline("single", "llm", llm, object_prior=0.5, scale="question", encoder=enc)
     assert isinstance(built, SinglePromptBaseline) and built.prior is not None and built.prior_weight == 0.5
+
+
+def test_object_prior_under_hybrid(kb: Any) -> None:
+    llm = ScoringFake(lambda prompt, option: by_words(UTILITY_LL)("", prompt) if prompt.endswith(" is") else 0.0)
+    pipe = make_pipeline("single", "hybrid", llm, kb, object_prior=1.0, encoder=FakeEncoder({"knife": 0.5}))
+    # the prior is always the model's signals (a knowledge or mixed stage 1 scores only some objects)
+    assert isinstance(pipe, SinglePromptBaseline) and pipe.prior is not None and pipe.prior.strategy == "llm"
+    # a task COAT does not annotate: the model decides, and the prior moves it to the knife
+    d = pipe.decide(question([("Pillow", st(), "other"), ("Knife", st(), "other")], "B", task="trim paper"))
+    assert d.chosen == "B" and "object prior" in d.reason
+    # an annotated task: the annotations decide and the prior does not touch them
+    d = pipe.decide(question([("Knife", st(), "context"), ("Laptop", st(), "random")], "A", task="serving cake"))
+    assert d.chosen == "A" and d.stage2 is not None and d.stage2.method == "knowledge"
+    assert "object prior" not in d.reason
