@@ -63,7 +63,7 @@ def register(subparsers: Any) -> None:
 
 
 def _root(args: argparse.Namespace) -> Path:
-    from planner.data import resolve_data_dir
+    from planner.paths import resolve_data_dir
 
     return resolve_data_dir(args.data_dir, need="ai2thor")
 
@@ -142,7 +142,7 @@ def _mass_size(args: argparse.Namespace) -> int:
 
 
 def _embedded(args: argparse.Namespace) -> int:
-    from planner.data import resolve_data_dir
+    from planner.paths import resolve_data_dir
 
     from .evaluation import embedded_eval
     from .priors import TypePriors

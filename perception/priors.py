@@ -180,7 +180,7 @@ class TypePriors:
             if table:
                 return cls(table)
         # planner.knowledge not available yet: read the one file it would read.
-        from planner.data import resolve_data_dir
+        from planner.paths import resolve_data_dir
 
         root = resolve_data_dir(data_dir, need="coat", files=("task-1/common_var_responses.json",))
         with open(Path(root) / "coat" / "task-1" / "common_var_responses.json", encoding="utf-8") as f:
@@ -283,7 +283,7 @@ def derive_typical_material(floorplans_dir: Path, common: Mapping[str, Mapping[s
 if __name__ == "__main__":  # pragma: no cover - maintenance helper
     import sys
 
-    from planner.data import resolve_data_dir
+    from planner.paths import resolve_data_dir
 
     if "--derive" in sys.argv:
         root = resolve_data_dir(need="ai2thor")

@@ -219,13 +219,13 @@ def plan_in_state(
                 notes.append(f"{role.utility}: the model's answer could not be parsed ({decision.reason})")
                 break
             best = candidates[decision.chosen_index]
-            unusable = _unusable(best)
+            unusable = best.state.unusable_reason()
             if not unusable:
                 rec = best
                 break
             # A broken or used-up object cannot be made ready: decide again among the usable ones, so a
             # substitute is chosen even when stage 1 kept only the unusable ideal object.
-            usable = [r for r in candidates if not _unusable(r)]
+            usable = [r for r in candidates if not r.state.unusable_reason()]
             notes.append(f"{role.utility}: {best.object_id} is unusable ({unusable})"
                          + ("; choosing among the usable objects" if usable else "; no usable substitute in the scene"))
             candidates = usable
@@ -265,15 +265,6 @@ def _candidates(state: SceneState, kb: KnowledgeBase, utility: str, task: str | 
             seen.add(key)
             out.append(r)
     return out
-
-
-def _unusable(rec: ObjectRecord) -> str:
-    s = rec.state
-    if s.condition.value == "broken":
-        return "broken"
-    if s.already_in_use.value == "irreversible-using":
-        return "in use for good"
-    return ""
 
 
 def _prepare_args(rec: ObjectRecord, kb: KnowledgeBase, role: TaskMatch) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from . import data as data_mod
+from . import paths as data_mod
 from . import download as dl
 from .errors import DataNotFoundError
 

@@ -100,7 +100,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from .data import COAT_FILES, resolve_data_dir
+from .paths import COAT_FILES, resolve_data_dir
 from .errors import ConfigError, DataError, DataNotFoundError, UnknownIdError
 from .schemas import LETTERS, QUESTION_SETS, VARIABLES, ObjectConfig, Option, PhysicalState, Question
 

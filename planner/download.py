@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from ._optional import require
-from .data import cache_data_dir
+from .paths import cache_data_dir
 from .errors import ConfigError, DataError, PlannerError
 
 log = logging.getLogger(__name__)
@@ -719,7 +719,7 @@ def download(
     with the right checksum are skipped. Failures do not stop the other items; they are reported together.
 
     Args:
-        dest: Data root to fill (gets ``coat/`` and ``ai2thor/``); defaults to :func:`planner.data.cache_data_dir`.
+        dest: Data root to fill (gets ``coat/`` and ``ai2thor/``); defaults to :func:`planner.paths.cache_data_dir`.
         components: Which parts to fetch: any of ``"coat"``, ``"ai2thor"``, ``"traces"``.
         mirror: Base URL replacing ``https://raw.githubusercontent.com``; defaults to ``$COAT_DOWNLOAD_MIRROR``.
         items: Explicit work items (a subset of :func:`manifest`); overrides ``components``.

@@ -52,7 +52,7 @@ from typing import Annotated, Any
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
-from .data import resolve_data_dir
+from .paths import resolve_data_dir
 from .errors import DataError, UnknownIdError
 from .schemas import (
     VARIABLES,
@@ -829,7 +829,7 @@ def load_knowledge(data_dir: str | os.PathLike[str] | None = None) -> KnowledgeB
 
     Args:
         data_dir: Data root holding ``coat/``; None resolves it from ``$COAT_DATA_DIR`` or the user cache
-            (see :func:`planner.data.resolve_data_dir`).
+            (see :func:`planner.paths.resolve_data_dir`).
 
     Returns:
         The knowledge base; the same object for repeated calls with the same resolved directory.

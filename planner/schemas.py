@@ -162,6 +162,14 @@ class PhysicalState(Contract):
         """Render as COAT prints a configuration: ``mass: light, material: Metal, ...``."""
         return ", ".join(f"{v}: {getattr(self, v).value}" for v in VARIABLES)
 
+    def unusable_reason(self) -> str:
+        """Why no task can use an object in this state (``"broken"``, ``"in use for good"``), or ``""``."""
+        if self.condition is Condition.BROKEN:
+            return "broken"
+        if self.already_in_use is InUse.IRREVERSIBLE:
+            return "in use for good"
+        return ""
+
 
 class ObjectConfig(Contract):
     """An object name with a concrete physical state (a COAT configuration)."""

@@ -506,10 +506,6 @@ def _decision_method(p: Plan) -> str:
     return "coat-knowledge" if methods <= {"knowledge"} else "coat-llm"
 
 
-def _unusable(rec: ObjectRecord) -> bool:
-    return rec.state.condition.value == "broken" or rec.state.already_in_use.value == "irreversible-using"
-
-
 # ---------------------------------------------------------------- acting
 class _Tap:
     """Forwards to a SceneEnv and keeps the last step's info (SkillContext records only success/error)."""
@@ -843,13 +839,14 @@ class SciWorldAgent:
         if not p.feasible:
             # COAT's stage 1 keeps the task's context objects (the stove for "boil water"); when those are all
             # broken, stage 2 has nothing usable. Re-plan over the usable objects only (the oven is then ranked).
-            usable = SceneState(scene_id=state.scene_id, objects=tuple(r for r in state.objects if not _unusable(r)))
+            usable_objects = tuple(r for r in state.objects if not r.state.unusable_reason())
+            usable = SceneState(scene_id=state.scene_id, objects=usable_objects)
             for r in state.objects:
-                if _unusable(r):
+                if r.state.unusable_reason():
                     excluded.setdefault(r.object_id, "broken")
             p2 = plan_in_state(task, usable, **kw)
             if p2.feasible or p2.choices:
-                self._replans += 1 if any(_unusable(r) for r in state.objects) else 0
+                self._replans += 1 if any(r.state.unusable_reason() for r in state.objects) else 0
                 p = p2
         method = _decision_method(p)
         oid = p.choices[0].object_id if p.choices else None

@@ -22,7 +22,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "planner.baseline": ("scenes", "perception", "skills"),
     "planner.llm": ("scenes", "perception", "skills"),
 }
-ALLOWED = {"planner.schemas", "planner.errors", "planner._optional", "planner.data"}
+ALLOWED = {"planner.schemas", "planner.errors", "planner._optional", "planner.paths"}
 
 
 def _module_name(path: Path) -> str:

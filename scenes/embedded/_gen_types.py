@@ -108,7 +108,7 @@ def build(root: Path, notes: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Write ``_types.py``; returns the exit code."""
-    from planner.data import resolve_data_dir
+    from planner.paths import resolve_data_dir
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data-dir")

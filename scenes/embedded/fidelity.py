@@ -156,7 +156,7 @@ def load_trace(path: str | Path) -> Trace:
 
 def load_traces(data_dir: str | Path | None = None) -> list[Trace]:
     """Every trace under ``<data root>/ai2thor/traces`` (sorted by name)."""
-    from planner.data import resolve_data_dir
+    from planner.paths import resolve_data_dir
 
     root = resolve_data_dir(data_dir, need="ai2thor") / "ai2thor" / "traces"
     return [load_trace(d) for d in sorted(root.iterdir(), key=lambda d: d.name.lower()) if d.is_dir()]

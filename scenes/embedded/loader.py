@@ -84,7 +84,7 @@ def load_scene(scene: str | Path, *, data_dir: str | Path | None = None) -> Scen
 
     Args:
         scene: A packaged scene name, ``FloorPlanN``, or a path to a compact scene / iTHOR dump file.
-        data_dir: Data root for ``FloorPlanN`` (default: ``planner.data.resolve_data_dir``).
+        data_dir: Data root for ``FloorPlanN`` (default: ``planner.paths.resolve_data_dir``).
 
     Returns:
         The scene's initial state.
@@ -101,7 +101,7 @@ def load_scene(scene: str | Path, *, data_dir: str | Path | None = None) -> Scen
         num = s[len("FloorPlan") :].removesuffix("_physics")
         if not num.isdigit():
             raise UnknownIdError(f"unknown scene {scene!r}: use FloorPlanN with N in 1-30, 201-230, 301-330, 401-430")
-        from planner.data import resolve_data_dir
+        from planner.paths import resolve_data_dir
 
         root = resolve_data_dir(data_dir, need="ai2thor")
         path = root / "ai2thor" / "floorplans" / f"FloorPlan{num}_physics.json"

@@ -2,7 +2,7 @@
 
 A trace lives at ``<data root>/ai2thor/traces/<name>/``: ``actions.json`` (the ``controller.step`` kwargs
 sent, in order), ``event_NN.json`` (``event.metadata`` after action NN) and ``event_NN.png`` (its 300x300
-RGB frame). The data root is resolved by :func:`planner.data.resolve_data_dir` (``--data-dir``,
+RGB frame). The data root is resolved by :func:`planner.paths.resolve_data_dir` (``--data-dir``,
 ``$COAT_DATA_DIR``, user cache).
 
 Example:
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from planner._optional import is_available, require
-from planner.data import resolve_data_dir
+from planner.paths import resolve_data_dir
 from planner.errors import DataError, DataNotFoundError, UnknownIdError
 
 from ..base import Action

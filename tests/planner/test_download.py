@@ -27,7 +27,7 @@ import pytest
 
 from planner import download as dl
 from planner.cli import main
-from planner.data import resolve_data_dir
+from planner.paths import resolve_data_dir
 from planner.errors import DataError, DataNotFoundError
 
 HAS_PIL = importlib.util.find_spec("PIL") is not None  # traces need Pillow (the `traces` extra)
@@ -230,7 +230,7 @@ def test_full_manifest_urls_and_checksums_match() -> None:
         f"{thor}/tests/data/test_tasks/{TRACE}/controller_action_list.pkl",
     )
     # COAT_FILES (what the knowledge base needs) are all downloaded
-    from planner.data import COAT_FILES
+    from planner.paths import COAT_FILES
 
     assert {f"coat/{f}" for f in COAT_FILES} <= set(outputs)
     # a mirror keeps the layout

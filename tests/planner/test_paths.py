@@ -7,7 +7,7 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from planner.data import COAT_FILES, ENV_VAR, cache_data_dir, candidate_dirs, resolve_data_dir
+from planner.paths import COAT_FILES, ENV_VAR, cache_data_dir, candidate_dirs, resolve_data_dir
 from planner.errors import DataNotFoundError
 
 
