@@ -17,7 +17,7 @@ import time
 
 from tqdm import tqdm
 
-from planner.evaluate import load_set, sample_questions
+from planner.bench.evaluate import load_set, sample_questions
 from planner.knowledge import load_knowledge
 from planner.llm import make_llm
 from planner.two_stage import TwoStagePipeline, make_pipeline

@@ -34,7 +34,7 @@ import time
 from typing import Any
 
 from planner import prompting as P
-from planner.evaluate import load_set, sample_questions
+from planner.bench.evaluate import load_set, sample_questions
 from planner.knowledge import load_knowledge
 from planner.llm import make_llm
 from planner.state_selector import StateSelector
@@ -165,8 +165,8 @@ def stage2(kb: Any, llm: Any, n: int, variation: int | None = 1, only: list[str]
 
 def groups(kb: Any, runs: str) -> None:
     """Full-pipeline accuracy split as in the paper: all distractors context objects vs some concept/random."""
-    from planner.datasets import variations
-    from planner.evaluate import read_rows, summarize
+    from planner.bench.datasets import variations
+    from planner.bench.evaluate import read_rows, summarize
 
     print(f"\n## full-pipeline sets by distractor kind ({runs})")
     print("| set | pipeline | all-context variations: n / acc % / chance % | with concept or random distractors: "
@@ -206,7 +206,7 @@ def mcnemar_p(b: int, c: int) -> float:
 
 def paired(runs: str) -> None:
     """Two-stage vs single on the same questions: who wins where they disagree, and McNemar's exact p."""
-    from planner.evaluate import read_rows
+    from planner.bench.evaluate import read_rows
 
     print(f"\n## paired: two-stage vs single on the same questions ({runs})")
     print("| set | n | single acc % | two-stage acc % | only two-stage right | only single right | McNemar p |")
@@ -229,7 +229,7 @@ def paired(runs: str) -> None:
 
 def margins(kb: Any, llm: Any, n: int, seed: int, values: list[float]) -> None:
     """Single prompt vs two-stage at several stage-1 margins on one Full-moderate sample."""
-    from planner.evaluate import run_eval, summarize
+    from planner.bench.evaluate import run_eval, summarize
     from planner.two_stage import make_pipeline
 
     qs = sample_questions(load_set(kb, "full_moderate", seed=0), n, seed=seed)

@@ -94,7 +94,7 @@ def first_letter(text: str, n: int) -> int | None:
 def run(name: str, seed: int, threads: int) -> dict[str, object]:
     from langchain_core.messages import HumanMessage
 
-    from planner.local_llm import LlamaCppChatModel
+    from planner.llm.local import LlamaCppChatModel
 
     model = LlamaCppChatModel.from_name(name, n_ctx=512, n_threads=threads, max_tokens=8)
     items = build(seed)
@@ -139,7 +139,7 @@ def run(name: str, seed: int, threads: int) -> dict[str, object]:
 
 def agreement(name: str, seed: int, threads: int) -> dict[str, object]:
     """Largest difference between KV-reusing scoring and two from-scratch references over the probe."""
-    from planner.local_llm import LlamaCppChatModel
+    from planner.llm.local import LlamaCppChatModel
 
     model = LlamaCppChatModel.from_name(name, n_ctx=512, n_threads=threads)
     same_steps = one_batch = 0.0

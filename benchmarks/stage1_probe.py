@@ -37,7 +37,7 @@ from typing import Any
 from tqdm import tqdm
 
 from planner import prompting as P
-from planner.evaluate import load_set, sample_questions
+from planner.bench.evaluate import load_set, sample_questions
 from planner.knowledge import load_knowledge
 from planner.llm import make_llm
 
@@ -87,7 +87,7 @@ def signal(name: str, llm: Any, q: Any, names: list[str], phrase: str | None) ->
         return dict(zip(names, llm.score(_fewshot_text(q.task, need), human,
                                          neutral_prompt=_fewshot_text("something", "an object")), strict=True))
     if name == "minilm":
-        from planner.embedding import default_encoder
+        from planner.llm.embedding import default_encoder
 
         sims = default_encoder().similarities(f"{q.task}: {need}", [f"a {h}" for h in human])
         return dict(zip(names, sims, strict=True))
@@ -113,7 +113,7 @@ def reference_sd(llm: Any, kb: Any, q: Any, phrase: str | None) -> dict[str, flo
     need = P.need_phrase(q.utility, phrase)
     util = [llm.score(P.object_utility_prompt(o), [need], neutral_prompt=P.neutral_prompt("utility"))[0]
             for o in vocab]
-    from planner.embedding import default_encoder
+    from planner.llm.embedding import default_encoder
 
     emb = default_encoder().similarities(f"{q.task}: {need}", [f"a {P.humanize_object(o)}" for o in vocab])
     return {"channel_need": statistics.pstdev(util), "minilm": statistics.pstdev(emb)}

@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from scenes.base import SceneEnv, SceneObs
 
     from .knowledge import KnowledgeBase
+    from .knowledge.tasks import TaskMatch
     from .llm import LLMBackend
-    from .tasks import TaskMatch
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +89,7 @@ def roles_for(task: str, kb: KnowledgeBase, *, utility: str | None = None) -> tu
     An annotated task may need several utilities ("serving cake": cutting and carrying). A free-text task
     gets its best-matching utility. ``utility`` forces the utility.
     """
-    from .tasks import TaskMatch, resolve_task
+    from .knowledge.tasks import TaskMatch, resolve_task
 
     matches = resolve_task(task, kb)
     if utility is not None:

@@ -51,6 +51,22 @@ class SimulatorError(PlannerError, RuntimeError):
     """Raised when a simulator process cannot start or died; it has been closed."""
 
 
+class ModelUnavailableError(PlannerError, ConnectionError):
+    """Raised when a model server cannot be reached (or timed out); the message names the URL."""
+
+
+class FetchError(PlannerError):
+    """Raised when one URL cannot be fetched (after retries, for transient failures)."""
+
+
+class DownloadError(PlannerError):
+    """Raised when some files could not be fetched or failed their checksum; lists every failure."""
+
+    def __init__(self, message: str, failures: Sequence[tuple[str, str]]) -> None:
+        self.failures = list(failures)
+        super().__init__(message)
+
+
 class SelectionError(PlannerError):
     """Raised when a model's answers stayed invalid after every retry; keeps the last raw reply."""
 
@@ -66,6 +82,9 @@ __all__ = [
     "DataError",
     "DataNotFoundError",
     "DependencyNotInstalled",
+    "DownloadError",
+    "FetchError",
+    "ModelUnavailableError",
     "PlannerError",
     "RegistrationError",
     "ResetNeeded",

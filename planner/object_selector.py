@@ -53,8 +53,8 @@ from .errors import ConfigError, PlannerError, SelectionError
 from .schemas import ObjectSelection, PhysicalState, canonical_object_name
 
 if TYPE_CHECKING:
-    from .embedding import SentenceEncoder
     from .llm import LLMBackend
+    from .llm.embedding import SentenceEncoder
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +137,7 @@ def check_strategy(strategy: str, llm: Any, kb: Any) -> None:
 class Knowledge:
     """What COAT's annotations say about a (utility, task) and its objects; None means "not annotated".
 
-    Wraps a :class:`planner.knowledge.KnowledgeBase` and a :class:`planner.cost.CostModel` so the stages
+    Wraps a :class:`planner.knowledge.KnowledgeBase` and a :class:`planner.knowledge.cost.CostModel` so the stages
     never see a KeyError: everything unknown comes back as None.
     """
 
@@ -146,7 +146,7 @@ class Knowledge:
     def __init__(self, kb: Any, cost: Any = None) -> None:
         self.kb = kb
         if cost is None:
-            from .cost import CostModel
+            from .knowledge.cost import CostModel
 
             cost = CostModel(kb)
         self.cost = cost
@@ -265,7 +265,7 @@ class ObjectSelector:
             ``knowledge``.
         kb: A :class:`planner.knowledge.KnowledgeBase`; required for ``knowledge`` and ``hybrid``; with
             ``llm`` it only supplies COAT's utility phrases for the prompts.
-        cost: A :class:`planner.cost.CostModel` (built from ``kb`` when omitted).
+        cost: A :class:`planner.knowledge.cost.CostModel` (built from ``kb`` when omitted).
         keep_rule: ``"ensemble"``, ``"margin"`` or ``"yesno"`` (scoring backends only).
         margin: Nats for ``"margin"`` (:data:`DEFAULT_MARGIN`), summed z-scores for ``"ensemble"``
             (:data:`DEFAULT_ENSEMBLE_MARGIN`); None picks the rule's default.
@@ -275,7 +275,7 @@ class ObjectSelector:
             or ``"question"`` (z-scores over the candidates).
         reference_objects: The reference population for ``scale="reference"`` (default: COAT's object
             vocabulary from ``kb``).
-        encoder: A :class:`planner.embedding.SentenceEncoder` for the ``embedding`` signal (default: the
+        encoder: A :class:`planner.llm.embedding.SentenceEncoder` for the ``embedding`` signal (default: the
             embedded MiniLM, loaded on first use; needs the ``embed`` extra).
     """
 
@@ -350,7 +350,7 @@ class ObjectSelector:
     def encoder(self) -> SentenceEncoder:
         """The sentence encoder of the ``embedding`` signal (the embedded MiniLM unless one was given)."""
         if self._encoder is None:
-            from .embedding import default_encoder
+            from .llm.embedding import default_encoder
 
             self._encoder = default_encoder()
         return self._encoder

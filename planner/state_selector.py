@@ -125,7 +125,7 @@ class StateSelector:
         llm: A :class:`planner.llm.LLMBackend` (required for ``llm``/``hybrid``; fallback for ``knowledge``).
         kb: A :class:`planner.knowledge.KnowledgeBase` (required for ``knowledge``/``hybrid``; supplies
             COAT's utility phrases to prompts otherwise).
-        cost: A :class:`planner.cost.CostModel` (built from ``kb`` when omitted).
+        cost: A :class:`planner.knowledge.cost.CostModel` (built from ``kb`` when omitted).
         template: ``"state_stage"`` (candidates all suit the task) or ``"single"`` (the baseline's prompt,
             where some options may not suit the task at all).
     """

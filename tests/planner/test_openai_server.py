@@ -50,7 +50,7 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[str]:
-    from planner.local_llm import smollm2_path
+    from planner.llm.local import smollm2_path
 
     port = _free_port()
     log_path = tmp_path_factory.mktemp("server") / "server.log"

@@ -7,8 +7,8 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from planner.paths import COAT_FILES, ENV_VAR, cache_data_dir, candidate_dirs, resolve_data_dir
 from planner.errors import DataNotFoundError
+from planner.paths import COAT_FILES, ENV_VAR, cache_data_dir, candidate_dirs, resolve_data_dir
 
 
 def _complete(root: Path, *, skip: str | None = None) -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from planner.download import TRACES as DOWNLOAD_TRACES
+from planner.download.sources import TRACES as DOWNLOAD_TRACES
 from planner.errors import DataError, UnknownIdError
 from scenes.base import Action
 from scenes.thor import traces as tr

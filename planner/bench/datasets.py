@@ -58,7 +58,7 @@ Pool labels and penalties (for Bad Rate). Object-only sets (Task-u, Task-0) have
 penalties. In the sets with states, every option whose object is a context object carries penalties:
 label ``ideal`` with (0, 0) for an ideal configuration; else the annotated ``time_penalty`` /
 ``material_penalty`` and label ``moderate`` / ``bad`` when the configuration is in the combination's
-pools; else label ``context`` with penalties from :class:`planner.cost.CostModel` (the non-ideal
+pools; else label ``context`` with penalties from :class:`planner.knowledge.cost.CostModel` (the non-ideal
 configurations the annotators did not pool; they occur in Task-1 and Full-ideal only). Concept and random
 options have no penalties (the object is wrong for the task). Bad Rate = share of answers whose option has
 ``pool == "bad"``; a stricter rate may also count ``context`` options the cost model calls bad (time >= 500
@@ -100,13 +100,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from .paths import COAT_FILES, resolve_data_dir
-from .errors import ConfigError, DataError, DataNotFoundError, UnknownIdError
-from .schemas import LETTERS, QUESTION_SETS, VARIABLES, ObjectConfig, Option, PhysicalState, Question
+from ..errors import ConfigError, DataError, DataNotFoundError, UnknownIdError
+from ..paths import COAT_FILES, resolve_data_dir
+from ..schemas import LETTERS, QUESTION_SETS, VARIABLES, ObjectConfig, Option, PhysicalState, Question
 
 if TYPE_CHECKING:
-    from .cost import CostModel
-    from .knowledge import KnowledgeBase
+    from ..knowledge import KnowledgeBase
+    from ..knowledge.cost import CostModel
 
 logger = logging.getLogger(__name__)
 
@@ -402,7 +402,7 @@ class _Index:
     @property
     def cost(self) -> CostModel:
         if self._cost is None:
-            from .cost import CostModel
+            from ..knowledge.cost import CostModel
 
             self._cost = CostModel(self.kb)
         return self._cost
@@ -798,7 +798,7 @@ def write_sets(
     root.mkdir(parents=True, exist_ok=True)
     checksums = data_checksums(data_dir if data_dir is not None else kb.root)
     manifest: dict[str, Any] = {
-        "generator": "planner.datasets",
+        "generator": "planner.bench.datasets",
         "generator_version": GENERATOR_VERSION,
         "seed": seed,
         "sizes": _sizes(kb, sizes),

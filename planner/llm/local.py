@@ -36,8 +36,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, PrivateAttr
 
-from ._optional import install_hint, require
-from .errors import ConfigError, DependencyNotInstalled
+from .._optional import install_hint, require
+from ..errors import ConfigError, DependencyNotInstalled
 
 log = logging.getLogger(__name__)
 

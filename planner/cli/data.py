@@ -16,9 +16,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from . import paths as data_mod
-from . import download as dl
-from .errors import DataNotFoundError
+from .. import download as dl
+from .. import paths as data_mod
+from ..download.sources import FLOORPLANS
+from ..errors import DataNotFoundError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -101,7 +102,7 @@ def _status(root: Path, need: str) -> str:
     has_types = (sub / "object_types.json").is_file()
     n_traces = len([t for t in (sub / "traces").glob("*") if t.is_dir()])
     types = "yes" if has_types else "no"
-    return f"{n_fp}/{len(dl.FLOORPLANS)} floorplans, object_types.json {types}, {n_traces} traces"
+    return f"{n_fp}/{len(FLOORPLANS)} floorplans, object_types.json {types}, {n_traces} traces"
 
 
 def _where(args: argparse.Namespace) -> int:

@@ -1,6 +1,6 @@
 """Evaluate a decision pipeline on COAT question sets: sampling, JSONL rows, resume, summary tables.
 
-Used by ``coat eval`` and ``coat ablate`` (:mod:`planner.cli_eval`), and usable on its own::
+Used by ``coat eval`` and ``coat ablate`` (:mod:`planner.cli.eval`), and usable on its own::
 
     qs = sample_questions(load_set(kb, "task2", seed=0), limit=300, seed=0)
     rows = run_eval(qs, make_pipeline("two-stage", "llm", llm, kb), out="runs/t2.jsonl", run=run_info)
@@ -29,12 +29,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConfigError, DataError
-from .prompting import templates_hash
-from .schemas import Decision, Option, Question
+from ..errors import ConfigError, DataError
+from ..prompting import templates_hash
+from ..schemas import Decision, Option, Question
 
 if TYPE_CHECKING:
-    from .two_stage import DecisionPipeline
+    from ..two_stage import DecisionPipeline
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .schemas import QUESTION_SETS
+from ..schemas import QUESTION_SETS
 
 
 def register(subparsers: Any) -> None:
@@ -57,8 +57,8 @@ def _no_action(parser: argparse.ArgumentParser) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from .datasets import write_sets
-    from .knowledge import load_knowledge
+    from ..bench.datasets import write_sets
+    from ..knowledge import load_knowledge
 
     kb = load_knowledge(args.data_dir)
     manifest = write_sets(
@@ -71,9 +71,9 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    from .datasets import PAPER_TOTALS, plan_counts, read_manifest, variations
-    from .errors import DataNotFoundError
-    from .knowledge import load_knowledge
+    from ..bench.datasets import PAPER_TOTALS, plan_counts, read_manifest, variations
+    from ..errors import DataNotFoundError
+    from ..knowledge import load_knowledge
 
     kb = load_knowledge(args.data_dir)
     wanted = args.sets or list(QUESTION_SETS)

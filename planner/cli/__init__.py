@@ -8,7 +8,7 @@ Usage:
     coat eval --set task2 --pipeline two-stage --strategy knowledge --limit 100
     coat ablate --llm local --limit 300
 
-Each subcommand lives in its own module (``planner/cli_<name>.py``) exposing ``register(subparsers)``;
+Each subcommand lives in its own module (``planner/cli/<name>.py``) exposing ``register(subparsers)``;
 the modules import heavy dependencies only inside their handlers, so ``coat --help`` stays fast.
 """
 
@@ -19,14 +19,14 @@ import importlib
 import logging
 import sys
 
-from .errors import PlannerError
+from ..errors import PlannerError
 
 # subcommand modules, in the order they appear in --help; a module that is missing is skipped
 _COMMAND_MODULES: tuple[str, ...] = (
-    "planner.cli_plan",
-    "planner.cli_data",
-    "planner.cli_datasets",
-    "planner.cli_eval",
+    "planner.cli.plan",
+    "planner.cli.data",
+    "planner.cli.datasets",
+    "planner.cli.eval",
     "scenes.cli",
     "perception.cli",
 )
@@ -63,6 +63,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"coat: error: {e}", file=sys.stderr)
         return 1
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

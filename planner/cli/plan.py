@@ -46,7 +46,7 @@ def register(sub: Any) -> None:
 
 
 def _tasks(args: argparse.Namespace) -> int:
-    from .knowledge import load_knowledge
+    from ..knowledge import load_knowledge
 
     kb = load_knowledge(args.data_dir)
     utilities = [kb.resolve_utility(args.utility)] if args.utility else list(kb.utilities)
@@ -58,7 +58,7 @@ def _tasks(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .api import execute_plan, observe, plan_in_state
+    from ..api import execute_plan, observe, plan_in_state
 
     options = {"scenario": args.scenario} if args.scenario else None
     llm = None if args.llm in ("none", "") else args.llm
@@ -130,7 +130,7 @@ def _save_frame(args: argparse.Namespace, plan: Any, options: dict[str, Any] | N
     import scenes
     import skills
 
-    from ._optional import require
+    from .._optional import require
 
     cv2 = require("cv2", "vision")
     with scenes.make(args.scene) as env:

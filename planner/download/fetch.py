@@ -1,0 +1,199 @@
+"""Fetching over HTTP(S) or ``file://`` with retries, and filling a data directory."""
+
+from __future__ import annotations
+
+import http.client
+import logging
+import os
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .._optional import require
+from ..errors import ConfigError, DataError, DownloadError, FetchError
+from ..paths import cache_data_dir
+from .checksums import atomic_write, checksum_problem, load_checksums
+from .sources import (
+    DEFAULT_BASE_URL,
+    DEFAULT_COMPONENTS,
+    MIRROR_ENV_VAR,
+    TEMPLATE_SOURCES,
+    Item,
+    manifest,
+)
+from .templates import compile_templates
+from .traces import convert_trace
+
+log = logging.getLogger(__name__)
+
+_RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
+
+class _ItemFailed(Exception):
+    """One item's outputs failed their checksums; collected into the final DownloadError."""
+
+
+def fetch(url: str, *, retries: int = 3, backoff: float = 1.0, timeout: float = 60.0) -> bytes:
+    """GET ``url`` and return its body, retrying transient failures with exponential backoff.
+
+    Client errors (404, 403, ...) fail at once; timeouts, connection errors and 5xx/429 are retried
+    ``retries`` times, waiting ``backoff * 2**attempt`` seconds in between.
+
+    Raises:
+        FetchError: with a one-line reason after the last attempt.
+    """
+    req = urllib.request.Request(url, headers={"User-Agent": "coat-planner (coat data download)"})
+    for attempt in range(retries + 1):
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
+                return resp.read()
+        except urllib.error.HTTPError as e:
+            reason = f"HTTP {e.code} {e.reason}"
+            if e.code not in _RETRY_STATUS:
+                raise FetchError(reason) from None
+        except urllib.error.URLError as e:
+            reason = f"{e.reason}"
+            if isinstance(e.reason, FileNotFoundError):  # file:// mirror without that file
+                raise FetchError(f"not found ({e.reason.strerror})") from None
+        except (TimeoutError, ConnectionError, http.client.HTTPException) as e:
+            reason = f"{type(e).__name__}: {e}"
+        if attempt < retries:
+            log.info("retrying %s after %s (attempt %d of %d)", url, reason, attempt + 2, retries + 1)
+            time.sleep(backoff * 2**attempt)
+    raise FetchError(f"{reason} (after {retries + 1} attempts)")
+
+
+def _present(root: Path, item: Item, checksums: Mapping[str, tuple[str, str]]) -> bool:
+    """True when every output of ``item`` already exists under ``root`` with the right checksum."""
+    for out in item.outputs:
+        f = root / out
+        if not f.is_file() or checksum_problem(out, f.read_bytes(), checksums) is not None:
+            return False
+    return bool(item.outputs)
+
+
+def _produce(item: Item, base_url: str, fetch_kw: Mapping[str, Any]) -> dict[str, bytes]:
+    urls = item.urls(base_url)
+    bodies: list[bytes] = []
+    for url in urls:
+        try:
+            bodies.append(fetch(url, **fetch_kw))
+        except FetchError as e:
+            raise FetchError(f"{url}: {e}") from None
+    if item.kind == "copy":
+        return {item.outputs[0]: bodies[0]}
+    if item.kind == "templates":
+        texts: dict[str, str] = {}
+        for key, url, body in zip(TEMPLATE_SOURCES, urls, bodies, strict=True):
+            try:
+                texts[key] = body.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise DataError(url, "", f"not UTF-8 text: {e}") from e
+        return {item.outputs[0]: compile_templates(texts, dict(zip(TEMPLATE_SOURCES, urls, strict=True)))}
+    if item.kind == "trace":
+        name = item.label.rstrip("/").rsplit("/", 1)[-1]
+        produced = convert_trace(name, bodies[0], bodies[1])
+        extra = sorted(set(produced) - set(item.outputs))
+        if extra:
+            raise DataError(urls[0], "", f"recording has more files than recorded checksums: {extra[:3]}")
+        return produced
+    raise ConfigError(f"unknown item kind {item.kind!r}; valid: copy, templates, trace")
+
+
+@dataclass
+class DownloadReport:
+    """What :func:`download` did: labels of items fetched and skipped (already present and verified)."""
+
+    root: Path
+    fetched: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def download(
+    dest: str | os.PathLike[str] | None = None,
+    *,
+    components: Iterable[str] = DEFAULT_COMPONENTS,
+    mirror: str | None = None,
+    items: Sequence[Item] | None = None,
+    retries: int = 3,
+    backoff: float = 1.0,
+    timeout: float = 60.0,
+    progress: bool = True,
+) -> DownloadReport:
+    """Fetch, verify and write the pinned reference data under ``dest``.
+
+    Each output is checked against ``planner/download/checksums.json`` before it is written (temporary file + rename),
+    so a directory never holds a half-written or unverified file. Items whose outputs are already present
+    with the right checksum are skipped. Failures do not stop the other items; they are reported together.
+
+    Args:
+        dest: Data root to fill (gets ``coat/`` and ``ai2thor/``); defaults to :func:`planner.paths.cache_data_dir`.
+        components: Which parts to fetch: any of ``"coat"``, ``"ai2thor"``, ``"traces"``.
+        mirror: Base URL replacing ``https://raw.githubusercontent.com``; defaults to ``$COAT_DOWNLOAD_MIRROR``.
+        items: Explicit work items (a subset of :func:`manifest`); overrides ``components``.
+        retries: Extra attempts per URL for transient failures.
+        backoff: Seconds before the first retry; doubles each time.
+        timeout: Socket timeout per request, in seconds.
+        progress: Show a tqdm progress bar on stderr.
+
+    Returns:
+        A :class:`DownloadReport`.
+
+    Raises:
+        DownloadError: listing every item that could not be fetched or failed its checksum.
+        ConfigError: for an unknown component or a negative retry count / backoff.
+        DependencyNotInstalled: when traces are requested and Pillow is missing.
+    """
+    if retries < 0 or backoff < 0 or timeout <= 0:
+        raise ConfigError(
+            f"download: retries={retries}, backoff={backoff}, timeout={timeout}; need retries >= 0, backoff >= 0, "
+            "timeout > 0"
+        )
+    root = Path(dest).expanduser() if dest is not None else cache_data_dir()
+    base_url = mirror or os.environ.get(MIRROR_ENV_VAR) or DEFAULT_BASE_URL
+    checksums = load_checksums()
+    todo = list(items) if items is not None else manifest(components, checksums)
+    if any(i.kind == "trace" for i in todo):
+        require("PIL.Image", extra="traces")  # fail before fetching anything
+    from tqdm import tqdm
+
+    report = DownloadReport(root=root)
+    failures: list[tuple[str, str]] = []
+    fetch_kw = {"retries": retries, "backoff": backoff, "timeout": timeout}
+    log.info("downloading %d items from %s into %s", len(todo), base_url, root)
+    bar = tqdm(todo, desc="coat data", unit="file", disable=not progress, leave=True)
+    for item in bar:
+        bar.set_postfix_str(item.label, refresh=False)
+        if _present(root, item, checksums):
+            report.skipped.append(item.label)
+            continue
+        try:
+            produced = _produce(item, base_url, fetch_kw)
+            problems = [p for out, data in produced.items() if (p := checksum_problem(out, data, checksums))]
+            missing = [o for o in item.outputs if o not in produced]
+            if missing:
+                problems.append(f"{item.label}: recording lacks {len(missing)} expected file(s), e.g. {missing[0]}")
+            if problems:
+                raise _ItemFailed("; ".join(problems) + f" [from {item.urls(base_url)[0]}]")
+        except (FetchError, _ItemFailed, DataError) as e:
+            failures.append((item.label, str(e)))
+            log.warning("%s failed: %s", item.label, e)
+            continue
+        for out, data in produced.items():
+            atomic_write(root / out, data)
+        report.fetched.append(item.label)
+    bar.close()
+    if failures:
+        lines = "\n".join(f"  {label}: {why}" for label, why in failures)
+        raise DownloadError(
+            f"coat data download: {len(failures)} of {len(todo)} item(s) failed; nothing was written for them "
+            f"(verified files are kept; re-running skips them):\n{lines}\n"
+            f"Check the network, or pass --mirror URL / set {MIRROR_ENV_VAR} to a mirror of {DEFAULT_BASE_URL}.",
+            failures,
+        )
+    return report
+
+

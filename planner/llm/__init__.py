@@ -1,0 +1,45 @@
+"""The planner's one boundary to language models: a small protocol, one langchain adapter, ``make_llm``.
+
+- :mod:`.base`: :class:`LLMBackend`, the protocol the stages use, and :class:`LLMStats`;
+- :mod:`.parsing`: a raw reply into a validated pydantic answer;
+- :mod:`.langchain`: :class:`LangChainBackend`, the adapter over any langchain chat model (re-ask, cache);
+- :mod:`.factory`: :func:`make_llm` from a spec string (``local``, ``openai:<model>``, ``ollama:<model>``, ``fake``);
+- :mod:`.local`: the embedded llama.cpp models; :mod:`.cache`: the on-disk call cache;
+  :mod:`.embedding`: the MiniLM sentence encoder; :mod:`.fakes`: fake models for tests and demos.
+
+Example:
+    >>> from planner.schemas import ObjectChoice
+    >>> llm = FakeLLM(['{"object_id": "knife_1", "rationale": "sharp"}'])
+    >>> llm.structured([HumanMessage("Which object cuts a cake?")], ObjectChoice,
+    ...                context={"candidate_ids": ["knife_1", "pillow_2"]}).object_id
+    'knife_1'
+"""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
+from ..errors import ModelUnavailableError
+from .base import LLMBackend, LLMStats
+from .factory import SPEC_FORMS, make_llm
+from .fakes import DeterministicLLM, FakeLLM, ScriptedChatModel
+from .langchain import LangChainBackend
+from .parsing import format_validation_error, parse_reply
+
+__all__ = [
+    "SPEC_FORMS",
+    "AIMessage",
+    "BaseMessage",
+    "DeterministicLLM",
+    "FakeLLM",
+    "HumanMessage",
+    "LLMBackend",
+    "LLMStats",
+    "LangChainBackend",
+    "ModelUnavailableError",
+    "ScriptedChatModel",
+    "SystemMessage",
+    "format_validation_error",
+    "make_llm",
+    "parse_reply",
+]
