@@ -7,7 +7,7 @@ COAT's utilities and annotated tasks.
 
 from __future__ import annotations
 
-from .base import Combination, CommonValues, KnowledgeBase, MaterialPreference, PoolEntry, Templates, load_knowledge
+from .base import Combination, CommonValues, KnowledgeBase, MaterialPreference, PoolEntry, Templates
 from .cost import (
     AVAILABILITY_PENALTY,
     BAD_THRESHOLD,
@@ -17,6 +17,7 @@ from .cost import (
     material_penalties,
     preferred_count,
 )
+from .loader import load_knowledge
 from .tasks import TaskMatch, resolve_task
 
 __all__ = [

@@ -45,7 +45,7 @@ Where the rules and COAT's own files disagree:
   the ideal ones. :meth:`CostModel.is_ideal` therefore agrees with COAT's Task-1 ground truth.
 
 Example:
-    >>> from planner.knowledge.base import load_knowledge                     # doctest: +SKIP
+    >>> from planner.knowledge import load_knowledge                     # doctest: +SKIP
     >>> cm = CostModel(load_knowledge())                                 # doctest: +SKIP
     >>> s = PhysicalState(mass="light", material="Metal", temperature="RoomTemp",
     ...                   already_in_use="reversible-using", condition="dirty")  # doctest: +SKIP
@@ -61,7 +61,8 @@ from dataclasses import dataclass
 
 from ..errors import UnknownIdError
 from ..schemas import Condition, InUse, Material, ObjectConfig, Penalty, Temperature
-from .base import KnowledgeBase, MaterialPreference, load_knowledge
+from .base import KnowledgeBase, MaterialPreference
+from .loader import load_knowledge
 
 AVAILABILITY_PENALTY: Mapping[InUse, int] = {InUse.FREE: 0, InUse.REVERSIBLE: 80, InUse.IRREVERSIBLE: 500}
 """Time to free an object that is in use (irreversible: it cannot be had in time)."""
@@ -161,7 +162,7 @@ class CostModel:
 
     @classmethod
     def load(cls, data_dir: str | os.PathLike[str] | None = None, **kwargs: int) -> CostModel:
-        """Build from :func:`planner.knowledge.base.load_knowledge` (``data_dir`` as there)."""
+        """Build from :func:`planner.knowledge.load_knowledge` (``data_dir`` as there)."""
         return cls(load_knowledge(data_dir), **kwargs)
 
     # ------------------------------------------------------------ coverage

@@ -1,0 +1,194 @@
+"""The COAT annotation files: their names, their raw schemas, and reading them with errors that name the key."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
+from typing_extensions import TypedDict
+
+from ..errors import DataError
+from ..schemas import Condition, InUse, Mass, Material, Temperature
+
+_FORBID = ConfigDict(extra="forbid")
+_NonNeg = Annotated[int, Field(ge=0)]
+Name = Annotated[str, Field(min_length=1)]
+
+
+class RawConfig(TypedDict):
+    __pydantic_config__ = _FORBID  # type: ignore[misc]
+    id: _NonNeg
+    object_name: Name
+    mass: Mass
+    material: Material
+    temperature: Temperature
+    already_in_use: InUse
+    condition: Condition
+
+
+class RawIdeal(TypedDict):
+    __pydantic_config__ = _FORBID  # type: ignore[misc]
+    object_name: Name
+    mass: Mass
+    material: Material
+    temperature: Temperature
+    already_in_use: InUse
+    condition: Condition
+
+
+class RawPoolEntry(RawConfig):
+    time_penalty: _NonNeg
+    material_penalty: _NonNeg
+
+
+class RawPools(TypedDict):
+    __pydantic_config__ = _FORBID  # type: ignore[misc]
+    moderate: list[RawPoolEntry]
+    bad: list[RawPoolEntry]
+
+
+class RawCommon(TypedDict):
+    __pydantic_config__ = _FORBID  # type: ignore[misc]
+    mass: list[Mass]
+    material: list[Material]
+    temperature: list[Temperature]
+    already_in_use: list[InUse]
+    condition: list[Condition]
+
+
+class RawPref(TypedDict):
+    __pydantic_config__ = _FORBID  # type: ignore[misc]
+    good: list[Material]
+    bad: list[Material]
+
+
+class RawPrefTask(TypedDict):
+    __pydantic_config__ = _FORBID  # type: ignore[misc]
+    task: Name
+    items: dict[str, RawPref]
+
+
+class RawPrefConcept(TypedDict):
+    __pydantic_config__ = _FORBID  # type: ignore[misc]
+    concept: Name
+    tasks: list[RawPrefTask]
+
+
+class RawPrefFile(TypedDict):
+    __pydantic_config__ = _FORBID  # type: ignore[misc]
+    mat_gt: list[RawPrefConcept]
+
+
+@functools.cache
+def _adapter(tp: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(tp)
+
+
+# File names relative to <root>/coat/.
+F_UTILITIES = "utilities.json"
+F_TASKS = "tasks.json"
+F_OBJECTS = "objects.json"
+F_ORACLE = "oracle.json"
+F_TEMPLATES = "templates.json"
+F_COMMON = "task-1/common_var_responses.json"
+F_CONFIGS = "task-1/possible_configurations_v1.json"
+F_IDEAL = "task-1/pouch_config_oracle.json"
+F_POOLS = "task-2/pouch_suboptimal.json"
+F_MATPREF = "task-2/material_preference.json"
+OPTIONAL_FILES: tuple[str, ...] = ("task-1/choice_config_oracle.json", "task-2/3_var_ideal_config.json")
+"""Per-object ideal values of temperature / already_in_use / condition; checked when present."""
+
+
+# ---------------------------------------------------------------- helpers: reading, errors, names
+
+
+def _json_path_at(text: str, pos: int) -> str:
+    """Return the key path (``a/b/3``) of the JSON value being read at character ``pos``.
+
+    Used to name where a truncated or malformed file breaks; it scans the text once, tracking the
+    open objects/arrays, the last key read in each object and the element index in each array.
+    """
+    stack: list[list[Any]] = []  # [kind, key_or_index, expecting_key]
+    i, n = 0, min(pos, len(text))
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            j = i + 1
+            while j < len(text) and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            if stack and stack[-1][0] == "{" and stack[-1][2]:
+                try:
+                    stack[-1][1] = json.loads(text[i : j + 1])
+                except ValueError:
+                    stack[-1][1] = text[i + 1 : j]
+                stack[-1][2] = False
+            i = j + 1
+            continue
+        if ch == "{":
+            stack.append(["{", None, True])
+        elif ch == "[":
+            stack.append(["[", 0, False])
+        elif ch in "}]":
+            if stack:
+                stack.pop()
+        elif ch == "," and stack:
+            if stack[-1][0] == "[":
+                stack[-1][1] += 1
+            else:
+                stack[-1][2] = True
+        i += 1
+    return "/".join(str(f[1]) for f in stack if f[1] is not None)
+
+
+def read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as e:
+        raise DataError(path, "", "file is missing (run `coat data download`)") from e
+    except (OSError, UnicodeDecodeError) as e:
+        raise DataError(path, "", f"cannot read file: {e}") from e
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        truncated = " (the file looks truncated)" if e.pos >= len(text.rstrip()) else ""
+        raise DataError(
+            path,
+            _json_path_at(text, e.pos),
+            f"invalid JSON{truncated}: {e.msg} at line {e.lineno} column {e.colno}",
+        ) from e
+
+
+def _loc(parts: Iterable[Any]) -> str:
+    return "/".join(str(p) for p in parts)
+
+
+def validate(path: Path, tp: Any, raw: Any, prefix: tuple[Any, ...] = ()) -> Any:
+    """Validate ``raw`` against ``tp``; turn the first pydantic error into a DataError with its key path."""
+    try:
+        return _adapter(tp).validate_python(raw)
+    except ValidationError as e:
+        errs = e.errors(include_url=False)
+        first = errs[0]
+        problem = first["msg"]
+        if first.get("type") not in ("missing", "extra_forbidden") and "input" in first:
+            shown = repr(first["input"])
+            problem += f" (got {shown[:80]}{'...' if len(shown) > 80 else ''})"
+        if len(errs) > 1:
+            problem += f" [and {len(errs) - 1} more error(s) in this file]"
+        raise DataError(path, _loc(prefix + tuple(first["loc"])), problem) from None
+
+
+def check_keys(path: Path, prefix: str, got: Iterable[str], want: Iterable[str], what: str, ref: str) -> None:
+    got_l, want_l = list(got), list(want)
+    extra = [g for g in got_l if g not in set(want_l)]
+    if extra:
+        key = f"{prefix}/{extra[0]}" if prefix else extra[0]
+        raise DataError(path, key, f"{what} {extra[0]!r} is not in {ref} (files disagree)")
+    missing = [w for w in want_l if w not in set(got_l)]
+    if missing:
+        raise DataError(path, prefix, f"missing {what} {missing[0]!r} that {ref} lists ({len(missing)} missing)")
+
