@@ -20,7 +20,8 @@ from tqdm import tqdm
 from planner.bench.evaluate import load_set, sample_questions
 from planner.knowledge import load_knowledge
 from planner.llm import make_llm
-from planner.two_stage import TwoStagePipeline, make_pipeline
+from planner.pipeline import make_pipeline
+from planner.two_stage import TwoStagePipeline
 
 
 def pct(values: list[float], q: float) -> float:

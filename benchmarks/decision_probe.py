@@ -230,7 +230,7 @@ def paired(runs: str) -> None:
 def margins(kb: Any, llm: Any, n: int, seed: int, values: list[float]) -> None:
     """Single prompt vs two-stage at several stage-1 margins on one Full-moderate sample."""
     from planner.bench.evaluate import run_eval, summarize
-    from planner.two_stage import make_pipeline
+    from planner.pipeline import make_pipeline
 
     qs = sample_questions(load_set(kb, "full_moderate", seed=0), n, seed=seed)
     print(f"\n## stage-1 margin sweep: {len(qs)} Full-moderate questions, sample seed {seed}")

@@ -16,12 +16,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .errors import ConfigError
-from .object_selector import ObjectSelector, Strategy, Trace
+from .object_selector import ObjectSelector
+from .pipeline import DecisionPipeline
 from .schemas import PhysicalState
+from .selection import PromptLog, Strategy
 from .state_selector import StateSelector
-from .two_stage import DecisionPipeline
 
 if TYPE_CHECKING:
+    from .knowledge import CostModel, KnowledgeBase
     from .llm import LLMBackend
 
 
@@ -44,9 +46,9 @@ class SinglePromptBaseline(DecisionPipeline):
         self,
         strategy: Strategy = "llm",
         llm: LLMBackend | None = None,
-        kb: Any = None,
+        kb: KnowledgeBase | None = None,
         *,
-        cost: Any = None,
+        cost: CostModel | None = None,
         prior: ObjectSelector | None = None,
         prior_weight: float = 1.0,
     ) -> None:
@@ -62,6 +64,23 @@ class SinglePromptBaseline(DecisionPipeline):
                 raise ConfigError(f"prior_weight must be >= 0, got {prior_weight}")
         self.prior = prior
         self.prior_weight = prior_weight
+
+    @classmethod
+    def from_options(
+        cls, strategy: Strategy, llm: LLMBackend | None, kb: KnowledgeBase | None, **kwargs: Any
+    ) -> SinglePromptBaseline:
+        """Build from :func:`~planner.pipeline.make_pipeline`'s keyword arguments.
+
+        ``object_prior=W`` builds the prior: the model's stage-1 signals (strategy ``llm`` whatever the
+        baseline's strategy: a knowledge or mixed selection has no score for every object), with the
+        stage-1 settings ``signals``, ``scale``, ``encoder`` among ``kwargs``.
+        """
+        weight = kwargs.pop("object_prior", None)
+        prior = None
+        if weight is not None:
+            s1 = {k: kwargs[k] for k in ("signals", "scale", "encoder", "cost") if k in kwargs}
+            prior = ObjectSelector("llm", llm, kb, keep_rule="ensemble", **s1)
+        return cls(strategy, llm, kb, cost=kwargs.get("cost"), prior=prior, prior_weight=weight or 0.0)
 
     def __repr__(self) -> str:
         extra = f", prior={self.prior!r} x {self.prior_weight:g}" if self.prior is not None else ""
@@ -80,7 +99,7 @@ class SinglePromptBaseline(DecisionPipeline):
         utility: str,
         pairs: list[tuple[str, PhysicalState | None]],
         labels: list[str],
-        trace: Trace,
+        trace: PromptLog,
     ) -> dict[str, Any]:
         st = self.selector(task, utility, pairs, trace=trace)
         # only a model's scores take the prior: annotations (knowledge, or hybrid where annotated) stay exact

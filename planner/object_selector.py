@@ -42,24 +42,23 @@ from __future__ import annotations
 
 import logging
 import statistics
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ValidationInfo, field_validator
 
 from . import prompting
-from .errors import ConfigError, PlannerError, SelectionError
-from .schemas import ObjectSelection, PhysicalState, canonical_object_name
+from .errors import ConfigError, SelectionError
+from .schemas import ObjectSelection, canonical_object_name
+from .selection import Knowledge, PromptLog, Strategy, ask_structured, check_strategy, unknown_error
 
 if TYPE_CHECKING:
+    from .knowledge import CostModel, KnowledgeBase
     from .llm import LLMBackend
     from .llm.embedding import SentenceEncoder
 
 log = logging.getLogger(__name__)
 
-Strategy = Literal["llm", "knowledge", "hybrid"]
-STRATEGIES: tuple[str, ...] = ("llm", "knowledge", "hybrid")
 KeepRule = Literal["ensemble", "margin", "yesno"]
 KEEP_RULES: tuple[str, ...] = ("ensemble", "margin", "yesno")
 SIGNALS: tuple[str, ...] = ("utility", "embedding", "cloze", "yesno")
@@ -108,136 +107,6 @@ class ObjectSubsetAnswer(BaseModel):
         return out
 
 
-# ---------------------------------------------------------------- shared by both stages
-
-
-@dataclass
-class Trace:
-    """Prompts a stage sent while deciding (hashed into the decision's ``prompt_hash``)."""
-
-    prompts: list[str] = field(default_factory=list)
-
-
-def check_strategy(strategy: str, llm: Any, kb: Any) -> None:
-    """Validate a stage's strategy against the dependencies it was given.
-
-    Raises:
-        ConfigError: unknown strategy, or a dependency the strategy needs is missing.
-    """
-    if strategy not in STRATEGIES:
-        raise ConfigError(f"unknown strategy {strategy!r}; valid: {', '.join(STRATEGIES)}")
-    if strategy == "llm" and llm is None:
-        raise ConfigError("strategy 'llm' needs llm= (an LLMBackend, e.g. planner.llm.make_llm('local'))")
-    if strategy in ("knowledge", "hybrid") and kb is None:
-        raise ConfigError(f"strategy {strategy!r} needs kb= (planner.knowledge.load_knowledge())")
-    if strategy == "hybrid" and llm is None:
-        raise ConfigError("strategy 'hybrid' needs llm= for what COAT does not annotate")
-
-
-class Knowledge:
-    """What COAT's annotations say about a (utility, task) and its objects; None means "not annotated".
-
-    Wraps a :class:`planner.knowledge.KnowledgeBase` and a :class:`planner.knowledge.cost.CostModel` so the stages
-    never see a KeyError: everything unknown comes back as None.
-    """
-
-    LABEL_RANK: Mapping[str, int] = {"ideal": 0, "moderate": 1, "bad": 2}
-
-    def __init__(self, kb: Any, cost: Any = None) -> None:
-        self.kb = kb
-        if cost is None:
-            from .knowledge.cost import CostModel
-
-            cost = CostModel(kb)
-        self.cost = cost
-        self._vocab: frozenset[str] | None = None
-
-    def phrase(self, utility: str) -> str | None:
-        """COAT's phrase for a utility (``an object that can be used to cut something``), if any."""
-        phrases = getattr(getattr(self.kb, "templates", None), "utility_phrases", None) or {}
-        if isinstance(phrases, Mapping):
-            return phrases.get(utility)
-        return None
-
-    @property
-    def vocabulary(self) -> frozenset[str]:
-        """Every object COAT annotates (the 100 utility objects)."""
-        if self._vocab is None:
-            names: set[str] = set()
-            for u in self.kb.utilities:
-                names.update(self.kb.utility_objects(u))
-            self._vocab = frozenset(names)
-        return self._vocab
-
-    def known(self, obj: str) -> bool:
-        """True when COAT annotates this object type."""
-        return canonical_object_name(obj) in self.vocabulary
-
-    def suitable(self, task: str | None, utility: str) -> frozenset[str] | None:
-        """The objects suitable for (utility, task); None when COAT does not annotate it."""
-        try:
-            if task is None:
-                return frozenset(self.kb.utility_objects(utility))
-            if not self.kb.is_annotated(utility, task):
-                return None
-            return frozenset(self.kb.context_objects(utility, task))
-        except (PlannerError, KeyError):
-            return None
-
-    def ordered_suitable(self, task: str | None, utility: str) -> list[str]:
-        """The suitable objects in annotation order (best-known first); [] when not annotated."""
-        try:
-            if task is None:
-                return list(self.kb.utility_objects(utility))
-            return list(self.kb.context_objects(utility, task))
-        except (PlannerError, KeyError):
-            return []
-
-    def config_key(
-        self, task: str | None, utility: str, obj: str, state: PhysicalState | None
-    ) -> tuple[tuple[float, ...], str] | None:
-        """Sort key (lower is better) and a short reason for one candidate; None when not annotated.
-
-        Order: suitable objects before unsuitable ones; among suitable configurations, ideal before
-        moderate before bad, then by time + material penalty (COAT's ranking of sub-optimal options).
-        """
-        suitable = self.suitable(task, utility)
-        if suitable is None or not self.known(obj):
-            return None
-        obj = canonical_object_name(obj)
-        if obj not in suitable:
-            what = "a context object" if task else f"a {utility!r} object"
-            return (1.0, 0.0, 0.0), f"{obj} is not {what} in COAT"
-        if state is None or task is None:
-            return (0.0, 0.0, 0.0), f"{obj} suits {utility!r} in COAT"
-        from .schemas import ObjectConfig
-
-        try:
-            pen = self.cost.penalty(utility, task, ObjectConfig(object=obj, state=state))
-        except (PlannerError, KeyError) as e:
-            log.debug("no penalty for %s in (%s, %s): %s", obj, utility, task, e)
-            return None
-        rank = self.LABEL_RANK.get(pen.label, 3)
-        reason = (
-            f"{obj} is {pen.label} (time penalty {pen.time_penalty}, material penalty {pen.material_penalty})"
-        )
-        return (0.0, float(rank), float(pen.total)), reason
-
-
-def unknown_error(stage: str, task: str | None, utility: str, objects: Sequence[str], know: Knowledge) -> ConfigError:
-    """The error raised when the knowledge strategy cannot decide and no model was given."""
-    if know.suitable(task, utility) is None:
-        what = f"utility {utility!r}" + (f" with task {task!r}" if task else "")
-        why = f"{what} is not annotated in COAT"
-    else:
-        unknown = [o for o in objects if not know.known(o)]
-        why = f"objects {unknown} are not in COAT's vocabulary"
-    return ConfigError(
-        f"{stage}: the knowledge strategy cannot decide: {why}. Pass llm= (strategy 'knowledge' falls back "
-        "to the model) or use strategy 'hybrid' or 'llm'."
-    )
-
-
 # ---------------------------------------------------------------- stage 1
 
 
@@ -283,9 +152,9 @@ class ObjectSelector:
         self,
         strategy: Strategy = "llm",
         llm: LLMBackend | None = None,
-        kb: Any = None,
+        kb: KnowledgeBase | None = None,
         *,
-        cost: Any = None,
+        cost: CostModel | None = None,
         keep_rule: KeepRule = "ensemble",
         margin: float | None = None,
         threshold: float = DEFAULT_THRESHOLD,
@@ -356,7 +225,7 @@ class ObjectSelector:
         return self._encoder
 
     def __call__(
-        self, task: str | None, utility: str, objects: Sequence[str], *, trace: Trace | None = None
+        self, task: str | None, utility: str, objects: Sequence[str], *, trace: PromptLog | None = None
     ) -> ObjectSelection:
         """Select every suitable object among ``objects``.
 
@@ -378,7 +247,7 @@ class ObjectSelector:
         dupes = sorted({o for o in names if names.count(o) > 1})
         if dupes:
             raise ConfigError(f"duplicate candidate objects {dupes}; pass each object type once")
-        trace = trace if trace is not None else Trace()
+        trace = trace if trace is not None else PromptLog()
         if self.strategy == "llm":
             return self._llm(task, utility, names, trace)
         assert self.know is not None  # guaranteed by check_strategy
@@ -421,7 +290,7 @@ class ObjectSelector:
         names: list[str],
         suitable: frozenset[str],
         unknown: list[str],
-        trace: Trace,
+        trace: PromptLog,
     ) -> ObjectSelection:
         known = [o for o in names if o not in unknown]
         by_kb = self._knowledge(task, utility, known, suitable) if known else None
@@ -447,7 +316,7 @@ class ObjectSelector:
     def _phrase(self, utility: str) -> str | None:
         return self.know.phrase(utility) if self.know is not None else None
 
-    def _llm(self, task: str | None, utility: str, names: list[str], trace: Trace) -> ObjectSelection:
+    def _llm(self, task: str | None, utility: str, names: list[str], trace: PromptLog) -> ObjectSelection:
         assert self.llm is not None
         base = {"task": task, "utility": utility, "candidates": tuple(names)}
         if self.llm.supports_scoring:
@@ -458,7 +327,7 @@ class ObjectSelector:
             return self._margin(task, utility, names, trace, base)
         return self._generated(task, utility, names, trace, base)
 
-    def _signal(self, name: str, task: str | None, utility: str, names: list[str], trace: Trace) -> list[float]:
+    def _signal(self, name: str, task: str | None, utility: str, names: list[str], trace: PromptLog) -> list[float]:
         """One ensemble signal for every candidate (higher = more suitable)."""
         assert self.llm is not None
         phrase = self._phrase(utility)
@@ -513,12 +382,12 @@ class ObjectSelector:
         if key not in self._spread:
             log.info("stage 1: %s spread over %d reference objects for %r (once per %s; model calls are cached)",
                      name, len(self.reference_objects), utility, "utility" if name == "utility" else "task")
-            values = self._signal(name, task, utility, list(self.reference_objects), Trace())
+            values = self._signal(name, task, utility, list(self.reference_objects), PromptLog())
             self._spread[key] = statistics.pstdev(values)
         return self._spread[key]
 
     def _ensemble(
-        self, task: str | None, utility: str, names: list[str], trace: Trace, base: dict[str, Any]
+        self, task: str | None, utility: str, names: list[str], trace: PromptLog, base: dict[str, Any]
     ) -> ObjectSelection:
         if len(names) == 1:
             return ObjectSelection(**base, kept=tuple(names), ranking=tuple(names), method="llm-ensemble",
@@ -553,7 +422,7 @@ class ObjectSelector:
         )
 
     def _margin(
-        self, task: str | None, utility: str, names: list[str], trace: Trace, base: dict[str, Any]
+        self, task: str | None, utility: str, names: list[str], trace: PromptLog, base: dict[str, Any]
     ) -> ObjectSelection:
         assert self.llm is not None
         if len(names) == 1:
@@ -564,7 +433,7 @@ class ObjectSelector:
         return self._keep_within_margin(base, names, scores, "llm-scored", "calibrated score")
 
     def _yesno(
-        self, task: str | None, utility: str, names: list[str], trace: Trace, base: dict[str, Any]
+        self, task: str | None, utility: str, names: list[str], trace: PromptLog, base: dict[str, Any]
     ) -> ObjectSelection:
         assert self.llm is not None
         neutral = prompting.neutral_prompt("yesno")
@@ -586,23 +455,15 @@ class ObjectSelector:
         )
 
     def _generated(
-        self, task: str | None, utility: str, names: list[str], trace: Trace, base: dict[str, Any]
+        self, task: str | None, utility: str, names: list[str], trace: PromptLog, base: dict[str, Any]
     ) -> ObjectSelection:
         assert self.llm is not None
-        from langchain_core.messages import HumanMessage, SystemMessage
-
         prompt = prompting.object_prompt(task, utility, names, phrase=self._phrase(utility), mode="generated")
-        trace.prompts.append(prompt)
-        try:
-            ans = self.llm.structured(
-                [SystemMessage(prompting.system_prompt()), HumanMessage(prompt)],
-                ObjectSubsetAnswer,
-                context={"candidate_ids": names},
-            )
-        except SelectionError as e:
-            log.info("stage 1 answer unparsed for (%s, %s): %s", utility, task, e)
+        ans = ask_structured(self.llm, prompt, ObjectSubsetAnswer, names, trace)
+        if isinstance(ans, SelectionError):
+            log.info("stage 1 answer unparsed for (%s, %s)", utility, task)
             return ObjectSelection(
-                **base, ranking=tuple(names), method="llm-generated", reason=f"unparsed: {e}", unparsed=True
+                **base, ranking=tuple(names), method="llm-generated", reason=f"unparsed: {ans}", unparsed=True
             )
         kept = list(ans.objects)
         return ObjectSelection(
@@ -622,14 +483,9 @@ __all__ = [
     "KEEP_RULES",
     "SCALES",
     "SIGNALS",
-    "STRATEGIES",
     "KeepRule",
-    "Knowledge",
-    "Scale",
     "ObjectSelector",
     "ObjectSubsetAnswer",
-    "Strategy",
-    "Trace",
-    "check_strategy",
+    "Scale",
     "zscores",
 ]

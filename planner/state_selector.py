@@ -33,18 +33,27 @@ from pydantic import BaseModel, ValidationInfo, field_validator
 
 from . import prompting
 from .errors import ConfigError, SelectionError
-from .object_selector import Knowledge, Strategy, Trace, check_strategy, unknown_error
-from .schemas import ObjectConfig, ObjectRecord, Option, PhysicalState, StateRanking, canonical_object_name
+from .schemas import PhysicalState, StateRanking
+from .selection import (
+    Candidate,
+    Knowledge,
+    PromptLog,
+    Strategy,
+    as_pair,
+    ask_structured,
+    check_candidates,
+    check_strategy,
+    labels_for,
+    unknown_error,
+)
 
 if TYPE_CHECKING:
+    from .knowledge import CostModel, KnowledgeBase
     from .llm import LLMBackend
 
 log = logging.getLogger(__name__)
 
 Template = Literal["state_stage", "single"]
-Candidate = ObjectConfig | Option | ObjectRecord | str | tuple[str, PhysicalState | None]
-"""What a stage accepts as a candidate: a configuration, a question option, a scene record, a bare
-object name (no physical state), or an ``(object, state or None)`` pair."""
 
 
 class LetterAnswer(BaseModel):
@@ -69,52 +78,9 @@ class LetterAnswer(BaseModel):
         return letter
 
 
-def as_pair(c: Candidate) -> tuple[str, PhysicalState | None]:
-    """``(object name, state or None)`` of any candidate form."""
-    if isinstance(c, str):
-        return canonical_object_name(c), None
-    if isinstance(c, tuple):
-        return canonical_object_name(c[0]), c[1]
-    if isinstance(c, ObjectRecord):
-        return c.category, c.state
-    return c.object, c.state
-
-
-def check_candidates(pairs: Sequence[tuple[str, PhysicalState | None]]) -> None:
-    """Reject an empty candidate list and duplicate candidates (same object in the same state).
-
-    Raises:
-        ConfigError: naming the duplicates.
-    """
-    if not pairs:
-        raise ConfigError("a decision needs at least one candidate, got none")
-    seen: dict[tuple[str, PhysicalState | None], int] = {}
-    dupes: list[str] = []
-    for i, p in enumerate(pairs):
-        if p in seen:
-            dupes.append(f"#{seen[p]} and #{i} ({prompting.option_text(*p)})")
-        seen.setdefault(p, i)
-    if dupes:
-        raise ConfigError(f"duplicate candidates: {'; '.join(dupes)}; each option must differ")
-
-
 def _flat(key: tuple[float, ...]) -> float:
     # (unsuitable, label rank, total penalty) -> one number; totals stay far below 1e4
     return key[0] * 1e6 + key[1] * 1e4 + key[2]
-
-
-def labels_for(n: int) -> list[str]:
-    """Option labels ``A, B, ..., Z, AA, AB, ...`` for ``n`` candidates."""
-    out = []
-    for i in range(n):
-        s, k = "", i
-        while True:
-            s = chr(ord("A") + k % 26) + s
-            k = k // 26 - 1
-            if k < 0:
-                break
-        out.append(s)
-    return out
 
 
 class StateSelector:
@@ -134,9 +100,9 @@ class StateSelector:
         self,
         strategy: Strategy = "llm",
         llm: LLMBackend | None = None,
-        kb: Any = None,
+        kb: KnowledgeBase | None = None,
         *,
-        cost: Any = None,
+        cost: CostModel | None = None,
         template: Template = "state_stage",
     ) -> None:
         check_strategy(strategy, llm, kb)
@@ -156,7 +122,7 @@ class StateSelector:
         utility: str,
         candidates: Sequence[Candidate],
         *,
-        trace: Trace | None = None,
+        trace: PromptLog | None = None,
     ) -> StateRanking:
         """Rank the candidates and choose the best.
 
@@ -174,7 +140,7 @@ class StateSelector:
         """
         pairs = [as_pair(c) for c in candidates]
         check_candidates(pairs)
-        trace = trace if trace is not None else Trace()
+        trace = trace if trace is not None else PromptLog()
         if self.strategy != "llm":
             assert self.know is not None
             ranked = self._knowledge(task, utility, pairs)
@@ -215,7 +181,7 @@ class StateSelector:
         return self.template if any(s is not None for _, s in pairs) else "object_choice"
 
     def _llm(
-        self, task: str | None, utility: str, pairs: list[tuple[str, PhysicalState | None]], trace: Trace
+        self, task: str | None, utility: str, pairs: list[tuple[str, PhysicalState | None]], trace: PromptLog
     ) -> StateRanking:
         assert self.llm is not None
         n = len(pairs)
@@ -241,19 +207,11 @@ class StateSelector:
                 method="llm-scored",
                 reason=f"highest calibrated log-likelihood ({scores[order[0]]:.2f}{runner_up})",
             )
-        from langchain_core.messages import HumanMessage, SystemMessage
-
         prompt = prompting.decision_prompt(template, task, utility, labels, texts, phrase=phrase, mode="generated")
-        trace.prompts.append(prompt)
-        try:
-            ans = self.llm.structured(
-                [SystemMessage(prompting.system_prompt()), HumanMessage(prompt)],
-                LetterAnswer,
-                context={"candidate_ids": labels},
-            )
-        except SelectionError as e:
-            log.info("stage 2 answer unparsed for (%s, %s): %s", utility, task, e)
-            return StateRanking(n_candidates=n, chosen=None, method="llm-generated", reason=f"unparsed: {e}")
+        ans = ask_structured(self.llm, prompt, LetterAnswer, labels, trace)
+        if isinstance(ans, SelectionError):
+            log.info("stage 2 answer unparsed for (%s, %s)", utility, task)
+            return StateRanking(n_candidates=n, chosen=None, method="llm-generated", reason=f"unparsed: {ans}")
         i = labels.index(ans.letter)
         return StateRanking(
             n_candidates=n,
@@ -264,12 +222,4 @@ class StateSelector:
         )
 
 
-__all__ = [
-    "Candidate",
-    "LetterAnswer",
-    "StateSelector",
-    "Template",
-    "as_pair",
-    "check_candidates",
-    "labels_for",
-]
+__all__ = ["LetterAnswer", "StateSelector", "Template"]

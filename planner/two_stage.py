@@ -21,103 +21,20 @@ Example:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from . import prompting
 from .errors import ConfigError
-from .object_selector import DEFAULT_SIGNALS, DEFAULT_THRESHOLD, KeepRule, ObjectSelector, Scale, Strategy, Trace
-from .schemas import Decision, ObjectSelection, PhysicalState, Question, StateRanking
-from .state_selector import Candidate, StateSelector, as_pair, check_candidates, labels_for
+from .object_selector import DEFAULT_SIGNALS, DEFAULT_THRESHOLD, KeepRule, ObjectSelector, Scale
+from .pipeline import DecisionPipeline
+from .schemas import ObjectSelection, PhysicalState, StateRanking
+from .selection import PromptLog, Strategy
+from .state_selector import StateSelector
 
 if TYPE_CHECKING:
+    from .knowledge import CostModel, KnowledgeBase
     from .llm import LLMBackend
-
-PipelineName = Literal["two-stage", "single"]
-PIPELINES: tuple[str, ...] = ("two-stage", "single")
-_STAT_FIELDS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "seconds")
-
-
-def _stats(llm: Any) -> dict[str, float]:
-    if llm is None:
-        return dict.fromkeys(_STAT_FIELDS, 0.0)
-    st = getattr(llm, "stats", None)
-    return {f: float(getattr(st, f, 0) or 0) for f in _STAT_FIELDS}
-
-
-class DecisionPipeline:
-    """Shared machinery of both pipelines: candidate checks, timing, model-usage accounting."""
-
-    pipeline: ClassVar[str] = ""
-
-    def __init__(self, strategy: Strategy, llm: LLMBackend | None) -> None:
-        self.strategy = strategy
-        self.llm = llm
-
-    def decide(self, question: Question) -> Decision:
-        """Answer a COAT question; ``Decision.chosen`` is an option letter or None (unparsed).
-
-        Raises:
-            ConfigError: duplicate options, or the knowledge strategy cannot decide without a model.
-        """
-        labels = [o.letter for o in question.options]
-        pairs = [(o.object, o.state) for o in question.options]
-        return self._run(question.task, question.utility, pairs, labels, question.id)
-
-    def select(self, task: str | None, utility: str, candidates: Sequence[Candidate]) -> Decision:
-        """Choose among arbitrary candidates (a planner's scene objects); labels are ``A, B, ...``.
-
-        Raises:
-            ConfigError: no candidates, duplicates, or the knowledge strategy cannot decide without a model.
-        """
-        pairs = [as_pair(c) for c in candidates]
-        return self._run(task, utility, pairs, labels_for(len(pairs)), None)
-
-    def _run(
-        self,
-        task: str | None,
-        utility: str,
-        pairs: list[tuple[str, PhysicalState | None]],
-        labels: list[str],
-        question_id: str | None,
-    ) -> Decision:
-        check_candidates(pairs)
-        before = _stats(self.llm)
-        t0 = time.perf_counter()
-        trace = Trace()
-        fields = self._decide(task, utility, pairs, labels, trace)
-        seconds = time.perf_counter() - t0
-        after = _stats(self.llm)
-        used = {f: after[f] - before[f] for f in _STAT_FIELDS}
-        return Decision(
-            question_id=question_id,
-            pipeline=self.pipeline,  # type: ignore[arg-type]
-            strategy=self.strategy,
-            labels=tuple(labels),
-            # the model's id whenever it decides (llm strategy) or was consulted (knowledge fell back to it)
-            model_id=getattr(self.llm, "model_id", None)
-            if (trace.prompts or "llm" in self.strategy.split("+"))
-            else None,
-            prompt_hash=prompting.prompt_hash(*trace.prompts) if trace.prompts else "",
-            calls=int(used["calls"]),
-            cache_hits=int(used["cache_hits"]),
-            prompt_tokens=int(used["prompt_tokens"]),
-            completion_tokens=int(used["completion_tokens"]),
-            seconds=seconds,
-            **fields,
-        )
-
-    def _decide(
-        self,
-        task: str | None,
-        utility: str,
-        pairs: list[tuple[str, PhysicalState | None]],
-        labels: list[str],
-        trace: Trace,
-    ) -> dict[str, Any]:
-        raise NotImplementedError
-
+    from .llm.embedding import SentenceEncoder
 
 class TwoStagePipeline(DecisionPipeline):
     """Stage 1 (object kinds) then stage 2 (physical states) on the survivors.
@@ -147,9 +64,9 @@ class TwoStagePipeline(DecisionPipeline):
         self,
         strategy: Strategy = "llm",
         llm: LLMBackend | None = None,
-        kb: Any = None,
+        kb: KnowledgeBase | None = None,
         *,
-        cost: Any = None,
+        cost: CostModel | None = None,
         objects: ObjectSelector | None = None,
         states: StateSelector | None = None,
         keep_rule: KeepRule = "ensemble",
@@ -157,7 +74,7 @@ class TwoStagePipeline(DecisionPipeline):
         threshold: float = DEFAULT_THRESHOLD,
         signals: Sequence[str] = DEFAULT_SIGNALS,
         scale: Scale = "reference",
-        encoder: Any = None,
+        encoder: SentenceEncoder | None = None,
         stage1_strategy: Strategy | None = None,
     ) -> None:
         s1 = stage1_strategy or strategy
@@ -168,6 +85,15 @@ class TwoStagePipeline(DecisionPipeline):
         )
         self.states = states or StateSelector(strategy, llm, kb, cost=cost, template="state_stage")
 
+    @classmethod
+    def from_options(
+        cls, strategy: Strategy, llm: LLMBackend | None, kb: KnowledgeBase | None, **kwargs: Any
+    ) -> TwoStagePipeline:
+        """Build from :func:`~planner.pipeline.make_pipeline`'s keyword arguments."""
+        if kwargs.pop("object_prior", None) is not None:
+            raise ConfigError("object_prior applies to the single pipeline only")
+        return cls(strategy, llm, kb, **kwargs)
+
     def __repr__(self) -> str:
         return f"TwoStagePipeline({self.objects!r}, {self.states!r})"
 
@@ -177,7 +103,7 @@ class TwoStagePipeline(DecisionPipeline):
         utility: str,
         pairs: list[tuple[str, PhysicalState | None]],
         labels: list[str],
-        trace: Trace,
+        trace: PromptLog,
     ) -> dict[str, Any]:
         names = list(dict.fromkeys(o for o, _ in pairs))
         sel: ObjectSelection = self.objects(task, utility, names, trace=trace)
@@ -208,39 +134,4 @@ class TwoStagePipeline(DecisionPipeline):
         }
 
 
-def make_pipeline(
-    pipeline: PipelineName | str,
-    strategy: Strategy | str = "llm",
-    llm: LLMBackend | None = None,
-    kb: Any = None,
-    **kwargs: Any,
-) -> DecisionPipeline:
-    """Build ``"two-stage"`` (:class:`TwoStagePipeline`) or ``"single"`` (:class:`SinglePromptBaseline`).
-
-    ``object_prior=W`` (single only) adds W x stage 1's ensemble score of each option's object to the
-    single prompt's scores; the other stage-1 keyword arguments configure that prior.
-
-    Raises:
-        ConfigError: unknown pipeline or strategy, or a missing dependency.
-    """
-    if pipeline == "two-stage":
-        if kwargs.pop("object_prior", None) is not None:
-            raise ConfigError("object_prior applies to the single pipeline only")
-        return TwoStagePipeline(strategy, llm, kb, **kwargs)  # type: ignore[arg-type]
-    if pipeline == "single":
-        from .baseline import SinglePromptBaseline
-
-        weight = kwargs.pop("object_prior", None)
-        prior = None
-        if weight is not None:
-            # The prior is the model's stage-1 signals (strategy "llm" whatever the baseline's strategy: a
-            # knowledge or mixed selection has no score for every object), with stage 1's settings.
-            s1 = {k: kwargs[k] for k in ("signals", "scale", "encoder", "cost") if k in kwargs}
-            prior = ObjectSelector("llm", llm, kb, keep_rule="ensemble", **s1)
-        kw = {k: v for k, v in kwargs.items() if k == "cost"}
-        return SinglePromptBaseline(strategy, llm, kb, prior=prior, prior_weight=weight or 0.0,  # type: ignore[arg-type]
-                                    **kw)
-    raise ConfigError(f"unknown pipeline {pipeline!r}; valid: {', '.join(PIPELINES)}")
-
-
-__all__ = ["PIPELINES", "DecisionPipeline", "PipelineName", "TwoStagePipeline", "make_pipeline"]
+__all__ = ["TwoStagePipeline"]

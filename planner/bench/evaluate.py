@@ -34,7 +34,7 @@ from ..prompting import templates_hash
 from ..schemas import Decision, Option, Question
 
 if TYPE_CHECKING:
-    from ..two_stage import DecisionPipeline
+    from ..pipeline import DecisionPipeline
 
 log = logging.getLogger(__name__)
 

@@ -107,7 +107,8 @@ def _labels(kb: Any, set_name: str) -> dict[int, str]:
 def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], set_name: str, pipeline: str,
              out: str | None, variation: int | None = None) -> list[dict[str, Any]]:
     from ..bench.evaluate import run_eval
-    from ..two_stage import TwoStagePipeline, make_pipeline
+    from ..pipeline import make_pipeline
+    from ..two_stage import TwoStagePipeline
 
     kw: dict[str, Any] = {}
     if pipeline == "two-stage":

@@ -12,8 +12,8 @@ from planner import cli
 from planner.bench.evaluate import format_summary, read_rows, run_eval, sample_questions, summarize
 from planner.errors import ConfigError
 from planner.llm import FakeLLM, make_llm
+from planner.pipeline import make_pipeline
 from planner.schemas import QUESTION_SETS, Option, PhysicalState, Question
-from planner.two_stage import make_pipeline
 
 
 @pytest.fixture(scope="module")

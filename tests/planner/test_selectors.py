@@ -16,10 +16,12 @@ from pydantic import ValidationError
 from planner.baseline import SinglePromptBaseline
 from planner.errors import ConfigError
 from planner.llm import FakeLLM, LLMStats
-from planner.object_selector import ObjectSelector, ObjectSubsetAnswer, Trace, zscores
+from planner.object_selector import ObjectSelector, ObjectSubsetAnswer, zscores
+from planner.pipeline import make_pipeline
 from planner.schemas import Decision, ObjectConfig, Option, PhysicalState, Question
-from planner.state_selector import LetterAnswer, StateSelector, labels_for
-from planner.two_stage import TwoStagePipeline, make_pipeline
+from planner.selection import PromptLog, labels_for
+from planner.state_selector import LetterAnswer, StateSelector
+from planner.two_stage import TwoStagePipeline
 
 
 class ScoringFake:
@@ -150,7 +152,7 @@ def test_stage1_ensemble_sums_zscored_signals(kb: Any) -> None:
     llm = ScoringFake(fn)
     enc = FakeEncoder({"knife": 0.6, "butter knife": 0.2, "pillow": 0.1})
     sel = ObjectSelector("llm", llm, kb, encoder=enc, margin=1.0, scale="question")(
-        "cut cake", "cutting", ["Pillow", "ButterKnife", "Knife"], trace=(tr := Trace())
+        "cut cake", "cutting", ["Pillow", "ButterKnife", "Knife"], trace=(tr := PromptLog())
     )
     names = ["Pillow", "ButterKnife", "Knife"]
     want = [a + b for a, b in zip(zscores([-9.0, -4.0, -3.0]), zscores([0.1, 0.2, 0.6]), strict=True)]
