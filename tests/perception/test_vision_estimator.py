@@ -1,4 +1,4 @@
-"""perception.vision: boxes from masks, camera projection, size -> mass, state classifiers, VisionEstimator."""
+"""perception.geometry (boxes, camera projection, size -> mass), perception.state_classifiers, VisionEstimator."""
 
 from __future__ import annotations
 
@@ -10,17 +10,16 @@ import pytest
 pytest.importorskip("cv2")
 
 from perception import FusedEstimator, MetadataEstimator  # noqa: E402
-from perception.vision import (  # noqa: E402
+from perception.geometry import (  # noqa: E402
     Box2D,
     Camera,
-    OpenCVStateClassifier,
-    TorchStateClassifier,
-    VisionEstimator,
     aabb_volume,
     boxes_from_masks,
     kg_from_volume,
     volume_from_depth,
 )
+from perception.state_classifiers import OpenCVStateClassifier, TorchStateClassifier  # noqa: E402
+from perception.vision import VisionEstimator  # noqa: E402
 from planner.errors import ConfigError  # noqa: E402
 from scenes.base import SceneObs  # noqa: E402
 
@@ -280,7 +279,7 @@ LEGEND = {
 
 def test_schematic_classifier_reads_legend_marks(priors):
     cv2 = pytest.importorskip("cv2")
-    from perception.vision import SchematicStateClassifier
+    from perception.state_classifiers import SchematicStateClassifier
 
     h, w = 60, 80
     rgb = _frame(h, w, (40, 40, 40))
