@@ -101,10 +101,10 @@ def _frames(args: argparse.Namespace) -> int:
     root = _root(args)
     clf = None
     if args.checkpoint is not None:
-        from .vision import TorchStateClassifier
+        from .state_classifiers import TorchStateClassifier
 
         clf = TorchStateClassifier(args.checkpoint)
-    res = frames_eval(root / "ai2thor" / "traces", classifier=clf, priors=TypePriors.from_data_dir(root))
+    res = frames_eval(root, classifier=clf, priors=TypePriors.from_data_dir(root))
     if args.json:
         args.json.write_text(json.dumps(res, indent=1))
     out = sys.stdout
