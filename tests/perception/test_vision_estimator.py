@@ -309,3 +309,17 @@ def test_embedded_simulator_frames_end_to_end(priors):
     legend = res["estimators"]["legend"]
     assert res["frames"] == 1 and legend["objects"] > 20
     assert legend["variables"]["condition"]["rate"] >= legend["variables"]["condition"]["prior_only_rate"]
+
+
+def test_frames_benchmark_reads_the_recorded_traces(data_dir, traces_dir, priors):
+    from perception.evaluation import frames_eval, iter_trace_frames
+    from scenes.thor.traces import load_trace, trace_names
+
+    frames = list(iter_trace_frames(data_dir))
+    expected = sum(f is not None for n in trace_names(data_dir) for f in load_trace(n, data_dir).frames)
+    assert len(frames) == expected > 0
+    label, meta, rgb = frames[0]
+    assert label.endswith("/event_00") and "objects" in meta and rgb.shape[2] == 3
+    res = frames_eval(data_dir, priors=priors)
+    assert res["frames"] == expected and res["objects"] > 0
+    assert set(res["variables"]) == {"mass", "material", "temperature", "already_in_use", "condition"}
