@@ -22,14 +22,14 @@ from .base import (
 )
 from .metadata import MetadataEstimator, mass_bucket
 from .priors import TypePriors, default_priors
-from .text import TextEstimator
-from .vision import (
+from .state_classifiers import (
     OpenCVStateClassifier,
     SchematicStateClassifier,
     StateClassifier,
     TorchStateClassifier,
-    VisionEstimator,
 )
+from .text import TextEstimator
+from .vision import VisionEstimator
 
 __all__ = [
     "CompositeEstimator",

@@ -26,12 +26,10 @@ import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from planner.errors import ConfigError
 from planner.schemas import (
-    VARIABLE_ENUMS,
     VARIABLES,
     Condition,
     InUse,
@@ -42,69 +40,13 @@ from planner.schemas import (
 )
 from scenes.base import RawObject, SceneObs
 
-if TYPE_CHECKING:
-    from .priors import TypePriors
+from .estimates import SOURCES, VariableEstimate, check_variable
+from .priors import TypePriors, default_priors
 
 log = logging.getLogger(__name__)
 
-Source = Literal["metadata", "vision", "text", "prior"]
-SOURCES: tuple[str, ...] = ("metadata", "vision", "text", "prior")
 # When a record mixes sources, its single ``source`` field names the strongest observation that went in.
 _SOURCE_RANK = {"metadata": 0, "vision": 1, "text": 2, "prior": 3}
-
-
-def check_variable(variable: str) -> str:
-    """Return ``variable`` if it is one of the five variables, else raise ConfigError listing them."""
-    if variable not in VARIABLE_ENUMS:
-        raise ConfigError(f"unknown variable {variable!r}; valid variables are {list(VARIABLES)}")
-    return variable
-
-
-@dataclass(frozen=True)
-class VariableEstimate:
-    """One variable of one object: a value (or None = unknown), a confidence in [0, 1] and a source.
-
-    Attributes:
-        value: The COAT enum member (``Mass.LIGHT``...), or None when the source could not tell.
-        confidence: How much to trust ``value``; 0 for unknown.
-        source: ``"metadata"``, ``"vision"``, ``"text"`` or ``"prior"``.
-        note: Short evidence string for logs (``"mass=0.2 kg"``).
-    """
-
-    value: Enum | None
-    confidence: float = 0.0
-    source: str = "prior"
-    note: str = ""
-
-    @classmethod
-    def of(cls, variable: str, value: Any, confidence: float, source: str, note: str = "") -> VariableEstimate:
-        """Build an estimate, validating ``value`` against the variable's enum.
-
-        Raises:
-            ConfigError: for an unknown variable, value or source (programmer errors).
-        """
-        enum = VARIABLE_ENUMS[check_variable(variable)]
-        if source not in SOURCES:
-            raise ConfigError(f"unknown source {source!r}; valid sources are {list(SOURCES)}")
-        if value is None:
-            return cls(None, 0.0, source, note)
-        try:
-            member = value if isinstance(value, enum) else enum(value)
-        except ValueError:
-            raise ConfigError(
-                f"{value!r} is not a valid {variable}; valid values are {enum.values()}"  # type: ignore[attr-defined]
-            ) from None
-        return cls(member, min(1.0, max(0.0, float(confidence))), source, note)
-
-    @classmethod
-    def unknown(cls, source: str, note: str = "") -> VariableEstimate:
-        """An estimate that says "this source cannot tell" (value None, confidence 0)."""
-        return cls(None, 0.0, source, note)
-
-    @property
-    def known(self) -> bool:
-        """True when the source produced a value."""
-        return self.value is not None
 
 
 @dataclass
@@ -272,8 +214,6 @@ class CompositeEstimator:
     def priors(self) -> TypePriors:
         """The type priors (loaded on first use)."""
         if self._priors is None:
-            from .priors import default_priors
-
             self._priors = default_priors()
         return self._priors
 
@@ -350,8 +290,6 @@ class FusedEstimator:
     def priors(self) -> TypePriors:
         """The type priors (loaded on first use)."""
         if self._priors is None:
-            from .priors import default_priors
-
             self._priors = default_priors()
         return self._priors
 

@@ -76,7 +76,7 @@ def _agreement(args: argparse.Namespace) -> int:
     res = agreement(
         root / "ai2thor" / "floorplans",
         material_rule=args.material_rule,
-        priors=TypePriors.from_knowledge(root),
+        priors=TypePriors.from_data_dir(root),
         limit=args.limit,
     )
     if args.json:
@@ -101,10 +101,10 @@ def _frames(args: argparse.Namespace) -> int:
     root = _root(args)
     clf = None
     if args.checkpoint is not None:
-        from .vision import TorchStateClassifier
+        from .state_classifiers import TorchStateClassifier
 
         clf = TorchStateClassifier(args.checkpoint)
-    res = frames_eval(root / "ai2thor" / "traces", classifier=clf, priors=TypePriors.from_knowledge(root))
+    res = frames_eval(root, classifier=clf, priors=TypePriors.from_data_dir(root))
     if args.json:
         args.json.write_text(json.dumps(res, indent=1))
     out = sys.stdout
@@ -142,12 +142,10 @@ def _mass_size(args: argparse.Namespace) -> int:
 
 
 def _embedded(args: argparse.Namespace) -> int:
-    from planner.paths import resolve_data_dir
-
     from .evaluation import embedded_eval
     from .priors import TypePriors
 
-    priors = TypePriors.from_knowledge(resolve_data_dir(args.data_dir))
+    priors = TypePriors.from_data_dir(args.data_dir)
     res = embedded_eval(seeds=args.seeds, perturbations=args.perturbations, priors=priors)
     if args.json:
         args.json.write_text(json.dumps(res, indent=1))
@@ -208,7 +206,7 @@ def _estimate(args: argparse.Namespace) -> int:
 
         raise ConfigError(f"no floorplan {args.scene!r} in {f.parent}; use e.g. FloorPlan1, FloorPlan201")
     objs = tuple(json.loads(f.read_text()).values())
-    est = MetadataEstimator(priors=TypePriors.from_knowledge(root), visible_only=args.visible_only)
+    est = MetadataEstimator(priors=TypePriors.from_data_dir(root), visible_only=args.visible_only)
     scene = est.estimate(SceneObs(objects=objs, extra={"scene_id": f.stem}))
     for r in scene.objects:
         unk = f"  (prior: {', '.join(r.unknown)})" if r.unknown else ""

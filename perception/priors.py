@@ -2,13 +2,16 @@
 
 Two sources, in order:
 
-1. **COAT's common values** (``task-1/common_var_responses.json``, read through ``planner.knowledge``): for
-   each of COAT's 100 objects, the values each variable commonly takes. When COAT lists several values
-   the prior picks one by a fixed rule (below) and its confidence is split between them.
+1. **COAT's common values**: for each of COAT's 100 objects, the values each variable commonly takes.
+   Perception does not load the knowledge base: the composition root passes them in
+   (:meth:`TypePriors.from_common_values`, from ``planner.knowledge.KnowledgeBase``); code without a
+   knowledge base reads the same file, the data directory's ``coat/task-1/common_var_responses.json``
+   (:meth:`TypePriors.from_data_dir`, :func:`default_priors`). When COAT lists several values the prior
+   picks one by a fixed rule (below) and its confidence is split between them.
 2. **A small derived table** (:data:`THOR_TYPE_PRIORS`) for AI2-THOR types that COAT does not name
    (Faucet, Sink, StoveKnob, Pillow...). Values for types with real metadata are the AI2-THOR 5.0.0
-   values (kg bucketed, first salient material) from the real scene dump summarised in
-   ``shared/notes/ai2thor.md`` §2 (source: Kajiih/rl_ai2thor ``objects_metadata_samples``); values for
+   values (kg bucketed, first salient material) from the real scene dump, the data directory's
+   ``ai2thor/floorplans/`` (source: Kajiih/rl_ai2thor ``objects_metadata_samples``); values for
    static types (0 kg, no materials in AI2-THOR) are this project's judgement, marked ``judgement``.
 
 Choice rules when COAT lists several values:
@@ -20,8 +23,8 @@ Choice rules when COAT lists several values:
   prior never claims that an unseen object is hot, busy or broken.
 
 Example:
-    >>> p = TypePriors({"Pot": {"mass": ["heavy"], "material": ["Stone", "Metal"], "temperature": ["Hot", "RoomTemp"],
-    ...                         "already_in_use": ["free"], "condition": ["clean"]}})
+    >>> p = TypePriors.from_common_values({"Pot": {"mass": ["heavy"], "material": ["Stone", "Metal"],
+    ...     "temperature": ["Hot", "RoomTemp"], "already_in_use": ["free"], "condition": ["clean"]}})
     >>> p.prior("Pot")["material"].value.value
     'Metal'
 """
@@ -32,15 +35,19 @@ import functools
 import json
 import logging
 import os
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
-from planner.schemas import VARIABLE_ENUMS, VARIABLES, canonical_object_name
+from planner.errors import ConfigError, DataError, DataNotFoundError
+from planner.paths import resolve_data_dir
+from planner.schemas import VARIABLE_ENUMS, VARIABLES, canonical_object_name, thor_object_name
 
-from .base import VariableEstimate
+from .estimates import VariableEstimate
 
 log = logging.getLogger(__name__)
+
+COMMON_VALUES_FILE = "task-1/common_var_responses.json"
+"""COAT's common values, relative to the data directory's ``coat/`` (the file the knowledge base validates)."""
 
 # Confidence of a prior. Mass and material come from COAT's per-object judgement (split when COAT lists
 # several values); the three states of an unseen object are only the usual case.
@@ -59,7 +66,7 @@ _STATE_DEFAULTS: dict[str, tuple[str, ...]] = {
 TYPICAL_MATERIAL: dict[str, str] = {
     # COAT objects with several common materials -> the one AI2-THOR 5.0.0 lists first most often among
     # COAT's values (real scene dump, 120 floorplans; ties broken by COAT's order). Generated once with
-    # `python -m perception.priors --derive`; types absent here fall back to COAT's first value.
+    # `python scripts/gen_type_priors.py`; types absent here fall back to COAT's first value.
     "Vase": "Ceramic",
     "Bottle": "Glass",
     "Cup": "Glass",
@@ -144,12 +151,14 @@ def _values(raw: Any) -> tuple[str, ...]:
 class TypePriors:
     """Prior values per object type.
 
+    Build it with :meth:`from_common_values` (values passed in, checked) or :meth:`from_data_dir`.
+
     Args:
         common_values: object name -> {variable -> list of common values} (COAT's common values), or
             None to use only the derived table.
     """
 
-    def __init__(self, common_values: Mapping[str, Mapping[str, Sequence[Any]]] | None = None) -> None:
+    def __init__(self, common_values: Mapping[str, Any] | None = None) -> None:
         self._common: dict[str, dict[str, tuple[str, ...]]] = {}
         for name, vals in (common_values or {}).items():
             entry = {v: _values(vals.get(v) if isinstance(vals, Mapping) else getattr(vals, v, ())) for v in VARIABLES}
@@ -158,33 +167,66 @@ class TypePriors:
         self._cache: dict[str, dict[str, VariableEstimate]] = {}
 
     @classmethod
-    def from_knowledge(cls, data_dir: str | os.PathLike[str] | None = None) -> TypePriors:
-        """Load COAT's common values (through ``planner.knowledge`` when available).
+    def from_common_values(cls, common_values: Mapping[str, Any]) -> TypePriors:
+        """Priors from COAT's common values, passed in by the caller (the one loader is the knowledge base's).
+
+        Args:
+            common_values: object type -> the five variables' common values, either a mapping per type
+                (``{"mass": ["heavy"], "material": ["Stone", "Metal"], ...}``, the file's shape) or an object
+                with one attribute per variable (``planner.knowledge.CommonValues``).
+
+        Returns:
+            The priors.
 
         Raises:
-            DataNotFoundError: when the COAT data directory cannot be found.
-        """
-        try:
-            from planner import knowledge  # type: ignore[attr-defined]
-        except ImportError:
-            knowledge = None
-        if knowledge is not None and hasattr(knowledge, "load_knowledge"):
-            kb = knowledge.load_knowledge(data_dir) if data_dir is not None else knowledge.load_knowledge()
-            table: dict[str, Any] = {}
-            for name in _coat_object_names(kb):
-                try:
-                    cv = kb.common_values(name)
-                except Exception:  # noqa: BLE001 - a name without common values is simply skipped
-                    continue
-                table[name] = {v: getattr(cv, v, ()) for v in VARIABLES}
-            if table:
-                return cls(table)
-        # planner.knowledge not available yet: read the one file it would read.
-        from planner.paths import resolve_data_dir
+            ConfigError: a value is not one of its variable's values (the message lists the valid ones).
 
-        root = resolve_data_dir(data_dir, need="coat", files=("task-1/common_var_responses.json",))
-        with open(Path(root) / "coat" / "task-1" / "common_var_responses.json", encoding="utf-8") as f:
-            return cls(json.load(f))
+        Example:
+            >>> from planner.knowledge import load_knowledge                      # doctest: +SKIP
+            >>> kb = load_knowledge()                                              # doctest: +SKIP
+            >>> TypePriors.from_common_values({o: kb.common_values(o) for o in kb.objects})  # doctest: +SKIP
+        """
+        priors = cls(common_values)
+        priors._check_values()
+        return priors
+
+    @classmethod
+    def from_data_dir(cls, data_dir: str | os.PathLike[str] | None = None) -> TypePriors:
+        """Priors from the data directory's COAT common-values file, for code that has no knowledge base.
+
+        Reads :data:`COMMON_VALUES_FILE` under ``coat/``, the file the knowledge base reads for its common
+        values (without the knowledge base's cross-file checks).
+
+        Args:
+            data_dir: Data root holding ``coat/``; None resolves it from ``$COAT_DATA_DIR`` or the user cache.
+
+        Raises:
+            DataNotFoundError: when no data directory with the file is found.
+            DataError: when the file is not valid JSON, not an object, or holds a value outside a variable's values.
+        """
+        root = resolve_data_dir(data_dir, need="coat", files=(COMMON_VALUES_FILE,))
+        path = root / "coat" / COMMON_VALUES_FILE
+        try:
+            with open(path, encoding="utf-8") as f:
+                raw = json.load(f)
+        except json.JSONDecodeError as e:
+            raise DataError(path, "", f"invalid JSON: {e}") from e
+        if not isinstance(raw, Mapping) or not all(isinstance(v, Mapping) for v in raw.values()):
+            raise DataError(path, "", "expected an object of object type -> {variable: [values]}")
+        try:
+            return cls.from_common_values(raw)
+        except ConfigError as e:
+            raise DataError(path, "", str(e)) from e
+
+    def _check_values(self) -> None:
+        for name, entry in self._common.items():
+            for var, vals in entry.items():
+                enum = VARIABLE_ENUMS[var]
+                bad = [v for v in vals if v not in enum.values()]  # type: ignore[attr-defined]
+                if bad:
+                    raise ConfigError(
+                        f"common {var} of {name} has {bad}; valid values are {enum.values()}"  # type: ignore[attr-defined]
+                    )
 
     def coat_values(self, category: str) -> dict[str, tuple[str, ...]] | None:
         """COAT's common values for a type (None when COAT does not name it)."""
@@ -193,7 +235,7 @@ class TypePriors:
     def knows(self, category: str) -> bool:
         """True when COAT or the derived table has this type."""
         name = base_type(category)
-        return name in self._common or _thor_name(name) in THOR_TYPE_PRIORS
+        return name in self._common or thor_object_name(name) in THOR_TYPE_PRIORS
 
     def prior(self, category: str) -> dict[str, VariableEstimate]:
         """The prior estimate of every variable for ``category`` (source ``"prior"``)."""
@@ -206,7 +248,7 @@ class TypePriors:
     def _build(self, name: str) -> dict[str, VariableEstimate]:
         out: dict[str, VariableEstimate] = {}
         coat = self._common.get(name)
-        table = THOR_TYPE_PRIORS.get(_thor_name(name))
+        table = THOR_TYPE_PRIORS.get(thor_object_name(name))
         for var in VARIABLES:
             vals = coat.get(var, ()) if coat else ()
             if var in _STATE_DEFAULTS:
@@ -231,62 +273,32 @@ class TypePriors:
         return out
 
 
-def _thor_name(name: str) -> str:
-    from planner.schemas import thor_object_name
-
-    return thor_object_name(name)
-
-
-def _coat_object_names(kb: Any) -> list[str]:
-    # The knowledge base exposes its object list under one of these names; fall back to the COAT set.
-    for attr in ("objects", "object_names", "all_objects"):
-        v = getattr(kb, attr, None)
-        v = v() if callable(v) else v
-        if v:
-            return [str(x) for x in v]
-    return []
-
-
 @functools.lru_cache(maxsize=1)
 def default_priors() -> TypePriors:
-    """COAT priors from the configured data directory; the derived table alone if the data is missing."""
+    """The priors an estimator uses when none is passed in: COAT's common values from the configured data directory.
+
+    Composition roots pass priors built from the knowledge base (:meth:`TypePriors.from_common_values`);
+    this default serves an estimator built on its own. It reads the file with :meth:`TypePriors.from_data_dir`.
+    When no data directory is found it logs a warning and returns the derived AI2-THOR table alone
+    (perception still works, with weaker priors, e.g. for ScienceWorld without the COAT data); a corrupt
+    file raises.
+
+    Raises:
+        DataError: the common-values file is corrupt.
+    """
     try:
-        return TypePriors.from_knowledge()
-    except Exception as e:  # noqa: BLE001 - perception must work (with weaker priors) without the data
+        return TypePriors.from_data_dir()
+    except DataNotFoundError as e:
         log.warning("COAT common values unavailable (%s); using the derived AI2-THOR table only", e)
         return TypePriors(None)
 
 
-def derive_typical_material(floorplans_dir: Path, common: Mapping[str, Mapping[str, Sequence[str]]]) -> dict[str, str]:
-    """Recompute :data:`TYPICAL_MATERIAL` from the 120 AI2-THOR floorplan dumps (for ``--derive``)."""
-    from collections import Counter, defaultdict
-
-    first: dict[str, Counter[str]] = defaultdict(Counter)
-    for f in sorted(floorplans_dir.glob("FloorPlan*_physics.json")):
-        with open(f, encoding="utf-8") as fh:
-            for o in json.load(fh).values():
-                mats = o.get("salientMaterials")
-                if mats:
-                    first[canonical_object_name(o["objectType"])][mats[0]] += 1
-    out: dict[str, str] = {}
-    for name, vals in common.items():
-        mats = list(vals.get("material", []))
-        if len(mats) < 2:
-            continue
-        counts = first.get(name, Counter())
-        best = sorted((m for m in mats if counts[m]), key=lambda m: (-counts[m], mats.index(m)))
-        if best:
-            out[name] = best[0]
-    return out
-
-
-if __name__ == "__main__":  # pragma: no cover - maintenance helper
-    import sys
-
-    from planner.paths import resolve_data_dir
-
-    if "--derive" in sys.argv:
-        root = resolve_data_dir(need="ai2thor")
-        common = json.loads((root / "coat" / "task-1" / "common_var_responses.json").read_text())
-        for k, v in derive_typical_material(root / "ai2thor" / "floorplans", common).items():
-            sys.stdout.write(f'    "{k}": "{v}",\n')
+__all__ = [
+    "COMMON_VALUES_FILE",
+    "FALLBACK_VALUES",
+    "THOR_TYPE_PRIORS",
+    "TYPICAL_MATERIAL",
+    "TypePriors",
+    "base_type",
+    "default_priors",
+]

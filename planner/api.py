@@ -53,8 +53,11 @@ def observe(
         obs, _info = env.reset(seed=seed, options=options)
         if estimator is None:
             from perception.metadata import MetadataEstimator
+            from perception.priors import TypePriors
 
-            estimator = MetadataEstimator()
+            kb = _load_kb(None, None)  # perception gets COAT's common values passed in, not the knowledge base
+            common = {o: kb.common_values(o) for o in kb.objects}
+            estimator = MetadataEstimator(priors=TypePriors.from_common_values(common))
         state = estimator.estimate(obs)
     except BaseException:
         env.close()

@@ -55,8 +55,11 @@ def thor_obj(object_type: str, n: int = 1, **fields: Any) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def priors(data_dir: Path) -> TypePriors:
-    """COAT priors read from the reference data."""
-    return TypePriors.from_knowledge(data_dir)
+    """COAT priors built the way the composition root builds them: common values passed in from the knowledge base."""
+    from planner.knowledge import load_knowledge
+
+    kb = load_knowledge(data_dir)
+    return TypePriors.from_common_values({o: kb.common_values(o) for o in kb.objects})
 
 
 @pytest.fixture(scope="session")

@@ -8,12 +8,11 @@ from pathlib import Path
 import pytest
 
 from perception.evaluation import match_ground_truth, sciworld_ground_truth
+from perception.sciworld_text import THERMOMETER_READING, USE_THERMOMETER, parse_look, split_list
 from perception.text import (
     TextEstimator,
     coat_category,
     material_from_name,
-    parse_look,
-    split_list,
     temperature_category,
     temperature_from_name,
 )
@@ -223,3 +222,11 @@ def test_live_sciworld_episode_scores():
     assert res["temperature"]["all"]["rate"] > 0.9
     assert res["material"]["text"]["rate"] > 0.9
     assert res["broken"]["true_positive"] >= 1 and res["broken"]["false_positive"] == 0  # stove is broken in 21
+
+
+def test_thermometer_patterns_are_public():
+    reply = "the thermometer measures a temperature of -3.5 degrees celsius"
+    assert float(THERMOMETER_READING.search(reply).group(1)) == -3.5
+    assert USE_THERMOMETER.match("use thermometer in inventory on substance in metal pot").group(1) == (
+        "substance in metal pot"
+    )

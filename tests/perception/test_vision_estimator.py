@@ -1,4 +1,4 @@
-"""perception.vision: boxes from masks, camera projection, size -> mass, state classifiers, VisionEstimator."""
+"""perception.geometry (boxes, camera projection, size -> mass), perception.state_classifiers, VisionEstimator."""
 
 from __future__ import annotations
 
@@ -10,17 +10,16 @@ import pytest
 pytest.importorskip("cv2")
 
 from perception import FusedEstimator, MetadataEstimator  # noqa: E402
-from perception.vision import (  # noqa: E402
+from perception.geometry import (  # noqa: E402
     Box2D,
     Camera,
-    OpenCVStateClassifier,
-    TorchStateClassifier,
-    VisionEstimator,
     aabb_volume,
     boxes_from_masks,
     kg_from_volume,
     volume_from_depth,
 )
+from perception.state_classifiers import OpenCVStateClassifier, TorchStateClassifier  # noqa: E402
+from perception.vision import VisionEstimator  # noqa: E402
 from planner.errors import ConfigError  # noqa: E402
 from scenes.base import SceneObs  # noqa: E402
 
@@ -280,7 +279,7 @@ LEGEND = {
 
 def test_schematic_classifier_reads_legend_marks(priors):
     cv2 = pytest.importorskip("cv2")
-    from perception.vision import SchematicStateClassifier
+    from perception.state_classifiers import SchematicStateClassifier
 
     h, w = 60, 80
     rgb = _frame(h, w, (40, 40, 40))
@@ -310,3 +309,17 @@ def test_embedded_simulator_frames_end_to_end(priors):
     legend = res["estimators"]["legend"]
     assert res["frames"] == 1 and legend["objects"] > 20
     assert legend["variables"]["condition"]["rate"] >= legend["variables"]["condition"]["prior_only_rate"]
+
+
+def test_frames_benchmark_reads_the_recorded_traces(data_dir, traces_dir, priors):
+    from perception.evaluation import frames_eval, iter_trace_frames
+    from scenes.thor.traces import load_trace, trace_names
+
+    frames = list(iter_trace_frames(data_dir))
+    expected = sum(f is not None for n in trace_names(data_dir) for f in load_trace(n, data_dir).frames)
+    assert len(frames) == expected > 0
+    label, meta, rgb = frames[0]
+    assert label.endswith("/event_00") and "objects" in meta and rgb.shape[2] == 3
+    res = frames_eval(data_dir, priors=priors)
+    assert res["frames"] == expected and res["objects"] > 0
+    assert set(res["variables"]) == {"mass", "material", "temperature", "already_in_use", "condition"}
