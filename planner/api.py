@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Literal
 
-from .scene_planner import Interpret, plan_in_state, roles_for
+from .scene_planner import Interpret, load_kb, plan_in_state, roles_for
 from .schemas import Plan, SceneState
 
 if TYPE_CHECKING:
@@ -39,6 +39,8 @@ def observe(
     seed: int | None = 0,
     options: dict[str, Any] | None = None,
     estimator: Any = None,
+    kb: KnowledgeBase | None = None,
+    data_dir: Any = None,
 ) -> tuple[SceneEnv[Any, Any], SceneObs, SceneState]:
     """Make and reset a scene, and estimate its objects' five variables.
 
@@ -55,7 +57,8 @@ def observe(
             from perception.metadata import MetadataEstimator
             from perception.priors import TypePriors
 
-            kb = _load_kb(None, None)  # perception gets COAT's common values passed in, not the knowledge base
+            # perception gets COAT's common values passed in, not the knowledge base
+            kb = load_kb(kb, data_dir)
             common = {o: kb.common_values(o) for o in kb.objects}
             estimator = MetadataEstimator(priors=TypePriors.from_common_values(common))
         state = estimator.estimate(obs)
@@ -107,7 +110,7 @@ def plan(
         UnknownIdError: unknown scene id.
     """
     if isinstance(scene, str):
-        env, _obs, state = observe(scene, seed=seed, options=options)
+        env, _obs, state = observe(scene, seed=seed, options=options, kb=kb, data_dir=data_dir)
         env.close()
     else:
         state = scene

@@ -62,7 +62,7 @@ def _run(args: argparse.Namespace) -> int:
 
     options = {"scenario": args.scenario} if args.scenario else None
     llm = None if args.llm in ("none", "") else args.llm
-    env, obs, state = observe(args.scene, seed=args.seed, options=options)
+    env, obs, state = observe(args.scene, seed=args.seed, options=options, data_dir=args.data_dir)
     env.close()
     plan = plan_in_state(args.task, state, llm=llm, planner=args.planner, strategy=args.strategy,
                          utility=args.utility, interpret=args.interpret, data_dir=args.data_dir)
