@@ -8,7 +8,7 @@
 - :mod:`~perception.evaluation.sciworld`: the text estimator against ScienceWorld's object tree
   (:func:`text_eval`, starts a JVM).
 
-They are wrapped by ``coat perception ...`` (:mod:`perception.cli`); results are written up in
+They are wrapped by ``coat perception ...`` (:mod:`planner.cli.perception`); results are written up in
 ``benchmarks/perception.md``.
 """
 

@@ -27,8 +27,8 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "planner.cli.data",
     "planner.cli.datasets",
     "planner.cli.eval",
-    "scenes.cli",
-    "perception.cli",
+    "planner.cli.scenes",
+    "planner.cli.perception",
 )
 
 

@@ -69,8 +69,8 @@ def _root(args: argparse.Namespace) -> Path:
 
 
 def _agreement(args: argparse.Namespace) -> int:
-    from .evaluation import agreement
-    from .priors import TypePriors
+    from perception.evaluation import agreement
+    from perception.priors import TypePriors
 
     root = _root(args)
     res = agreement(
@@ -95,13 +95,13 @@ def _agreement(args: argparse.Namespace) -> int:
 
 
 def _frames(args: argparse.Namespace) -> int:
-    from .evaluation import frames_eval
-    from .priors import TypePriors
+    from perception.evaluation import frames_eval
+    from perception.priors import TypePriors
 
     root = _root(args)
     clf = None
     if args.checkpoint is not None:
-        from .state_classifiers import TorchStateClassifier
+        from perception.state_classifiers import TorchStateClassifier
 
         clf = TorchStateClassifier(args.checkpoint)
     res = frames_eval(root, classifier=clf, priors=TypePriors.from_data_dir(root))
@@ -124,7 +124,7 @@ def _frames(args: argparse.Namespace) -> int:
 
 
 def _mass_size(args: argparse.Namespace) -> int:
-    from .evaluation import calibrate_shell_coefficients, mass_from_size
+    from perception.evaluation import calibrate_shell_coefficients, mass_from_size
 
     fp = _root(args) / "ai2thor" / "floorplans"
     res = {"calibration": calibrate_shell_coefficients(fp, split="even"), "test": mass_from_size(fp, split="odd")}
@@ -142,8 +142,8 @@ def _mass_size(args: argparse.Namespace) -> int:
 
 
 def _embedded(args: argparse.Namespace) -> int:
-    from .evaluation import embedded_eval
-    from .priors import TypePriors
+    from perception.evaluation import embedded_eval
+    from perception.priors import TypePriors
 
     priors = TypePriors.from_data_dir(args.data_dir)
     res = embedded_eval(seeds=args.seeds, perturbations=args.perturbations, priors=priors)
@@ -169,7 +169,7 @@ def _embedded(args: argparse.Namespace) -> int:
 
 
 def _sciworld(args: argparse.Namespace) -> int:
-    from .evaluation import SCIWORLD_TASKS, text_eval
+    from perception.evaluation import SCIWORLD_TASKS, text_eval
 
     tasks = [t.strip() for t in args.tasks.split(",")] if args.tasks else list(SCIWORLD_TASKS)
     res = text_eval(tasks, per_task=args.per_task, every=args.every)
@@ -194,10 +194,9 @@ def _sciworld(args: argparse.Namespace) -> int:
 
 
 def _estimate(args: argparse.Namespace) -> int:
+    from perception.metadata import MetadataEstimator
+    from perception.priors import TypePriors
     from scenes.base import SceneObs
-
-    from .metadata import MetadataEstimator
-    from .priors import TypePriors
 
     root = _root(args)
     f = root / "ai2thor" / "floorplans" / f"{args.scene.removesuffix('_physics')}_physics.json"
