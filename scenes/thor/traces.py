@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from planner._optional import is_available, require
-from planner.paths import resolve_data_dir
 from planner.errors import DataError, DataNotFoundError, UnknownIdError
+from planner.paths import resolve_data_dir
 
 from ..base import Action
 

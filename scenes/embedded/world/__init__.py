@@ -1,8 +1,9 @@
 """The embedded household simulator's state and rules, in AI2-THOR 5.0.0's vocabulary.
 
 :class:`World` holds object metadata dicts with exactly AI2-THOR's 42 keys and applies AI2-THOR actions to them
-(``PickupObject``, ``PutObject``, ``ToggleObjectOn``...). Failures are outcomes: :meth:`World.step` returns
-``(False, errorMessage, ...)``, never raises. After every action the contextual rules run (:meth:`World.settle`):
+(``PickupObject``, ``PutObject``, ``ToggleObjectOn``...). Failed actions are outcomes: for an impossible action
+or a bad argument :meth:`World.step` returns ``(False, errorMessage, ...)``; only a bug in the simulator itself
+raises. After every action the contextual rules run (:meth:`World.settle`):
 fridge -> Cold; running microwave, lit burner (via its StoveKnob), toaster, coffee machine -> Hot, cook, fill
 coffee; running faucet/shower over a basin -> clean and fill with water; time passing -> reversible use ends and
 hot/cold objects return to RoomTemp.

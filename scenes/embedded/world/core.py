@@ -108,7 +108,13 @@ class World(
         """Apply one AI2-THOR action dict ``{"action": name, **params}``.
 
         Returns:
-            (lastActionSuccess, errorMessage, actionReturn, errorCode). Never raises for bad input.
+            (lastActionSuccess, errorMessage, actionReturn, errorCode). Bad input (an unknown action name, a
+            missing or unknown objectId, an argument of the wrong type or out of range) and impossible actions
+            are failed outcomes, as in AI2-THOR; errorCode is ``InvalidAction``, ``MissingArguments`` or
+            ``InvalidArgument`` for bad input, None for an impossible action.
+
+        Raises:
+            Exception: only for a bug in the simulator itself (an error inside a handler it did not check for).
         """
         name = action.get("action")
         self.collided = False
@@ -133,9 +139,9 @@ class World(
             if name not in POSE_ONLY:
                 self.state_version += 1
         except ActionFailed as e:
+            # only what the handlers check explicitly (missing or unknown objectId, wrong argument types, impossible
+            # actions) is a failed action; any other exception is a simulator bug and propagates
             ret, ok, err, code = None, False, str(e), e.code
-        except (TypeError, ValueError, KeyError, AttributeError) as e:
-            ret, ok, err, code = None, False, f"Invalid argument for {name}: {e}", "InvalidArgument"
         if name == "Wait" and ok:
             dt = float(params.get("seconds", self.step_seconds))
         self.advance(dt)

@@ -8,7 +8,7 @@ from typing import Any
 from .._types import TYPES
 from ..metadata import box_of
 from .constants import ENCLOSING, INF
-from .state import ActionFailed, WorldState, denoise, yaw_vectors
+from .state import ActionFailed, WorldState, as_number, denoise, yaw_vectors
 
 
 class ManipulationActions(WorldState):
@@ -130,7 +130,7 @@ class ManipulationActions(WorldState):
 
     def _a_ThrowObject(self, p: dict[str, Any]) -> dict[str, float]:
         h = self._held_or_fail()
-        mag = float(p.get("moveMagnitude", 0.0))
+        mag = as_number(p.get("moveMagnitude", 0.0), "moveMagnitude")
         if mag < 0 or not math.isfinite(mag):
             raise ActionFailed(f"moveMagnitude must be >= 0, got {mag}", "InvalidArgument")
         hid = h["objectId"]

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..metadata import vec
 from .constants import HORIZON_LIMITS
-from .state import ActionFailed, WorldState, denoise, yaw_vectors
+from .state import ActionFailed, WorldState, as_number, denoise, yaw_vectors
 
 
 class NavigationActions(WorldState):
@@ -54,7 +54,7 @@ class NavigationActions(WorldState):
 
     def _move(self, p: dict[str, Any], dx: float, dz: float) -> None:
         mag = p.get("moveMagnitude", self.grid_size)
-        if not isinstance(mag, (int, float)) or isinstance(mag, bool) or mag <= 0 or math.isinf(mag):
+        if not isinstance(mag, (int, float)) or isinstance(mag, bool) or not mag > 0 or math.isinf(mag):
             raise ActionFailed(f"moveMagnitude must be > 0, got {mag!r}", "InvalidArgument")
         x0, _, z0 = self.pos
         n = max(2, int(math.ceil(mag / 0.05)) + 1)
@@ -133,7 +133,8 @@ class NavigationActions(WorldState):
         self.standing = True
         self._carry()
 
-    def _teleport(self, p: dict[str, Any], full: bool) -> None:
+    def _teleport_args(self, p: dict[str, Any], full: bool) -> tuple[float, float, float, float, bool]:
+        """Read Teleport's (x, z, yaw, horizon, standing); the current pose fills what is not given."""
         if full:
             missing = [k for k in ("position", "rotation", "horizon", "standing") if k not in p]
             if missing:
@@ -141,21 +142,30 @@ class NavigationActions(WorldState):
         x, z = self.pos[0], self.pos[2]
         if p.get("position") is not None:
             pos = p["position"]
-            if isinstance(pos, dict):
-                x, z = float(pos["x"]), float(pos["z"])
+            if isinstance(pos, dict) and "x" in pos and "z" in pos:
+                x, z = as_number(pos["x"], "position.x"), as_number(pos["z"], "position.z")
             elif isinstance(pos, (list, tuple)) and len(pos) == 3:
-                x, z = float(pos[0]), float(pos[2])
+                x, z = as_number(pos[0], "position[0]"), as_number(pos[2], "position[2]")
             else:
                 raise ActionFailed(f"position must be {{x, y, z}}, got {pos!r}", "InvalidArgument")
         yaw = self.yaw
         if p.get("rotation") is not None:
             r = p["rotation"]
-            yaw = float(r["y"]) if isinstance(r, dict) else float(r)
-        horizon = float(p["horizon"]) if p.get("horizon") is not None else self.horizon
+            if isinstance(r, dict):
+                if "y" not in r:
+                    raise ActionFailed(f"rotation must be {{x, y, z}} or a number, got {r!r}", "InvalidArgument")
+                yaw = as_number(r["y"], "rotation.y")
+            else:
+                yaw = as_number(r, "rotation")
+        horizon = as_number(p["horizon"], "horizon") if p.get("horizon") is not None else self.horizon
+        standing = bool(p["standing"]) if p.get("standing") is not None else self.standing
+        return x, z, yaw, horizon, standing
+
+    def _teleport(self, p: dict[str, Any], full: bool) -> None:
+        x, z, yaw, horizon, standing = self._teleport_args(p, full)
         lo, hi = HORIZON_LIMITS
         if not lo - 1e-6 <= horizon <= hi + 1e-6:
             raise ActionFailed(f"horizon must be in [{lo}, {hi}], got {horizon}", "InvalidArgument")
-        standing = bool(p["standing"]) if p.get("standing") is not None else self.standing
         if not all(math.isfinite(v) for v in (x, z, yaw)):
             raise ActionFailed("position and rotation must be finite numbers", "InvalidArgument")
         if not self._can_stand(x, z):

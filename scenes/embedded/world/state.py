@@ -69,6 +69,18 @@ def yaw_vectors(yaw_deg: float) -> tuple[tuple[float, float], tuple[float, float
     return fwd, right
 
 
+def as_number(value: Any, what: str) -> float:
+    """``float(value)``, or the failed-action outcome AI2-THOR gives an argument of the wrong type.
+
+    Raises:
+        ActionFailed: ``value`` is not convertible to a float (errorCode ``InvalidArgument``).
+    """
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ActionFailed(f"{what} must be a number, got {value!r}", "InvalidArgument") from None
+
+
 def denoise(v: float) -> float:
     # keep coordinates free of 1e-17 noise after trigonometry
     return round(v, 6) + 0.0
@@ -127,4 +139,4 @@ class WorldState:
     _enclosures: list[str]
 
 
-__all__ = ["ActionFailed", "ObjState", "UseClaim", "WorldState", "denoise", "yaw_vectors"]
+__all__ = ["ActionFailed", "ObjState", "UseClaim", "WorldState", "as_number", "denoise", "yaw_vectors"]
