@@ -22,37 +22,28 @@ from __future__ import annotations
 from .base import Action, RawObject, SceneEnv, SceneObs
 from .registry import EnvSpec, make, register, registry_ids, spec
 
-ITHOR_SCENES: tuple[int, ...] = (*range(1, 31), *range(201, 231), *range(301, 331), *range(401, 431))
-"""Numbers of the 120 iTHOR scenes (kitchens 1-30, living rooms 201-230, bedrooms 301-330, bathrooms 401-430)."""
+# the task list is pure data: this imports neither scienceworld nor Java (both come with ScienceWorldEnv)
+from .sciworld.tasks import tasks as _sciworld_task_names
+
+ITHOR_SCENES: tuple[str, ...] = tuple(
+    f"FloorPlan{n}" for lo, hi in ((1, 31), (201, 231), (301, 331), (401, 431)) for n in range(lo, hi)
+)
+"""The 120 iTHOR scenes: kitchens FloorPlan1-30, living rooms 201-230, bedrooms 301-330, bathrooms 401-430."""
 
 EMBEDDED_SCENES: tuple[str, ...] = ("kitchen", "living-room", "bathroom", "bedroom")
 """Hand-written scenes shipped in ``scenes/embedded/scenes/``."""
 
-
-SCIWORLD_TASKS: tuple[str, ...] = (
-    "boil", "melt", "freeze", "change-the-state-of-matter-of",
-    "use-thermometer", "measure-melting-point-known-substance", "measure-melting-point-unknown-substance",
-    "power-component", "power-component-renewable-vs-nonrenewable-energy", "test-conductivity",
-    "test-conductivity-of-unknown-substances",
-    "find-living-thing", "find-non-living-thing", "find-plant", "find-animal",
-    "grow-plant", "grow-fruit",
-    "chemistry-mix", "chemistry-mix-paint-secondary-color", "chemistry-mix-paint-tertiary-color",
-    "lifespan-longest-lived", "lifespan-shortest-lived", "lifespan-longest-lived-then-shortest-lived",
-    "identify-life-stages-1", "identify-life-stages-2",
-    "inclined-plane-determine-angle", "inclined-plane-friction-named-surfaces",
-    "inclined-plane-friction-unnamed-surfaces",
-    "mendelian-genetics-known-plant", "mendelian-genetics-unknown-plant",
-)  # fmt: skip
-"""The 30 ScienceWorld 1.2 task names (ScienceWorld paper, Table 1; notes/scienceworld.md section 2)."""
+SCIWORLD_TASKS: tuple[str, ...] = tuple(_sciworld_task_names())
+"""The 30 ScienceWorld 1.2 task names, in ScienceWorld's order (from :data:`scenes.sciworld.tasks.TASKS`)."""
 
 
 def _register_builtin() -> None:
     for name in EMBEDDED_SCENES:
         register(f"embedded/{name}-v0", "scenes.embedded:EmbeddedEnv", kwargs={"scene": name})
-    for n in ITHOR_SCENES:
-        register(f"embedded/FloorPlan{n}-v0", "scenes.embedded:EmbeddedEnv", kwargs={"scene": f"FloorPlan{n}"})
-    for n in ITHOR_SCENES:
-        register(f"thor/FloorPlan{n}-v0", "scenes.thor:ThorEnv", kwargs={"scene": f"FloorPlan{n}"}, extra="thor")
+    for name in ITHOR_SCENES:
+        register(f"embedded/{name}-v0", "scenes.embedded:EmbeddedEnv", kwargs={"scene": name})
+    for name in ITHOR_SCENES:
+        register(f"thor/{name}-v0", "scenes.thor:ThorEnv", kwargs={"scene": name}, extra="thor")
     for task in SCIWORLD_TASKS:
         register(f"sciworld/{task}-v0", "scenes.sciworld:ScienceWorldEnv", kwargs={"task": task}, extra="sciworld")
 

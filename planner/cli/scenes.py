@@ -148,9 +148,10 @@ def fidelity_report(results: list[Any], command: str) -> str:
 
 
 def _cmd_fidelity(args: argparse.Namespace) -> int:
-    from scenes.embedded.fidelity import load_traces, replay
+    from scenes.embedded.fidelity import replay
+    from scenes.thor.traces import load_traces
 
-    results = [replay(t) for t in load_traces(args.data_dir)]
+    results = [replay(t) for t in load_traces(args.data_dir, frames=False)]
     cmd = "coat scenes fidelity" + (f" --out {args.out}" if args.out else "")
     report = fidelity_report(results, cmd)
     print(report)

@@ -1,7 +1,7 @@
 """Fidelity of the embedded simulator to real AI2-THOR 5.0.0: replay recorded traces and compare states.
 
-A trace is a directory ``<data root>/ai2thor/traces/<name>/`` with ``actions.json`` (the actions sent, in
-order) and ``event_NN.json`` (``event.metadata`` after action NN). The replay starts from ``event_00``'s
+The recordings are read by :mod:`scenes.thor.traces` (the data directory's ``ai2thor/traces/<name>/``:
+``actions.json`` and ``event_NN.json``, ``event.metadata`` after action NN). The replay starts from event 0's
 metadata (objects, agent pose, held object), applies actions 1..N to the embedded :class:`World` and compares,
 after every action, each object's :data:`~scenes.embedded.metadata.COMPARED_KEYS` with the recording.
 
@@ -10,22 +10,21 @@ on unrelated actions (physics trigger order; e.g. ``open_fridge`` step 3 swaps t
 carries no state. Exact-order agreement is reported separately.
 
 Example:
-    >>> from scenes.embedded.fidelity import load_traces, replay        # doctest: +SKIP
-    >>> for t in load_traces():                                          # doctest: +SKIP
+    >>> from scenes.thor.traces import load_traces                      # doctest: +SKIP
+    >>> from scenes.embedded.fidelity import replay                     # doctest: +SKIP
+    >>> for t in load_traces(frames=False):                             # doctest: +SKIP
     ...     print(t.name, replay(t).agreement)
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from planner.errors import DataError
 
+from ..thor.traces import Trace
 from .loader import scene_from_event
 from .metadata import COMPARED_KEYS
 from .world import World
@@ -47,16 +46,6 @@ PHYSICS_ONLY: dict[str, dict[str, str]] = {
 A mismatch on such an object, or on a containment list that differs from the recording only by such an object,
 is counted as *explained*; ``TraceResult.agreement_rules`` leaves them out.
 """
-
-
-@dataclass
-class Trace:
-    """A recorded AI2-THOR episode."""
-
-    name: str
-    path: Path
-    actions: list[dict[str, Any]]
-    events: list[dict[str, Any]]
 
 
 @dataclass
@@ -130,46 +119,10 @@ def _explained(scene: str, m: Mismatch) -> bool:
     return False
 
 
-def load_trace(path: str | Path) -> Trace:
-    """Read one trace directory.
-
-    Raises:
-        DataError: a file is missing, not JSON, or actions and events do not line up.
-    """
-    p = Path(path)
-    af = p / "actions.json"
-    try:
-        actions = json.loads(af.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise DataError(af, "", f"cannot read the actions: {e}") from e
-    files = sorted(p.glob("event_*.json"), key=lambda f: int(re.sub(r"\D", "", f.stem) or 0))
-    events = []
-    for f in files:
-        try:
-            events.append(json.loads(f.read_text(encoding="utf-8")))
-        except (OSError, json.JSONDecodeError) as e:
-            raise DataError(f, "", f"cannot read the event: {e}") from e
-    if not isinstance(actions, list) or len(actions) != len(events) or not events:
-        raise DataError(p, "", f"{len(actions) if isinstance(actions, list) else '?'} actions but {len(events)} events")
-    return Trace(name=p.name, path=p, actions=actions, events=events)
-
-
-def load_traces(data_dir: str | Path | None = None) -> list[Trace]:
-    """Every trace under ``<data root>/ai2thor/traces`` (sorted by name)."""
-    from planner.paths import resolve_data_dir
-
-    root = resolve_data_dir(data_dir, need="ai2thor") / "ai2thor" / "traces"
-    return [load_trace(d) for d in sorted(root.iterdir(), key=lambda d: d.name.lower()) if d.is_dir()]
-
-
 def _norm(key: str, v: Any) -> Any:
     if key in LIST_KEYS:
         return None if v is None else frozenset(v)
     return v
-
-
-def _action_params(a: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in a.items() if k != "sequenceId"}
 
 
 def replay(trace: Trace, *, keys: Iterable[str] = COMPARED_KEYS, **world_kwargs: Any) -> TraceResult:
@@ -182,18 +135,23 @@ def replay(trace: Trace, *, keys: Iterable[str] = COMPARED_KEYS, **world_kwargs:
 
     Returns:
         A TraceResult with counts and every mismatch.
+
+    Raises:
+        DataError: the trace has no events to start from.
     """
+    if not len(trace):
+        raise DataError(trace.path or trace.name, "", "the trace has no events to replay")
     first = trace.events[0]
-    scene = scene_from_event(first, source=str(trace.path / "event_00.json"))
+    scene = scene_from_event(first, source=str(trace.path / "event_00.json") if trace.path else f"{trace.name} event 0")
     init = trace.actions[0]
-    if init.get("action") == "Initialize" and "gridSize" in init:
-        world_kwargs.setdefault("grid_size", init["gridSize"])
+    if init.name == "Initialize" and "gridSize" in init.args:
+        world_kwargs.setdefault("grid_size", init.args["gridSize"])
     world = World(scene, **world_kwargs)
     keys = tuple(keys)
     res = TraceResult(name=trace.name, scene=scene.name, steps=len(trace.actions) - 1)
     prev = {o["objectId"]: o for o in first["objects"]}
     for i in range(1, len(trace.actions)):
-        act = _action_params(trace.actions[i])
+        act = trace.actions[i].to_thor()
         ok, _err, _ret, _code = world.step(act)
         rec = trace.events[i]
         res.success_matched += int(ok == rec["lastActionSuccess"])
@@ -227,4 +185,4 @@ def replay(trace: Trace, *, keys: Iterable[str] = COMPARED_KEYS, **world_kwargs:
     return res
 
 
-__all__ = ["PHYSICS_ONLY", "Mismatch", "Trace", "TraceResult", "load_trace", "load_traces", "replay"]
+__all__ = ["PHYSICS_ONLY", "Mismatch", "TraceResult", "replay"]

@@ -40,8 +40,9 @@ from .metadata import FLAG_KEYS, LIQUIDS, OBJECT_KEYS, TEMPERATURES, aabb, make_
 
 log = logging.getLogger(__name__)
 
-# Agent start poses of the four scenes that have real recordings (../shared/ai2thor/traces/*/event_00.json);
-# other iTHOR scenes start at the reachable position closest to the middle of the floor.
+# Agent start poses of the four scenes that have real recordings (the data directory's
+# ai2thor/traces/*/event_00.json); other iTHOR scenes start at the reachable position closest to the middle of
+# the floor.
 KNOWN_STARTS: dict[str, tuple[float, float, float, float]] = {
     "FloorPlan1": (-1.0, 0.900999128818512, 1.0, 270.0),
     "FloorPlan201": (-4.0, 0.9026566743850708, 1.5, 0.0),

@@ -1,7 +1,7 @@
 """The AI2-THOR 5.0.0 metadata schema the embedded simulator emits (key sets, ids, boxes).
 
-Key lists and their order are those of a real 5.0.0 event (``../shared/ai2thor/traces/*/event_00.json``,
-notes/ai2thor.md section 1 and 1b).
+Key lists and their order are those of a real 5.0.0 event (the data directory's
+``ai2thor/traces/*/event_00.json``; its ``notes/ai2thor.md`` sections 1 and 1b).
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ Importing this package does not import ai2thor; :class:`ThorEnv` imports it when
 
 from __future__ import annotations
 
-from .env import ITHOR_SCENES, ThorEnv, normalize_scene
+from .. import ITHOR_SCENES
+from .env import ThorEnv, check_ithor_scene, physics_scene_name
 from .replay import ReplayController
 from .traces import Trace, event_from_metadata, load_trace, read_png, trace_names
 
@@ -15,9 +16,10 @@ __all__ = [
     "ReplayController",
     "ThorEnv",
     "Trace",
+    "check_ithor_scene",
     "event_from_metadata",
     "load_trace",
-    "normalize_scene",
+    "physics_scene_name",
     "read_png",
     "trace_names",
 ]

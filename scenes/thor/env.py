@@ -31,14 +31,10 @@ import numpy as np
 from planner._optional import require
 from planner.errors import ConfigError, ResetNeeded, SimulatorError
 
+from .. import ITHOR_SCENES
 from ..base import Action, SceneEnv, SceneObs
 
 logger = logging.getLogger(__name__)
-
-ITHOR_SCENES: tuple[str, ...] = tuple(
-    f"FloorPlan{n}" for lo, hi in ((1, 31), (201, 231), (301, 331), (401, 431)) for n in range(lo, hi)
-)
-"""The 120 iTHOR scenes: kitchens 1-30, living rooms 201-230, bedrooms 301-330, bathrooms 401-430."""
 
 _FLOORPLAN_RE = re.compile(r"^FloorPlan(\d+)(_physics)?$")
 # Messages ai2thor raises when it finds no build (5.0.0 controller.find_build); the first is the usual one.
@@ -63,8 +59,8 @@ def _dead_exceptions() -> tuple[type[BaseException], ...]:
     return (RuntimeError, TimeoutError, OSError, EOFError)
 
 
-def normalize_scene(scene: str) -> str:
-    """Check an iTHOR scene name and return it as ``FloorPlanN``.
+def check_ithor_scene(scene: str) -> str:
+    """Check an iTHOR scene name and return it as ``FloorPlanN`` (a ``_physics`` suffix is dropped).
 
     Names that are not ``FloorPlanN`` (RoboTHOR ``FloorPlan_Train1_1``, custom builds) pass through
     unchanged for AI2-THOR to judge.
@@ -132,7 +128,7 @@ class ThorEnv(SceneEnv[SceneObs, Action]):
         server_timeout: float = 100.0,
         server_start_timeout: float = 300.0,
     ) -> None:
-        self.scene = normalize_scene(scene)
+        self.scene = check_ithor_scene(scene)
         if width <= 0 or height <= 0:
             raise ConfigError(f"width and height must be positive, got {width}x{height}")
         self.init_params: dict[str, Any] = {
@@ -151,7 +147,7 @@ class ThorEnv(SceneEnv[SceneObs, Action]):
             self._controller = controller
             self._fresh = getattr(controller, "last_event", None) is not None and _event_scene(
                 controller.last_event
-            ) == normalize_scene_physics(self.scene)
+            ) == physics_scene_name(self.scene)
         else:
             self._controller = self._start_controller(
                 platform=platform,
@@ -260,7 +256,7 @@ class ThorEnv(SceneEnv[SceneObs, Action]):
         if unknown:
             raise ConfigError(f"unknown reset option(s) {sorted(unknown)}; valid: 'scene', 'random_spawn'")
         if "scene" in options:
-            scene = normalize_scene(str(options["scene"]))
+            scene = check_ithor_scene(str(options["scene"]))
             if scene != self.scene:
                 self.scene, self._fresh = scene, False
         if self._fresh:
@@ -383,8 +379,12 @@ class ThorEnv(SceneEnv[SceneObs, Action]):
         }
 
 
-def normalize_scene_physics(scene: str) -> str:
-    """``FloorPlanN`` -> ``FloorPlanN_physics`` (the name AI2-THOR reports in ``sceneName``)."""
+def physics_scene_name(scene: str) -> str:
+    """``FloorPlanN`` -> ``FloorPlanN_physics``: the name AI2-THOR reports in ``sceneName``.
+
+    The same rule as ai2thor's ``Controller.normalize_scene``; other names pass through unchanged. Unlike
+    :func:`check_ithor_scene` it neither validates the number nor strips a ``_physics`` suffix.
+    """
     return scene + "_physics" if _FLOORPLAN_RE.match(scene) and not scene.endswith("_physics") else scene
 
 
@@ -428,4 +428,4 @@ def _commit_id() -> str:
         return "?"
 
 
-__all__ = ["ITHOR_SCENES", "ThorEnv", "normalize_scene", "normalize_scene_physics"]
+__all__ = ["ThorEnv", "check_ithor_scene", "physics_scene_name"]

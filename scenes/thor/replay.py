@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from .env import physics_scene_name
 from .traces import Trace, event_from_metadata
 
 # The errorCodes for which ai2thor 5.0.0's Controller.step raises ValueError instead of returning.
@@ -47,7 +48,7 @@ class ReplayController:
 
     def reset(self, scene: str | None = None, **init_params: Any) -> Any:
         """Go back to the start of the recording; ``scene`` must match the recorded scene."""
-        want = _normalize_scene(scene) if scene else None
+        want = physics_scene_name(scene) if scene else None
         if want and want != self.trace.scene:
             raise ValueError(f"Scene {scene!r} is not in this recording (it has {self.trace.scene!r})")
         self.scene = scene or self.trace.scene
@@ -95,11 +96,6 @@ class ReplayController:
         frame = self.last_event.frame if self.last_event is not None else None
         self.last_event = event_from_metadata(md, frame=frame)
         return self.last_event
-
-
-def _normalize_scene(scene: str) -> str:
-    # Controller.normalize_scene: plain "FloorPlanN" means "FloorPlanN_physics".
-    return scene + "_physics" if scene.startswith("FloorPlan") and scene[9:].isdigit() else scene
 
 
 __all__ = ["RAISING_ERROR_CODES", "ReplayController"]

@@ -52,12 +52,14 @@ class Trace:
         events: ``event.metadata`` after each action (same length as ``actions``).
         frames: The RGB frame (HxWx3 uint8) after each action, or None where no PNG was recorded
             (or frames were not requested).
+        path: The trace directory it was read from (None for a trace built in memory).
     """
 
     name: str
     actions: list[Action]
     events: list[dict[str, Any]]
     frames: list[np.ndarray | None]
+    path: Path | None = None
 
     def __len__(self) -> int:
         return len(self.events)
@@ -92,7 +94,7 @@ def trace_names(data_dir: str | os.PathLike[str] | None = None) -> list[str]:
 
 
 def load_trace(name: str, data_dir: str | os.PathLike[str] | None = None, *, frames: bool = True) -> Trace:
-    """Load one recorded AI2-THOR episode.
+    """Load one recorded AI2-THOR episode by name.
 
     Args:
         name: Trace directory name (see :func:`trace_names`).
@@ -110,36 +112,67 @@ def load_trace(name: str, data_dir: str | os.PathLike[str] | None = None, *, fra
     d = traces_dir(data_dir) / name
     if not (d / "actions.json").is_file():
         raise UnknownIdError(f"unknown trace {name!r}; available: {', '.join(trace_names(data_dir))}")
-    raw_actions = _read_json(d / "actions.json")
-    if not isinstance(raw_actions, list):
-        raise DataError(d / "actions.json", "", f"expected a list of actions, got {type(raw_actions).__name__}")
-    actions: list[Action] = []
-    for i, a in enumerate(raw_actions):
-        if not isinstance(a, dict) or not isinstance(a.get("action"), str):
-            raise DataError(d / "actions.json", f"[{i}]", "expected an object with an 'action' string")
-        a = {k: v for k, v in a.items() if k != "sequenceId"}
-        actions.append(Action.from_thor(a))
+    return read_trace(d, frames=frames)
 
+
+def load_traces(data_dir: str | os.PathLike[str] | None = None, *, frames: bool = True) -> list[Trace]:
+    """Load every recorded trace (in :func:`trace_names` order).
+
+    Raises:
+        DataError: a file is missing or corrupt; the message names the file.
+        DataNotFoundError: the data directory is not found.
+    """
+    d = traces_dir(data_dir)
+    return [read_trace(d / name, frames=frames) for name in trace_names(data_dir)]
+
+
+def read_trace(directory: str | os.PathLike[str], *, frames: bool = True) -> Trace:
+    """Read a trace directory (``actions.json``, ``event_NN.json``, ``event_NN.png``) wherever it lies.
+
+    Args:
+        directory: The trace directory; its name becomes the trace's name.
+        frames: Decode the PNG frames (see :func:`load_trace`).
+
+    Raises:
+        DataError: a file is missing or corrupt, or actions and events do not line up; the message names the file.
+    """
+    d = Path(directory)
+    actions = _read_actions(d / "actions.json")
     numbered = sorted((int(m.group(1)), p) for p in d.iterdir() if (m := _EVENT_RE.match(p.name)))
     if [n for n, _ in numbered] != list(range(len(numbered))):
         raise DataError(d, "event_NN.json", f"event files are not numbered 0..{len(numbered) - 1}")
-    if len(numbered) != len(actions):
-        raise DataError(d, "event_NN.json", f"{len(numbered)} events for {len(actions)} actions")
-    events: list[dict[str, Any]] = []
-    for _, p in numbered:
-        meta = _read_json(p)
-        if not isinstance(meta, dict):
-            raise DataError(p, "", "expected the event metadata object")
-        missing = [k for k in _REQUIRED_KEYS if k not in meta]
-        if missing:
-            raise DataError(p, missing[0], "missing key in event metadata")
-        events.append(meta)
-
+    # read every event before comparing counts, so that a corrupt file is the error that is reported
+    events = [_read_event(p) for _, p in numbered]
+    if len(events) != len(actions):
+        raise DataError(d, "event_NN.json", f"{len(events)} events for {len(actions)} actions")
     imgs: list[np.ndarray | None] = []
     for n, _ in numbered:
         png = d / f"event_{n:02d}.png"
         imgs.append(read_png(png) if frames and png.is_file() else None)
-    return Trace(name=name, actions=actions, events=events, frames=imgs)
+    return Trace(name=d.name, actions=actions, events=events, frames=imgs, path=d)
+
+
+def _read_actions(path: Path) -> list[Action]:
+    raw_actions = _read_json(path)
+    if not isinstance(raw_actions, list):
+        raise DataError(path, "", f"expected a list of actions, got {type(raw_actions).__name__}")
+    actions: list[Action] = []
+    for i, a in enumerate(raw_actions):
+        if not isinstance(a, dict) or not isinstance(a.get("action"), str):
+            raise DataError(path, f"[{i}]", "expected an object with an 'action' string")
+        a = {k: v for k, v in a.items() if k != "sequenceId"}
+        actions.append(Action.from_thor(a))
+    return actions
+
+
+def _read_event(path: Path) -> dict[str, Any]:
+    meta = _read_json(path)
+    if not isinstance(meta, dict):
+        raise DataError(path, "", "expected the event metadata object")
+    missing = [k for k in _REQUIRED_KEYS if k not in meta]
+    if missing:
+        raise DataError(path, missing[0], "missing key in event metadata")
+    return meta
 
 
 def event_from_metadata(
@@ -258,4 +291,13 @@ def _decode_png(path: Path) -> np.ndarray:
     return np.ascontiguousarray(img[:, :, :3])
 
 
-__all__ = ["Trace", "event_from_metadata", "load_trace", "read_png", "trace_names", "traces_dir"]
+__all__ = [
+    "Trace",
+    "event_from_metadata",
+    "load_trace",
+    "load_traces",
+    "read_png",
+    "read_trace",
+    "trace_names",
+    "traces_dir",
+]

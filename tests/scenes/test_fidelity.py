@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from planner.errors import DataError
-from scenes.embedded.fidelity import PHYSICS_ONLY, load_trace, load_traces, replay
+from scenes.embedded.fidelity import PHYSICS_ONLY, replay
+from scenes.thor.traces import load_traces, read_trace
 
 _ROOT = Path(os.environ.get("COAT_DATA_DIR") or Path(__file__).resolve().parents[3] / "shared")
 TRACE_NAMES = sorted(p.name for p in (_ROOT / "ai2thor/traces").glob("*") if p.is_dir()) or ["pickup_mug"]
@@ -18,7 +19,7 @@ TRACE_NAMES = sorted(p.name for p in (_ROOT / "ai2thor/traces").glob("*") if p.i
 
 @pytest.mark.parametrize("name", TRACE_NAMES)
 def test_trace_replays_like_ai2thor(data_dir: Path, name: str) -> None:
-    trace = load_trace(data_dir / "ai2thor/traces" / name)
+    trace = read_trace(data_dir / "ai2thor/traces" / name, frames=False)
     r = replay(trace)
     assert r.steps == len(trace.actions) - 1 and r.compared > 0
     assert r.success_matched == r.steps, "every action succeeds or fails as it did in AI2-THOR"
@@ -29,7 +30,7 @@ def test_trace_replays_like_ai2thor(data_dir: Path, name: str) -> None:
 
 
 def test_all_traces_overall(data_dir: Path) -> None:
-    results = [replay(t) for t in load_traces(data_dir)]
+    results = [replay(t) for t in load_traces(data_dir, frames=False)]
     assert len(results) >= 9
     compared = sum(r.compared for r in results)
     matched = sum(r.matched for r in results)
@@ -42,7 +43,7 @@ def test_replay_detects_a_wrong_rule(data_dir: Path, monkeypatch: pytest.MonkeyP
     # a simulator that forgot to list the picked-up object's removal from its receptacle must score below 100 %
     from scenes.embedded import world as world_mod
 
-    trace = load_trace(data_dir / "ai2thor/traces/CleanToilets")
+    trace = read_trace(data_dir / "ai2thor/traces/CleanToilets", frames=False)
     monkeypatch.setattr(world_mod.World, "_detach", lambda self, oid: None)
     r = replay(trace)
     assert r.unexplained and r.agreement < 1.0
@@ -52,4 +53,4 @@ def test_bad_trace_directory_names_the_file(tmp_path: Path) -> None:
     (tmp_path / "actions.json").write_text(json.dumps([{"action": "Initialize"}, {"action": "Pass"}]))
     (tmp_path / "event_00.json").write_text("{not json")
     with pytest.raises(DataError, match="event_00.json"):
-        load_trace(tmp_path)
+        read_trace(tmp_path)

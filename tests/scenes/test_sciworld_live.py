@@ -3,7 +3,7 @@
 The first test runs by default (JVM start + one reset + a few steps, ~3 s here); the rest are marked
 ``sciworld_live``:
 
-    COAT_DATA_DIR=../shared PYTHONPATH=. python -m pytest -q -m sciworld_live tests/scenes/test_sciworld_live.py
+    COAT_DATA_DIR=<data dir> PYTHONPATH=. python -m pytest -q -m sciworld_live tests/scenes/test_sciworld_live.py
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Live AI2-THOR: runs only with ``-m thor`` on a machine that has the Unity build (or can download it).
 
-    COAT_DATA_DIR=../shared PYTHONPATH=. python -m pytest -q -m thor tests/scenes/test_thor_live.py
+    COAT_DATA_DIR=<data dir> PYTHONPATH=. python -m pytest -q -m thor tests/scenes/test_thor_live.py
 
 Set ``AI2THOR_LOCAL_EXECUTABLE`` to use a build on disk instead of ~/.ai2thor/releases.
 """

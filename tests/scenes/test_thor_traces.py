@@ -107,3 +107,21 @@ def test_png_reader_rejects_non_png(tmp_path: Path) -> None:
     p.write_bytes(b"not a png")
     with pytest.raises(DataError, match="not a PNG"):
         tr._decode_png(p)
+
+
+def test_read_trace_and_load_traces_give_the_same_traces_as_load_trace(data_dir: Path) -> None:
+    every = tr.load_traces(data_dir, frames=False)
+    assert [t.name for t in every] == TRACES
+    d = data_dir / "ai2thor" / "traces" / "open_fridge"
+    t = tr.read_trace(d, frames=False)
+    by_name = load_trace("open_fridge", data_dir, frames=False)
+    assert t.path == by_name.path == d
+    assert t.name == "open_fridge" and t.actions == by_name.actions and t.events == by_name.events
+    assert tr.Trace("in-memory", [], [], []).path is None  # built without a directory, as before
+
+
+def test_corrupt_event_is_reported_before_a_count_mismatch(tmp_path: Path) -> None:
+    (tmp_path / "actions.json").write_text(json.dumps([{"action": "Initialize"}, {"action": "Pass"}]))
+    (tmp_path / "event_00.json").write_text("{not json")
+    with pytest.raises(DataError, match="event_00.json"):
+        tr.read_trace(tmp_path)

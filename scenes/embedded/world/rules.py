@@ -1,0 +1,106 @@
+"""AI2-THOR's contextual state changes: time passing, heat, cold, running water, cooling down."""
+
+from __future__ import annotations
+
+from .constants import COOK_HEAT
+from .state import WorldState
+
+
+class StateRules(WorldState):
+    """Rules that run after every action (:meth:`advance` then :meth:`settle`)."""
+
+    def advance(self, seconds: float) -> None:
+        """Let ``seconds`` of simulated time pass, then apply the contextual rules."""
+        if seconds > 0:
+            self.time += seconds
+        for k in [k for k, u in self.in_use.items() if u.until <= self.time]:
+            for switch in self.in_use.pop(k).switch_off:
+                self._switch_off(switch)
+        self.settle()
+
+    def _switch_off(self, oid: str) -> None:
+        o = self.objs.get(oid)
+        if o is None or not o["isToggled"]:
+            return
+        o["isToggled"] = False
+        for c in o.get("controlledObjects") or []:
+            if c in self.objs:
+                self.objs[c]["isToggled"] = False
+        self.state_version += 1
+
+    def settle(self) -> None:
+        """Apply AI2-THOR's contextual state changes (heat, cold, running water, cooling down)."""
+        objs = self.objs
+        if self._settled == self.state_version:
+            # nothing that decides zone membership changed since the last full pass: only the clocks run
+            self._clocks(self._in_source)
+            return
+        in_source: set[str] = set()
+        for k in self._cold:
+            if k in objs:
+                for c in self.contents(k):
+                    self._set_temp(c, "Cold")
+                    in_source.add(c)
+        for k in self._heat:
+            o = objs.get(k)
+            if o is None:
+                continue
+            t = o["objectType"]
+            if o["isToggled"] and not o["isBroken"]:
+                for c in self.contents(k):
+                    co = objs[c]
+                    if t == "Toaster":
+                        if co["objectType"] == "BreadSliced":
+                            if not co["isCooked"]:
+                                co["isCooked"] = True
+                            self._set_temp(c, "Hot")
+                            in_source.add(c)
+                        continue
+                    if t == "CoffeeMachine":
+                        if co["objectType"] == "Mug" and co["canFillWithLiquid"] and not co["isBroken"]:
+                            if not co["isFilledWithLiquid"]:
+                                co["isFilledWithLiquid"] = True
+                                co["fillLiquid"] = "coffee"
+                                self._set_temp(c, "Hot")
+                            in_source.add(c)
+                        continue
+                    self._set_temp(c, "Hot")
+                    in_source.add(c)
+                    if t in COOK_HEAT and co["cookable"] and not co["isCooked"]:
+                        co["isCooked"] = True
+        for k in self._water:
+            o = objs.get(k)
+            if o is not None and o["isToggled"]:
+                for b in self._faucet_basins.get(k, ()):
+                    for c in self.contents(b):
+                        co = objs[c]
+                        if co["dirtyable"] and co["isDirty"]:
+                            co["isDirty"] = False
+                        if co["canFillWithLiquid"] and not co["isFilledWithLiquid"] and not co["isBroken"]:
+                            co["isFilledWithLiquid"] = True
+                            co["fillLiquid"] = "water"
+                        if co["objectType"] == "Candle" and co["isToggled"]:
+                            co["isToggled"] = False
+        self._in_source = in_source
+        self._settled = self.state_version
+        self._clocks(in_source)
+
+    def _clocks(self, in_source: set[str]) -> None:
+        # leaving a source starts the clock; after room_temp_after seconds the object is RoomTemp again
+        objs = self.objs
+        for c in in_source:
+            self.temp_clock[c] = self.time
+        for c, since in list(self.temp_clock.items()):
+            if c in in_source:
+                continue
+            o = objs.get(c)
+            if o is None or o["temperature"] == "RoomTemp":
+                self.temp_clock.pop(c, None)
+            elif self.time - since >= self.room_temp_after_type.get(o["objectType"], self.room_temp_after):
+                o["temperature"] = "RoomTemp"
+                self.temp_clock.pop(c, None)
+
+    def _set_temp(self, oid: str, temp: str) -> None:
+        o = self.objs[oid]
+        if o["temperature"] != temp:
+            o["temperature"] = temp
