@@ -276,7 +276,8 @@ _SURFACE = re.compile(r"\.\s*(On|In) the (.+?) is:\s*")
 _DEVICE = re.compile(r",\s*which is (turned on|turned off|activated|deactivated|on|off)\b", re.IGNORECASE)
 _DOOR = re.compile(r"The (.+?) door is (open|closed)")
 _READING = re.compile(r"currently reading a temperature of (-?\d+(?:\.\d+)?) degrees celsius")
-_MEASURED = re.compile(r"the thermometer measures a temperature of (-?\d+(?:\.\d+)?) degrees celsius", re.I)
+MEASURED = re.compile(r"the thermometer measures a temperature of (-?\d+(?:\.\d+)?) degrees celsius", re.I)
+"""A thermometer's reply to ``use thermometer on ...``; group 1 is the reading in degrees Celsius."""
 _BROKEN = re.compile(r"The (.+?) appears broken", re.I)
 _MOVED = re.compile(r"^You move to the (.+?)\.", re.I)
 _USE_THERMO = re.compile(r"^use thermometer(?: in inventory)? on (.+)$", re.I)
@@ -539,7 +540,7 @@ class TextEstimator:
                 self._look = ParsedText(room=self.room)  # what we saw belongs to the room we left
         for m in _BROKEN.finditer(text):
             self.broken.add((self.room, _ARTICLE.sub("", m.group(1).strip()).lower()))
-        mm = _MEASURED.search(text)
+        mm = MEASURED.search(text)
         if mm and isinstance(action, str):
             ua = _USE_THERMO.match(action.strip())
             if ua:
@@ -665,6 +666,7 @@ __all__ = [
     "COLD_MAX_C",
     "HOT_MIN_C",
     "MATERIAL_WORDS",
+    "MEASURED",
     "SUBSTANCE_TO_COAT",
     "SW_TO_COAT",
     "ParsedText",

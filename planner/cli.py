@@ -27,6 +27,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "planner.cli_data",
     "planner.cli_datasets",
     "planner.cli_eval",
+    "planner.cli_sciworld",
     "scenes.cli",
     "perception.cli",
 )
