@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import argparse
 
-from planner.sciworld_agent import DEFAULT_DEVICES, AgentConfig, SciWorldAgent
+from planner.agents.sciworld import DEFAULT_DEVICES, AgentConfig, SciWorldAgent
 from scenes.sciworld import ScienceWorldEnv, broken_devices
 
 

@@ -27,6 +27,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "planner.cli.data",
     "planner.cli.datasets",
     "planner.cli.eval",
+    "planner.cli.sciworld",
     "planner.cli.scenes",
     "planner.cli.perception",
 )

@@ -21,8 +21,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
         ("02_execute_embedded.py", ["--task", "cut apple", "--scenario", "knife-dirty"]),
         ("03_thor_demo.py", ["--trace", "pickup_mug", "--task", "reheating coffee in a microwave"]),
         ("05_custom_skill.py", []),
-        pytest.param("04_sciworld_demo.py", [], marks=pytest.mark.skipif(
-            shutil.which("java") is None, reason="ScienceWorld needs Java on PATH")),
+        pytest.param("04_sciworld_demo.py", [], marks=[pytest.mark.sciworld_live, pytest.mark.skipif(
+            shutil.which("java") is None, reason="ScienceWorld needs Java on PATH")]),
     ],
 )
 def test_example_runs(script: str, argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys) -> None:

@@ -1,7 +1,7 @@
 """ScienceWorld on the real JVM (offline: the jar ships in the scienceworld wheel).
 
-The first test runs by default (JVM start + one reset + a few steps, ~3 s here); the rest are marked
-``sciworld_live``:
+Every test here starts a JVM, so the module is marked ``sciworld_live`` (deselected by default); the first
+test is the quick one (JVM start + one reset + a few steps, ~3 s):
 
     COAT_DATA_DIR=<data dir> PYTHONPATH=. python -m pytest -q -m sciworld_live tests/scenes/test_sciworld_live.py
 """
@@ -18,6 +18,8 @@ import pytest
 from planner.errors import SimulatorError
 from scenes.base import Action
 from scenes.sciworld import CHANGE_OF_STATE_TASKS, ScienceWorldEnv, broken_devices, java_version, tasks
+
+pytestmark = pytest.mark.sciworld_live
 
 pytest.importorskip("scienceworld")
 if not java_version():

@@ -5,7 +5,7 @@ The loop runs offline against :class:`MiniWorld`, a scripted backend behind the 
 runs: "The stove appears broken, ...", "the thermometer measures a temperature of 46 degrees celsius") and
 heats a pot of water toward each device's maximum temperature, so a broken stove, a broken sink and a stove
 too weak to boil are all decided and recovered from as on the JVM. The last test plays a real episode
-(broken stove, ~5 s with the JVM start) and is skipped without scienceworld or Java.
+(broken stove, ~5 s with the JVM start): it is marked ``sciworld_live`` and skipped without scienceworld or Java.
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from planner.errors import ConfigError
-from planner.sciworld_agent import (
+from planner.agents.sciworld import (
     AgentConfig,
     EpisodeResult,
     Goal,
@@ -33,6 +32,7 @@ from planner.sciworld_agent import (
     summarize,
     vessel_unsafe,
 )
+from planner.errors import ConfigError
 from scenes.sciworld import ScienceWorldEnv
 
 BOIL = ("Task Description:\nYour task is to boil water. For compounds without a boiling point, combusting the "
@@ -359,6 +359,7 @@ def test_extra_carries_the_command(data_dir: Any) -> None:
 
 
 # ---------------------------------------------------------------- the real thing (skipped without Java)
+@pytest.mark.sciworld_live
 def test_real_broken_stove_episode(data_dir: Any) -> None:
     pytest.importorskip("scienceworld")
     from scenes.sciworld import java_version

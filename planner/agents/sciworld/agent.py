@@ -1,0 +1,540 @@
+"""A COAT agent for ScienceWorld's change-of-state tasks: perceive, decide, act through skills, verify.
+
+ScienceWorld is the text-only testbed where the ideal device can be broken: every odd variation of these four
+tasks breaks the kitchen stove and variations 2-3 break the kitchen sink (``scenes.sciworld.broken_devices``).
+Nothing in the text says so; ``activate stove`` answers "The stove appears broken". The agent closes the loop
+that COAT describes:
+
+1. **perceive**: ``look around`` text of every room (teleporting, ScienceWorld's ``easy`` simplification) ->
+   :class:`perception.text.TextEstimator` -> one SceneState per room, kept in a
+   :class:`~.memory.RoomMemory` and merged with room-qualified ids (``kitchen/stove``, ``foundry/blast furnace``).
+2. **decide**: :func:`planner.api.plan_in_state` picks the heat source (COAT utility ``heating(source)``) and
+   the vessel (``heating(vessel)``), :func:`~.decide.coat_choice`. ScienceWorld phases map to COAT tasks
+   (:data:`~.facts.COAT_ROLES`): heating until a gas is "boil water", heating until a liquid is "melting
+   butter", the vessel is "boil water on stoveburner" (task wording ``mapped``, the default without a model);
+   with a model, ``literal`` passes ScienceWorld's own words ("boil lead") and the model decides where COAT
+   has no annotation. Devices known to be unusable are left out first: broken ones (remembered by the
+   estimator) and, with ``device_specs``, those whose maximum (minimum) temperature cannot reach the
+   substance's boiling or melting point. Coolers and water sources are ranked by a rule.
+3. **act**: the ScienceWorld skills of :mod:`skills.sciworld` (``sw_take``, ``sw_fill``, ``sw_place``...):
+   put the substance in the vessel, focus on it, put the vessel on/in the device, activate it.
+4. **verify**: ``wait1`` and read the thermometer until the name of the substance shows the target state
+   (``liquid lead``, ``steam``, ``ice``). When a step fails (the device "appears broken", or the thermometer
+   shows the temperature has stopped rising short of the target: the device is too weak), the device is
+   marked unusable and the decision is made again; the next-best substitute is used.
+
+The ``default`` policy is the baseline: always the kitchen stove (freezer, sink, metal pot), never re-plans.
+``device_specs=False`` drops the device ranges: the agent then finds a weak device only by trying it.
+
+Requires: the ``sciworld`` extra and Java 8+ on PATH; ``llm="local"`` needs the ``local-llm`` extra.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+from perception.text import THERMOMETER_READING, TextEstimator
+from scenes.sciworld import broken_devices, parse_choices
+from skills import SkillResult, get_skill
+from skills.sciworld import TextSkillContext
+
+from ...schemas import SkillCall
+from .contracts import AgentConfig, DeviceChoice, EpisodeResult
+from .decide import Role, coat_choice, rank_coolers, rank_water_sources
+from .facts import (
+    AMBIENT_C,
+    COAT_ROLES,
+    DEFAULT_DEVICES,
+    DEFAULT_VESSEL,
+    FIXTURES,
+    HEATER_MAX_C,
+    PLATEAU_MIN_CHANGE_C,
+    PLATEAU_WINDOW,
+    ROOM_ORDER,
+    Goal,
+    Phase,
+    State,
+    device_kind,
+    heater_too_weak,
+    matches_substance,
+    needed_celsius,
+    parse_goal,
+    phases_for,
+    state_at,
+    state_from_name,
+    vessel_unsafe,
+)
+from .memory import RoomMemory, SeenObject
+
+if TYPE_CHECKING:
+    from scenes.base import SceneEnv
+
+    from ...knowledge import KnowledgeBase
+    from ...llm import LLMBackend
+
+logger = logging.getLogger(__name__)
+
+
+class _Tap:
+    """Forwards to a SceneEnv and keeps the last step's info (SkillContext records only success/error)."""
+
+    def __init__(self, env: SceneEnv[Any, Any]) -> None:
+        self.env = env
+        self.info: dict[str, Any] = {}
+        self.truncated = False
+
+    def reset(self, **kw: Any) -> Any:
+        return self.env.reset(**kw)
+
+    def step(self, action: Any) -> Any:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self.info = info
+        self.truncated = bool(truncated)
+        return obs, reward, terminated, truncated, info
+
+
+class _EpisodeOver(Exception):
+    """The episode ended (task completed or failed, or the step limit): stop acting."""
+
+
+class _Stuck(Exception):
+    """The procedure cannot continue (nothing left to try); the episode is scored as it stands."""
+
+
+def _read_temperature(reply: str) -> float | None:
+    m = THERMOMETER_READING.search(reply)
+    return float(m.group(1)) if m else None
+
+
+class SciWorldAgent:
+    """Plays one change-of-state episode: perceive, decide with COAT, act through skills, re-plan on failure.
+
+    Args:
+        config: How to decide (:class:`~.contracts.AgentConfig`).
+        kb: The COAT knowledge base (default: ``load_knowledge(data_dir)``).
+        llm: A ready backend instead of building ``config.llm``.
+        data_dir: Data directory for the knowledge base and perception priors.
+
+    Example:
+        >>> from scenes.sciworld import ScienceWorldEnv                    # doctest: +SKIP
+        >>> with ScienceWorldEnv("boil") as env:                           # doctest: +SKIP
+        ...     r = SciWorldAgent().run(env, variation=1)                  # stove broken
+        >>> r.score, r.devices_used                                        # doctest: +SKIP
+        (100, ('kitchen/sink', 'kitchen/oven'))
+    """
+
+    def __init__(
+        self,
+        config: AgentConfig | None = None,
+        *,
+        kb: KnowledgeBase | None = None,
+        llm: LLMBackend | None = None,
+        data_dir: Any = None,
+    ) -> None:
+        self.config = config or AgentConfig()
+        if self.config.policy == "coat" and kb is None:
+            from ...knowledge import load_knowledge
+
+            kb = load_knowledge(data_dir)
+        self.kb = kb
+        if llm is None and self.config.llm and self.config.policy == "coat":
+            from ...llm import make_llm
+
+            llm = make_llm(self.config.llm)
+        self.llm = llm
+        self._data_dir = data_dir
+
+    # ------------------------------------------------------------ episode
+    def run(self, env: SceneEnv[Any, Any], variation: int) -> EpisodeResult:
+        """Reset ``env`` (a :class:`scenes.sciworld.ScienceWorldEnv`) to ``variation`` and play it out."""
+        t0 = time.perf_counter()
+        tap = _Tap(env)
+        obs, _info = tap.reset(options={"variation": variation})
+        self.memory = RoomMemory(TextEstimator(priors="default" if self.kb is not None else None))
+        self.memory.record(obs)
+        self._ctx = TextSkillContext(env=tap, obs=obs, max_steps=100_000,  # type: ignore[arg-type]
+                                     memory=self.memory, parse_choices=parse_choices,
+                                     read_temperature=_read_temperature, substance_in=self._substance_name)
+        self._choices: list[DeviceChoice] = []
+        self._excluded: dict[str, str] = {}
+        self._replans = 0
+        self._used: list[str] = []
+        self._has_thermometer = False
+        self.goal = parse_goal(str(obs.extra.get("task_description", "")))
+        phases, failure = self._play(self.goal)
+        return self._result(env, tap, variation, phases, failure, time.perf_counter() - t0)
+
+    def _play(self, goal: Goal) -> tuple[tuple[Phase, ...], str]:
+        """Explore, choose, prepare, run the phases; returns the phases and why the episode failed, if known."""
+        phases: tuple[Phase, ...] = ()
+        try:
+            self._explore()
+            sub = self._find_substance(goal)
+            vessel = self._choose_vessel(goal, sub)
+            start = self._prepare_substance(goal, vessel, sub)
+            phases = phases_for(goal, start)
+            for ph in phases:
+                if not self._run_phase(ph, vessel):
+                    return phases, f"{ph.key}: no usable device left"
+            self._skill("sw_wait", ticks=3)  # a state change shows in the text a tick after it is scored
+        except _EpisodeOver:
+            pass
+        except _Stuck as e:
+            return phases, str(e)
+        return phases, ""
+
+    def _result(self, env: SceneEnv[Any, Any], tap: _Tap, variation: int, phases: tuple[Phase, ...],
+                failure: str, seconds: float) -> EpisodeResult:
+        goal = self.goal
+        self._choices = [c.model_copy(update={"outcome": "in use at the end"}) if c.outcome == "pending" else c
+                         for c in self._choices]
+        info = tap.info
+        obs = self._ctx.obs
+        score = int(obs.extra.get("score", info.get("score", 0)) or 0)
+        completed = bool(info.get("success", False))
+        if not completed and not failure:
+            failure = "step limit" if tap.truncated else ("task failed" if score < 0 else "not completed")
+        task = getattr(env, "task", goal.family)
+        try:
+            broken = broken_devices(task, variation)
+        except Exception:  # noqa: BLE001 - a non-ScienceWorld env in tests: nothing is known to be broken
+            broken = ()
+        defaults = {DEFAULT_DEVICES["heater"], DEFAULT_DEVICES["cooler"], DEFAULT_DEVICES["water"]}
+        return EpisodeResult(
+            task=task,
+            variation=variation,
+            broken=tuple(broken),
+            policy=self.config.policy,
+            llm=self.config.llm,
+            interpret=self.config.interpretation,
+            device_specs=self.config.device_specs,
+            goal=goal,
+            phases=tuple(p.key for p in phases),
+            score=score,
+            completed=completed,
+            moves=int(obs.extra.get("moves", 0) or 0),
+            commands=len(self._ctx.actions),
+            choices=tuple(self._choices),
+            replans=self._replans,
+            substituted=any(d not in defaults for d in self._used),
+            devices_used=tuple(self._used),
+            found_broken=tuple(c.object_id for c in self._choices if c.outcome == "broken" and c.object_id),
+            failure="" if completed else failure,
+            seconds=round(seconds, 3),
+            transcript=tuple(self._ctx.transcript) if self.config.keep_transcript else (),
+        )
+
+    # ------------------------------------------------------------ acting through skills
+    def _skill(self, skill: str, target: str | None = None, receptacle: str | None = None,
+               **args: Any) -> SkillResult:
+        """Run one ScienceWorld skill; stop the episode's play when ScienceWorld has ended it."""
+        call = SkillCall(skill=skill, target=target, receptacle=receptacle, args=args)
+        res = get_skill(skill)(call, self._ctx)
+        if self._ctx.terminated:
+            raise _EpisodeOver()
+        return res
+
+    def _goto(self, room: str) -> None:
+        res = self._skill("sw_teleport", room)
+        if not res.ok:
+            raise _Stuck(res.reason)
+
+    def _open(self, e: SeenObject) -> None:
+        if e.obj.is_open is False:
+            self._skill("sw_open", e.obj.name)
+
+    def _take(self, name: str, prefer: tuple[str, ...] = ()) -> bool:
+        return self._skill("sw_take", name, prefer=list(prefer)).ok
+
+    def _measure(self, vessel: str) -> float | None:
+        if not self._has_thermometer:
+            return None
+        self._skill("sw_measure", vessel)
+        return self._ctx.last_reading
+
+    # ------------------------------------------------------------ perceiving the substance
+    def _substance_name(self, vessel: str) -> str | None:
+        """The name the task's substance has in ``vessel`` now (``steam``), from memory; None if not there."""
+        held = self.memory.holds(vessel)
+        for o in self.memory.contents_of(vessel, None if held else self._ctx.placed):
+            if matches_substance(o.name, self.goal.substance):
+                return o.name
+        return None
+
+    def _current_state(self, vessel: str) -> State | None:
+        name = self._substance_name(vessel)
+        if name is None:
+            return None
+        st = state_from_name(name, self.goal.substance)
+        if st is None:
+            st = state_at(self.goal.substance, AMBIENT_C)
+        return st
+
+    def _start_state(self, vessel: str) -> State | None:
+        name = self._substance_name(vessel)
+        st = state_from_name(name, self.goal.substance) if name else None
+        if st is not None:
+            return st
+        t = self._measure(vessel)
+        if t is not None:
+            st = state_at(self.goal.substance, t)
+        return st or state_at(self.goal.substance, AMBIENT_C)
+
+    # ------------------------------------------------------------ episode parts
+    def _explore(self) -> None:
+        """Visit every room (kitchen first); open the kitchen's closed storage, where vessels and food are."""
+        for room in ROOM_ORDER:
+            self._goto(room)
+            if room == "kitchen":
+                self._open_storage(room)
+                if self.memory.find(lambda e: e.room == "kitchen" and e.obj.name == "thermometer"):
+                    self._has_thermometer = self._take("thermometer")
+
+    def _open_storage(self, room: str) -> None:
+        """Open every closed container of a room that is not a device (cupboard, fridge, closet...)."""
+        self._goto(room)
+        for e in list(self.memory.rooms.get(room, [])):
+            if e.obj.is_open is False and e.obj.device_on is None and e.obj.parent is None:
+                self._skill("sw_open", e.obj.name)
+
+    def _search(self, pred: Callable[[SeenObject], bool]) -> list[SeenObject]:
+        """Objects matching ``pred``; if none is visible, open closed storage room by room until one is."""
+        found = self.memory.find(pred)
+        for room in ROOM_ORDER:
+            if found:
+                break
+            if any(e.obj.is_open is False and e.obj.device_on is None for e in self.memory.rooms.get(room, [])):
+                self._open_storage(room)
+                found = self.memory.find(pred)
+        return found
+
+    def _find_substance(self, goal: Goal) -> SeenObject | None:
+        """Where the substance is (None for water, which comes from a tap)."""
+        if goal.substance == "water":
+            return None  # ScienceWorld places no water for these tasks: the kitchen sink (or another) gives it
+        found = self._search(lambda e: matches_substance(e.obj.name, goal.substance) and e.room != "inventory"
+                             and not (e.obj.parent or "").startswith(FIXTURES))
+        if not found:
+            raise _Stuck(f"{goal.substance} not found in any room")
+        exact = [e for e in found if e.obj.name.lower() == goal.substance]
+        return (exact or found)[0]
+
+    def _choose_vessel(self, goal: Goal, sub: SeenObject | None) -> SeenObject:
+        """COAT's ``heating(vessel)`` choice among containers that would survive the heat, or the metal pot."""
+        if self.config.policy == "default":
+            e = self.memory.get(DEFAULT_VESSEL)
+            if e is None:
+                raise _Stuck(f"default vessel {DEFAULT_VESSEL} not found")
+            self._choices.append(DeviceChoice(role="vessel", object_id=e.gid, method="default", outcome="used"))
+            return e
+        # how hot the vessel must get: the heat phases from the state the substance is probably in now
+        start = (state_from_name(sub.obj.name, goal.substance) if sub is not None else None) or state_at(
+            goal.substance, AMBIENT_C)
+        temps = [needed_celsius(p, goal.substance) for p in phases_for(goal, start) if p.direction == "heat"]
+        need = max((t for t in temps if t is not None), default=None)
+        excluded: dict[str, str] = {}
+        vessel_types = set(self.kb.utility_objects(COAT_ROLES["vessel"][0])) if self.kb is not None else set()
+
+        def keep(e: SeenObject) -> bool:
+            if e.room == "inventory":
+                return False
+            if e.record.category not in vessel_types:
+                return True  # not a vessel for COAT: plan_in_state leaves it out anyway
+            held = e.obj.contents
+            if held and not all(matches_substance(c, goal.substance) for c in held):
+                excluded[e.gid] = f"holds {', '.join(held)}"
+                return False
+            why = vessel_unsafe(e.obj.name, need)
+            if why:
+                excluded[e.gid] = why
+                return False
+            return True
+
+        choice = self._coat_choice("vessel", "vessel", keep, excluded)
+        e = self.memory.get(choice.object_id or "")
+        if e is None:
+            raise _Stuck(f"no vessel to heat {goal.substance} in: {choice.reason}")
+        holder = self.memory.holder_of(sub) if sub is not None else None
+        if (holder is not None and sub is not None and holder.gid != e.gid
+                and holder.record.category == e.record.category and holder.gid not in excluded):
+            # the substance already sits in a vessel of the kind COAT chose: use it, no transfer needed
+            choice = choice.model_copy(update={"object_id": holder.gid,
+                                               "reason": f"{choice.reason}; {sub.obj.name} is already in "
+                                                         f"{holder.gid}, a {holder.record.category} too"})
+            e = holder
+        self._choices.append(choice.model_copy(update={"outcome": "used"}))
+        return e
+
+    def _coat_choice(self, role: Role, key: str, keep: Callable[[SeenObject], bool], excluded: dict[str, str],
+                     phase: str = "") -> DeviceChoice:
+        choice, replanned = coat_choice(role, key, self.memory, keep, excluded, substance=self.goal.substance,
+                                        wording=self.config.interpretation, kb=self.kb, llm=self.llm, phase=phase)
+        self._replans += 1 if replanned else 0
+        return choice
+
+    def _prepare_substance(self, goal: Goal, vessel: SeenObject, sub: SeenObject | None) -> State | None:
+        """Get the substance into the vessel (fetching water when that is the substance) and focus on it."""
+        vname = vessel.obj.name
+        self._goto(vessel.room)
+        if vessel.obj.parent:
+            holder = self.memory.holder_of(vessel)
+            if holder is not None:
+                self._open(holder)
+        self._take(vname, prefer=(f"in {vessel.obj.parent}",) if vessel.obj.parent else (vessel.room,))
+        if not self.memory.holds(vname):
+            raise _Stuck(f"could not pick up the {vname}")
+        if sub is None:
+            self._fill_with_water(vname)
+        elif self._substance_name(vname) is None:
+            self._goto(sub.room)
+            self._transfer(sub, vname)
+        start = self._start_state(vname)
+        self._focus(vname)
+        return start
+
+    def _transfer(self, sub: SeenObject, vessel: str) -> None:
+        name, parent = sub.obj.name, sub.obj.parent
+        liquid = state_from_name(name, self.goal.substance) == "liquid" or (
+            state_from_name(name, self.goal.substance) is None
+            and state_at(self.goal.substance, AMBIENT_C) == "liquid")
+        cup = self.memory.holder_of(sub)
+        holder = (cup.obj.parent if cup is not None else None) or sub.room
+        if parent:
+            container = next((e for e in self.memory.rooms.get(sub.room, []) if e.obj.name == parent), None)
+            if container is not None:
+                self._open(container)
+        res = self._skill("sw_transfer", name, vessel, parent=parent, holder=holder, room=sub.room, liquid=liquid)
+        if not res.ok:
+            raise _Stuck(res.reason)
+
+    def _focus(self, vessel: str) -> None:
+        name = self._substance_name(vessel) or self.goal.substance
+        sub = next((o for o in self.memory.contents_of(vessel) if o.name == name), None)
+        res = self._skill("sw_focus", vessel, name=name, substance=bool(sub is not None and sub.substance))
+        if not res.ok:
+            raise _Stuck(res.reason)
+
+    def _fill_with_water(self, vessel: str) -> None:
+        """Fill the vessel at a water source; a broken one is marked and the next one tried."""
+        while True:
+            if self.config.policy == "default":
+                src = self.memory.get(DEFAULT_DEVICES["water"])
+                ranked = [src] if src is not None and DEFAULT_DEVICES["water"] not in self._excluded else []
+                method = "default"
+            else:
+                ranked = rank_water_sources(self.memory, self._excluded)
+                method = "rule"
+            if not ranked:
+                raise _Stuck("no working water source")
+            e = ranked[0]
+            choice = DeviceChoice(role="water", object_id=e.gid, method=method, excluded=dict(self._excluded),
+                                  reason="nearest working sink")
+            self._goto(e.room)
+            res = self._skill("sw_fill", vessel, e.obj.name, room=e.room)
+            if not res.ok:
+                broken = "broken" in res.reason
+                self._choices.append(choice.model_copy(update={"outcome": "broken" if broken else "failed"}))
+                self._excluded[e.gid] = "broken" if broken else res.reason
+                self._take(vessel)
+                if self.config.policy == "default":
+                    raise _Stuck(f"default water source {e.gid} failed: {res.reason}")
+                self._replans += 1
+                continue
+            self._used.append(e.gid)
+            self._choices.append(choice.model_copy(update={"outcome": "used"}))
+            if self._substance_name(vessel):
+                return
+            raise _Stuck(f"the {vessel} holds no water after the {e.obj.name}")
+
+    def _pick_device(self, ph: Phase) -> DeviceChoice:
+        need = needed_celsius(ph, self.goal.substance)
+        role: Literal["heater", "cooler"] = "heater" if ph.direction == "heat" else "cooler"
+        if self.config.policy == "default":
+            gid = DEFAULT_DEVICES[role]
+            oid = gid if gid not in self._excluded else None
+            return DeviceChoice(role=role, phase=ph.key, object_id=oid, method="default", reason="baseline")
+        excluded = dict(self._excluded)
+        if role == "cooler":
+            ranked = rank_coolers(self.memory, need, excluded, specs=self.config.device_specs)
+            return DeviceChoice(role=role, phase=ph.key, object_id=ranked[0].gid if ranked else None, method="rule",
+                                excluded=excluded, reason="nearest cooler cold enough" if ranked else "none left")
+
+        def keep(e: SeenObject) -> bool:
+            if e.room == "inventory" or e.gid in self._excluded:
+                return False
+            if self.config.device_specs:
+                why = heater_too_weak(e.obj.name, need)
+                if why and (e.record.category in ("StoveBurner", "Oven") or device_kind(e.obj.name) in HEATER_MAX_C):
+                    excluded[e.gid] = why
+                    return False
+            return True
+
+        key = ph.key if ph.key in COAT_ROLES else "heat:liquid"
+        return self._coat_choice(role, key, keep, excluded, phase=ph.key)
+
+    def _run_phase(self, ph: Phase, vessel: SeenObject) -> bool:
+        """Heat or cool until the target state, substituting devices that fail. False: none left."""
+        vname = vessel.obj.name
+        while True:
+            choice = self._pick_device(ph)
+            e = self.memory.get(choice.object_id) if choice.object_id else None
+            if e is None:
+                self._choices.append(choice.model_copy(update={"outcome": "none"}))
+                return False
+            self._choices.append(choice)  # recorded before use: the episode may end while the device runs
+            outcome = self._use_device(ph, e, vname)
+            self._choices[-1] = choice.model_copy(update={"outcome": outcome})
+            if outcome == "done":
+                return True
+            self._excluded[e.gid] = outcome
+            if self.config.policy == "default":
+                return False
+            self._replans += 1
+            self._take(vname)
+            logger.info("%s %s; re-planning %s", e.gid, outcome, ph.key)
+
+    def _use_device(self, ph: Phase, e: SeenObject, vessel: str) -> str:
+        """Put the vessel on/in the device, run it and watch. Returns done / broken / too weak / failed."""
+        if not self.memory.holds(vessel):
+            self._take(vessel)  # still in the last phase's device, in this room
+        self._goto(e.room)
+        if not self.memory.holds(vessel):
+            return "failed: lost the vessel"
+        self._open(e)
+        activate = ph.direction == "heat" or e.obj.device_on is False
+        res = self._skill("sw_place", vessel, e.obj.name, room=e.room, activate=activate)
+        if not res.ok:
+            return res.reason
+        self._used.append(e.gid)
+        return self._watch(ph, vessel)
+
+    def _watch(self, ph: Phase, vessel: str) -> str:
+        """Wait and read the thermometer until the target state shows (done) or the temperature stalls."""
+        readings: list[float] = []
+        waits = self.config.max_heat_waits if ph.direction == "heat" else self.config.max_cool_waits
+        for _ in range(waits):
+            if self._current_state(vessel) == ph.target:
+                return "done"
+            self._skill("sw_wait")
+            if self._current_state(vessel) == ph.target:
+                return "done"
+            t = self._measure(vessel)
+            if t is not None:
+                readings.append(t)
+            if self._stalled(readings, ph):
+                return "too weak"
+        return "too weak"
+
+    def _stalled(self, readings: list[float], ph: Phase) -> bool:
+        if len(readings) <= PLATEAU_WINDOW:
+            return False
+        change = readings[-1] - readings[-1 - PLATEAU_WINDOW]
+        if ph.direction == "cool":
+            change = -change
+        return change < PLATEAU_MIN_CHANGE_C
+
+
+__all__ = ["SciWorldAgent"]

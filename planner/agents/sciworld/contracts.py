@@ -1,0 +1,90 @@
+"""The ScienceWorld agent's contracts: how it decides, what it decided, and one episode's record."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from ...schemas import Contract, Plan
+from .facts import Goal
+
+Policy = Literal["coat", "default"]
+"""``coat``: COAT decisions, re-plan on failure; ``default``: the baseline (always the kitchen devices)."""
+TaskWording = Literal["mapped", "literal"]
+"""How a ScienceWorld phase is put to COAT: ``mapped`` names COAT's annotated analogue ("boil water",
+:data:`~planner.agents.sciworld.facts.COAT_ROLES`), ``literal`` ScienceWorld's own words ("boil lead")."""
+
+
+class DeviceChoice(Contract):
+    """One decision the agent made and how using the chosen object went."""
+
+    role: Literal["heater", "cooler", "water", "vessel"]
+    phase: str = ""
+    object_id: str | None = None
+    method: str
+    coat_task: str | None = None
+    utility: str | None = None
+    excluded: dict[str, str] = Field(default_factory=dict)
+    reason: str = ""
+    plan: Plan | None = None
+    outcome: str = "pending"
+
+
+class EpisodeResult(Contract):
+    """One ScienceWorld episode played by the agent (one JSONL row of the benchmark)."""
+
+    task: str
+    variation: int
+    broken: tuple[str, ...] = ()
+    policy: str
+    llm: str | None = None
+    interpret: str = "mapped"
+    device_specs: bool = True
+    goal: Goal | None = None
+    phases: tuple[str, ...] = ()
+    score: int
+    completed: bool
+    moves: int
+    commands: int
+    choices: tuple[DeviceChoice, ...] = ()
+    replans: int = 0
+    substituted: bool = False
+    devices_used: tuple[str, ...] = ()
+    found_broken: tuple[str, ...] = ()
+    failure: str = ""
+    seconds: float = 0.0
+    transcript: tuple[str, ...] = ()
+
+
+class AgentConfig(Contract):
+    """How the agent decides.
+
+    Attributes:
+        policy: ``coat`` (COAT decisions, re-plan on failure) or ``default`` (always the stove; baseline).
+        llm: Model spec for :func:`planner.llm.make_llm` (``local``, ``fake``...) or None (COAT knowledge only).
+        interpret: The :data:`TaskWording`: ``mapped`` (COAT's annotated analogue of each phase) or
+            ``literal`` (ScienceWorld's words, e.g. "boil lead"; the model decides where COAT has no
+            annotation). Default: ``mapped`` without a model, ``literal`` with one.
+        device_specs: Leave out devices whose temperature range cannot cause the change
+            (:data:`~planner.agents.sciworld.facts.HEATER_MAX_C`); without it a weak device is found only by
+            trying it.
+        max_heat_waits / max_cool_waits: ``wait1`` budget per device before giving up on it.
+        keep_transcript: Keep every command and reply in the result.
+    """
+
+    policy: Policy = "coat"
+    llm: str | None = None
+    interpret: TaskWording | None = None
+    device_specs: bool = True
+    max_heat_waits: int = Field(default=25, ge=1)
+    max_cool_waits: int = Field(default=30, ge=1)
+    keep_transcript: bool = True
+
+    @property
+    def interpretation(self) -> TaskWording:
+        """The effective task wording."""
+        return self.interpret or ("literal" if self.llm else "mapped")
+
+
+__all__ = ["AgentConfig", "DeviceChoice", "EpisodeResult", "Policy", "TaskWording"]

@@ -1,0 +1,69 @@
+"""``coat sciworld``: the COAT agent on ScienceWorld's change-of-state tasks, and its baseline.
+
+Examples:
+    coat sciworld --tasks boil melt --split test                    # COAT agent and stove baseline
+    coat sciworld --tasks boil melt freeze change-the-state-of-matter-of --split test --llm none \\
+        --out runs/sciworld
+    coat sciworld --tasks boil --variations 1,3 --policies coat --no-device-specs
+
+Prints the summary table (``benchmarks/sciworld_tasks.md`` shows it for the full benchmark); with ``--out``
+also writes ``episodes.jsonl`` (one ``EpisodeResult`` per episode), ``summary.md`` and ``run.json``.
+
+Requires: the ``sciworld`` extra and Java 8+ on PATH, the COAT data (``coat data download`` or
+``COAT_DATA_DIR``); ``--llm local`` needs the ``local-llm`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+_FAMILIES = "boil, melt, freeze, change-the-state-of-matter-of"
+
+
+def register(sub: Any) -> None:
+    """Add ``coat sciworld`` to the CLI."""
+    p = sub.add_parser("sciworld", help="the COAT agent in ScienceWorld (substitutes for broken devices), scores",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tasks", nargs="+", default=["boil"], help=f"any of {_FAMILIES}")
+    p.add_argument("--split", default="test", help="train, dev, test or all")
+    p.add_argument("--limit", type=int, default=None, help="first N variations of the split per task")
+    p.add_argument("--variations", default="", help="explicit variations, e.g. 0,1,2,3 (overrides --split)")
+    p.add_argument("--llm", default="none", help="none (COAT knowledge), local, fake, openai:<model>...")
+    p.add_argument("--interpret", choices=["mapped", "literal"], default=None,
+                   help="how a phase is put to COAT: its annotated analogue (mapped) or ScienceWorld's words")
+    p.add_argument("--policies", nargs="+", default=["coat", "default"], choices=["coat", "default"])
+    p.add_argument("--no-device-specs", action="store_true", help="find weak devices only by trying them")
+    p.add_argument("--step-limit", type=int, default=150, help="ScienceWorld's envStepLimit (moves)")
+    p.add_argument("--out", default=None, help="directory for episodes.jsonl and summary.md")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--data-dir", default=None)
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ..agents.sciworld import AgentConfig, run_benchmark, summarize
+
+    llm = None if args.llm in ("none", "") else args.llm
+    configs = [
+        AgentConfig(policy=p, llm=llm if p == "coat" else None, interpret=args.interpret,
+                    device_specs=not args.no_device_specs, keep_transcript=bool(args.out))
+        for p in args.policies
+    ]
+    variations = [int(v) for v in args.variations.split(",") if v.strip()] or None
+    t0 = time.perf_counter()
+    results = run_benchmark(args.tasks, split=args.split, limit=args.limit, variations=variations, configs=configs,
+                            step_limit=args.step_limit, out=args.out, data_dir=args.data_dir,
+                            progress=not args.no_progress)
+    print(summarize(results))
+    print(f"{len(results)} episodes in {time.perf_counter() - t0:.0f} s")
+    if args.out:
+        meta = {"tasks": args.tasks, "split": args.split, "limit": args.limit, "variations": args.variations,
+                "llm": args.llm, "interpret": args.interpret, "policies": args.policies,
+                "device_specs": not args.no_device_specs, "step_limit": args.step_limit,
+                "seconds": round(time.perf_counter() - t0, 1)}
+        (Path(args.out) / "run.json").write_text(json.dumps(meta, indent=1))
+    return 0
