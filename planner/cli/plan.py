@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -83,12 +84,49 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if trace is None or trace.ok else 4
 
 
-def _print_plan(plan: Any, state: Any, trace: Any) -> None:
-    from rich.console import Console
-    from rich.table import Table
+class _Out:
+    """Tables and lines on stdout: through rich when it is installed (the ``report`` extra), else plain text."""
 
-    console = Console(file=sys.stdout, width=140)
-    console.print(f"[bold]Task:[/bold] {plan.task}    [bold]Scene:[/bold] {plan.scene_id}")
+    def __init__(self) -> None:
+        from .._optional import is_available
+
+        self.console: Any = None
+        if is_available("rich"):
+            from rich.console import Console
+
+            self.console = Console(file=sys.stdout, width=140)
+
+    def line(self, text: str, style: str | None = None) -> None:
+        if self.console is not None:
+            self.console.print(f"[{style}]{text}[/{style}]" if style else text, markup=bool(style), highlight=False)
+        else:
+            print(text)
+
+    def table(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], bold_row: int | None) -> None:
+        if self.console is not None:
+            from rich.table import Table
+
+            table = Table(title=title, show_lines=False)
+            for col in columns:
+                table.add_column(col)
+            for i, row in enumerate(rows):
+                table.add_row(*row, style="bold green" if i == bold_row else None)
+            self.console.print(table)
+            return
+        widths = [max(len(c), *(len(r[k]) for r in rows)) for k, c in enumerate(columns)]
+        print(title)
+        print("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)))
+        for i, row in enumerate(rows):
+            mark = " <- chosen" if i == bold_row else ""
+            print("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) + mark)
+
+
+_COLUMNS = ("rank", "object", "mass", "material", "temperature", "already_in_use", "condition", "stage 1")
+
+
+def _print_plan(plan: Any, state: Any, trace: Any) -> None:
+    out = _Out()
+    out.line(f"Task: {plan.task}    Scene: {plan.scene_id}")
     records = {r.object_id: r for r in state.objects}
     for decision, ids in zip(plan.decisions, plan.considered, strict=True):
         st1 = decision.stage1
@@ -96,34 +134,33 @@ def _print_plan(plan: Any, state: Any, trace: Any) -> None:
         title = f"utility {st1.utility if st1 else plan.utility}: {decision.pipeline}, {decision.strategy}"
         if decision.model_id:
             title += f", model {decision.model_id}"
-        table = Table(title=title, show_lines=False)
-        for col in ("rank", "object", "mass", "material", "temperature", "already_in_use", "condition", "stage 1"):
-            table.add_column(col)
         cands = [(label, records[oid]) for label, oid in zip(decision.labels, ids, strict=True)]
         order = {label: i for i, label in enumerate(decision.ranking)}
+        rows: list[list[str]] = []
+        chosen_row = None
         for label, rec in sorted(cands, key=lambda lr: order.get(lr[0], 99)):
             s = rec.state
             mark = "kept" if kept is None or rec.category in kept else "dropped"
-            rank = str(order.get(label, -1) + 1)
-            style = "bold green" if label == decision.chosen else None
-            table.add_row(rank, rec.object_id, s.mass.value, s.material.value, s.temperature.value,
-                          s.already_in_use.value, s.condition.value, mark, style=style)
-        console.print(table)
-        console.print(f"  reason: {decision.reason}")
+            if label == decision.chosen:
+                chosen_row = len(rows)
+            rows.append([str(order.get(label, -1) + 1), rec.object_id, s.mass.value, s.material.value,
+                         s.temperature.value, s.already_in_use.value, s.condition.value, mark])
+        out.table(title, _COLUMNS, rows, chosen_row)
+        out.line(f"  reason: {decision.reason}")
     if plan.reason:
-        console.print(f"[yellow]note:[/yellow] {plan.reason}")
+        out.line(f"note: {plan.reason}", "yellow")
     if not plan.feasible:
-        console.print("[red]No feasible plan.[/red]")
+        out.line("No feasible plan.", "red")
         return
-    console.print("[bold]Plan:[/bold]")
+    out.line("Plan:", "bold")
     for i, step in enumerate(plan.steps, 1):
         extra = f" {step.args}" if step.args else ""
-        console.print(f"  {i}. {step.skill}({step.target}){extra}")
+        out.line(f"  {i}. {step.skill}({step.target}){extra}")
     if trace is not None:
-        console.print(f"[bold]Execution:[/bold] {'ok' if trace.ok else 'FAILED: ' + trace.failure} "
-                      f"({trace.steps} simulator steps)")
+        out.line(f"Execution: {'ok' if trace.ok else 'FAILED: ' + trace.failure} ({trace.steps} simulator steps)",
+                 "bold")
         for r in trace.results:
-            console.print(f"  {r.skill}({r.target}): {'ok' if r.ok else 'failed'} {r.reason}")
+            out.line(f"  {r.skill}({r.target}): {'ok' if r.ok else 'failed'} {r.reason}")
 
 
 def _save_frame(args: argparse.Namespace, plan: Any, options: dict[str, Any] | None) -> None:

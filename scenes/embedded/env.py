@@ -14,6 +14,8 @@ State AI2-THOR lacks is kept out of the 42-key object metadata (so fidelity is u
 
 - ``extra["in_use"]`` / ``info["in_use"]``: ``{objectId: {"state": "reversible-using" | "irreversible-using",
   "by", "until", "remaining"}}`` for objects someone else is using (``UseObject``; scenarios);
+- ``extra["scene_id"]`` (the scene's name) and ``extra["actionReturn"]`` (as ``info["actionReturn"]``), which
+  perception and the skills read when ``ai2thor`` is not installed and ``SceneObs.event`` is None;
 - ``SceneObs.time`` / ``info["time"]``: simulated seconds since reset (every action takes ``step_seconds``;
   ``Wait`` takes ``seconds``); reversible use ends and hot/cold objects return to RoomTemp as time passes.
 
@@ -252,7 +254,10 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
                 event.frame = rgb
                 self._renderer.attach_segmentation(event)
         in_use = w.in_use_report()
-        extra = {"in_use": in_use, "held": w.held, "scene": w.scene_name, "scenario": self.scenario}
+        # what skills and perception read when ai2thor (and so the Event) is not installed: the scene's name
+        # and the action's return value, under the names they look for
+        extra = {"in_use": in_use, "held": w.held, "scene_id": w.scene_name, "scenario": self.scenario,
+                 "actionReturn": ret}
         obs = SceneObs(
             objects=tuple(meta["objects"]),
             rgb=rgb,

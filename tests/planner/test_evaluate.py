@@ -153,6 +153,7 @@ def test_eval_cli_end_to_end_with_fake_model(questions_dir: Path, tmp_path: Path
     assert "| all | 8 | 100.0 |" in text and "PaLM" in text
 
 
+@pytest.mark.slow  # runs an ablation (two pipelines, report and plots)
 def test_ablate_cli_writes_report_and_plots(questions_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "ablate"
     assert cli.main(["ablate", "--llm", "fake", "--limit", "6", "--sets", "task_u", "task2", "--out", str(out),

