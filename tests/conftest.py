@@ -1,4 +1,4 @@
-"""Shared fixtures. Tests read reference data from ``COAT_DATA_DIR`` (CI points it at ../shared)."""
+"""Shared fixtures. Tests read reference data from ``COAT_DATA_DIR`` (CI: the reference data beside the checkout)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def data_dir() -> Path:
     """The data root holding coat/ and ai2thor/ (skips when absent)."""
     root = _data_root()
     if root is None or not (root / "coat").is_dir():
-        pytest.skip("COAT data not found: set COAT_DATA_DIR (CI points it at ../shared)")
+        pytest.skip("COAT data not found: set COAT_DATA_DIR (CI points it at the reference data beside the checkout)")
     return root
 
 

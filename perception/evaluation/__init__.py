@@ -17,11 +17,11 @@ from __future__ import annotations
 from .embedded import EMBEDDED_SCENES, embedded_eval, embedded_frames
 from .floorplans import agreement, calibrate_shell_coefficients, load_floorplans, mass_from_size, time_estimator
 from .frames import STATE_FLAGS, frames_eval, iter_trace_frames, projected_boxes
-from .sciworld import SCIWORLD_TASKS, match_ground_truth, sciworld_ground_truth, text_eval
+from .sciworld import TEXT_EVAL_TASKS, match_ground_truth, sciworld_ground_truth, text_eval
 
 __all__ = [
     "EMBEDDED_SCENES",
-    "SCIWORLD_TASKS",
+    "TEXT_EVAL_TASKS",
     "STATE_FLAGS",
     "agreement",
     "calibrate_shell_coefficients",

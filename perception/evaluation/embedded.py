@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from planner.schemas import VARIABLES, ObjectRecord
+from scenes import EMBEDDED_SCENES
 from scenes.base import SceneObs
 
 from ..base import ObjectEstimate, to_record
@@ -20,8 +21,6 @@ from ..priors import TypePriors, default_priors
 from ..state_classifiers import DECISION_THRESHOLD, OpenCVStateClassifier, SchematicStateClassifier
 from ..vision import VisionEstimator
 from .frames import STATE_FLAGS
-
-EMBEDDED_SCENES: tuple[str, ...] = ("kitchen", "living-room", "bedroom", "bathroom")
 
 # (capability flag, action, extra params) used to put objects into visible states
 _PERTURB: tuple[tuple[str, str, dict[str, Any]], ...] = (

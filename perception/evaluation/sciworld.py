@@ -17,7 +17,7 @@ from scenes.base import SceneObs
 
 from ..text import SUBSTANCE_TO_COAT, TextEstimator, temperature_category
 
-SCIWORLD_TASKS: tuple[str, ...] = (
+TEXT_EVAL_TASKS: tuple[str, ...] = (
     "boil",
     "melt",
     "freeze",
@@ -200,7 +200,7 @@ class _TextScores:
 
 
 def text_eval(
-    tasks: Iterable[str] = SCIWORLD_TASKS,
+    tasks: Iterable[str] = TEXT_EVAL_TASKS,
     *,
     per_task: int = 3,
     every: int = 5,
@@ -248,4 +248,4 @@ def text_eval(
     }
 
 
-__all__ = ["SCIWORLD_TASKS", "match_ground_truth", "sciworld_ground_truth", "text_eval"]
+__all__ = ["TEXT_EVAL_TASKS", "match_ground_truth", "sciworld_ground_truth", "text_eval"]

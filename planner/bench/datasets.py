@@ -1,7 +1,8 @@
 """COAT question-set generator: Task-u, Task-0, Task-1, Task-2, Full-ideal and Full-moderate.
 
-The sets are regenerated from the COAT annotations (``../shared/notes/coat.md``) because COAT's own generator
-hangs on Python 3.11 and depends on the hash seed. Every question is a :class:`planner.schemas.Question`.
+The sets are regenerated from the COAT annotations (the recipes follow the COAT paper and its generator
+code) because COAT's own generator hangs on Python 3.11 and depends on the hash seed. Every question is a
+:class:`planner.schemas.Question`.
 
 Recipes (``n`` = options per question; variations are numbered from 1 in the order listed):
 

@@ -6,7 +6,7 @@ Usage:
     coat data download --only traces                    # the recorded AI2-THOR episodes (needs Pillow)
     coat data download --mirror http://127.0.0.1:8000   # an offline mirror of raw.githubusercontent.com
     coat data where                                     # the directories searched, in order, and the one used
-    coat data verify --data-dir /work/shared            # check every file against the recorded checksums
+    coat data verify --data-dir /data/coat              # check every file against the recorded checksums
 
 Requires: nothing beyond the core install (``--only traces`` needs Pillow: ``pip install 'coat-planner[traces]'``).
 """

@@ -169,9 +169,9 @@ def _embedded(args: argparse.Namespace) -> int:
 
 
 def _sciworld(args: argparse.Namespace) -> int:
-    from perception.evaluation import SCIWORLD_TASKS, text_eval
+    from perception.evaluation import TEXT_EVAL_TASKS, text_eval
 
-    tasks = [t.strip() for t in args.tasks.split(",")] if args.tasks else list(SCIWORLD_TASKS)
+    tasks = [t.strip() for t in args.tasks.split(",")] if args.tasks else list(TEXT_EVAL_TASKS)
     res = text_eval(tasks, per_task=args.per_task, every=args.every)
     if args.json:
         args.json.write_text(json.dumps(res, indent=1))

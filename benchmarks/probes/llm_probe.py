@@ -11,7 +11,7 @@ options in a seeded random order. For each local model it measures:
 * ``score-cal+list``: calibrated, with the options also listed in the question.
 
 Run:
-    PYTHONPATH=. /work/venv/bin/python benchmarks/llm_probe.py --models smollm2 gemma-270m --threads 1
+    PYTHONPATH=. python benchmarks/probes/llm_probe.py --models smollm2 gemma-270m --threads 1
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ chosen"). Small samples, so read differences of a few points as noise.
   objects).
 
 Run (about 20 minutes on 2 shared cores):
-    COAT_LLM_THREADS=1 PYTHONPATH=. python benchmarks/decision_probe.py --part stage1 stage2 --llm local
-    PYTHONPATH=. python benchmarks/decision_probe.py --part groups --runs runs/ablate-smollm2
+    COAT_LLM_THREADS=1 PYTHONPATH=. python benchmarks/probes/decision_probe.py --part stage1 stage2 --llm local
+    PYTHONPATH=. python benchmarks/probes/decision_probe.py --part groups --runs runs/ablate-smollm2
 """
 
 from __future__ import annotations

@@ -17,11 +17,11 @@ options, stage 2 over a subset is the single prompt's argmax restricted to that 
 rule's two-stage accuracy is computed exactly from these numbers without further model calls.
 
 Run:
-    COAT_LLM_THREADS=2 PYTHONPATH=. python benchmarks/stage1_probe.py collect --llm local --n 200 --seed 5 \
+    COAT_LLM_THREADS=2 PYTHONPATH=. python benchmarks/probes/stage1_probe.py collect --llm local --n 200 --seed 5 \
         --out runs/stage1-probe-s5.json
-    PYTHONPATH=. python benchmarks/stage1_probe.py analyse runs/stage1-probe-s5.json
-    PYTHONPATH=. python benchmarks/stage1_probe.py table --tune <tuning samples> --test <held-out sample>
-    PYTHONPATH=. python benchmarks/stage1_probe.py prior <samples>
+    PYTHONPATH=. python benchmarks/probes/stage1_probe.py analyse runs/stage1-probe-s5.json
+    PYTHONPATH=. python benchmarks/probes/stage1_probe.py table --tune <tuning samples> --test <held-out sample>
+    PYTHONPATH=. python benchmarks/probes/stage1_probe.py prior <samples>
 """
 
 from __future__ import annotations
