@@ -15,13 +15,7 @@ stay unknown here and come from metadata (:class:`perception.FusedEstimator`) or
 
 The geometry and classifier names are importable from here too (``from perception.vision import Box2D``).
 numpy only at import; OpenCV (``require("cv2", "vision")``) when a :class:`VisionEstimator` is built.
-
-Example:
-    >>> import numpy as np
-    >>> masks = {"Mug|1": np.zeros((4, 6), bool)}
-    >>> masks["Mug|1"][1:3, 2:5] = True
-    >>> boxes_from_masks(masks)["Mug|1"]
-    Box2D(x1=2, y1=1, x2=4, y2=2)
+:mod:`perception.geometry` has a runnable example of boxes from masks.
 """
 
 from __future__ import annotations

@@ -19,17 +19,6 @@ _NonNeg = Annotated[int, Field(ge=0)]
 Name = Annotated[str, Field(min_length=1)]
 
 
-class RawConfig(TypedDict):
-    __pydantic_config__ = _FORBID  # type: ignore[misc]
-    id: _NonNeg
-    object_name: Name
-    mass: Mass
-    material: Material
-    temperature: Temperature
-    already_in_use: InUse
-    condition: Condition
-
-
 class RawIdeal(TypedDict):
     __pydantic_config__ = _FORBID  # type: ignore[misc]
     object_name: Name
@@ -38,6 +27,10 @@ class RawIdeal(TypedDict):
     temperature: Temperature
     already_in_use: InUse
     condition: Condition
+
+
+class RawConfig(RawIdeal):
+    id: _NonNeg
 
 
 class RawPoolEntry(RawConfig):
