@@ -24,8 +24,9 @@ PACKAGES = ("planner", "perception", "skills", "scenes")
 COMPOSITION_ROOTS = ("planner.api", "planner.cli", "planner.bench", "planner.agents")
 """Planner modules (or packages) that may import scenes, perception and skills."""
 
-PLANNER_LEAVES = ("planner.schemas", "planner.errors", "planner._optional", "planner.paths")
-"""The planner modules that scenes, perception and skills may import: contracts, errors, extras, data paths."""
+PLANNER_LEAVES = ("planner.schemas", "planner.errors", "planner._optional", "planner.paths", "planner.goals")
+"""The planner modules that scenes, perception and skills may import: contracts (and the task model), errors,
+extras, data paths."""
 
 SIBLINGS_FORBIDDEN: dict[str, tuple[str, ...]] = {
     "scenes": ("perception", "skills"),
