@@ -1,27 +1,19 @@
-"""The task model: what a task needs (roles, targets) and when it is done (goal conditions), in AI2-THOR terms.
+"""Checking a task's goal conditions on an observation (AI2-THOR metadata dicts), with items bound to objects.
 
-A :class:`TaskSpec` names the **roles** the task needs (COAT utilities: something to cut, a heat source),
-the **targets** it acts on (the apple, the bread, water: AI2-THOR object types, present in the scene or not),
-and **goal conditions**: predicates over scene state the way rl_ai2thor's graph tasks and ALFRED's task types
-state them: a property of an item (``isSliced``, ``isCooked``, ``temperature``, ``isDirty``, ``isToggled``,
-``isOpen``, ``isFilledWithLiquid``, ``fillLiquid``, ``isPickedUp``) or a relation between two items
-(``contained_in`` a receptacle, ``close_to`` a light that is on).
-
-Items are **binding names**: a role's name or a target's name. A plan binds each to a concrete object id; a
-goal is checked on the objects of an observation (AI2-THOR metadata dicts), and an item bound to an object
-that was sliced or cracked stands for its pieces too (AI2-THOR replaces ``Apple|...`` by
-``Apple|...|AppleSliced_0`` ...). This module is a contract leaf: pydantic and the standard library only, so
-scenes, perception and skills may use it.
+The contracts (:class:`~planner.schemas.TaskSpec`, :class:`~planner.schemas.GoalCondition`,
+:class:`~planner.schemas.GoalStatus`) live in :mod:`planner.schemas`; this module is the one place that says
+whether a condition holds. An item bound to an object that was sliced or cracked stands for its pieces too
+(AI2-THOR replaces ``Apple|...`` by ``Apple|...|AppleSliced_0`` ...). A contract leaf: pydantic and the
+standard library only, so scenes, perception and skills may use it.
 
 Example:
-    >>> spec = TaskSpec(task="cut apple", roles=(Role(name="cutting", utility="cutting"),),
-    ...                 targets=(Target(name="target", types=("Apple",)),),
-    ...                 goals=(GoalCondition(item="target", prop="isSliced", value=True),))
+    >>> from planner.schemas import GoalCondition
+    >>> sliced = GoalCondition(item="target", prop="isSliced", value=True)
     >>> apple = {"objectId": "Apple|1", "objectType": "Apple", "isSliced": False}
-    >>> slice_ = {"objectId": "Apple|1|AppleSliced_0", "objectType": "AppleSliced", "isSliced": False}
-    >>> check(spec.goals[0], [slice_], {"target": "Apple|1"}).met
+    >>> piece = {"objectId": "Apple|1|AppleSliced_0", "objectType": "AppleSliced", "isSliced": False}
+    >>> check(sliced, [piece], {"target": "Apple|1"}).met
     True
-    >>> check(spec.goals[0], [apple], {"target": "Apple|1"}).met
+    >>> check(sliced, [apple], {"target": "Apple|1"}).met
     False
 """
 
@@ -29,123 +21,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field, model_validator
-
-from .schemas import Contract
-
-Property = Literal[
-    "isSliced", "isCooked", "temperature", "isDirty", "isToggled", "isOpen", "isFilledWithLiquid", "fillLiquid",
-    "isPickedUp", "isBroken",
-]
-PROPERTIES: tuple[str, ...] = Property.__args__  # type: ignore[attr-defined]
-Relation = Literal["contained_in", "close_to"]
-RELATIONS: tuple[str, ...] = Relation.__args__  # type: ignore[attr-defined]
-ConditionKind = Literal["goal", "safety"]
+from .schemas import GoalCondition, GoalStatus
 
 LIGHT_TYPES: tuple[str, ...] = ("DeskLamp", "FloorLamp", "LightSwitch")
 """Light sources a ``close_to`` relation to a lit light accepts (ALFRED's look-at-object-in-light)."""
-
-
-class Role(Contract):
-    """One thing the task needs an object for: a COAT utility, decided by the planner's two stages."""
-
-    name: str = Field(min_length=1)
-    """Binding name, unique in the spec (usually the utility: ``cutting``, ``heating(vessel)``)."""
-    utility: str = Field(min_length=1)
-    task: str | None = None
-    """The COAT task whose annotations decide this role (None: the utility alone)."""
-    types: tuple[str, ...] = ()
-    """When not empty, only these AI2-THOR types may fill the role (ALFRED names the receptacle type)."""
-
-
-class Target(Contract):
-    """What the task acts on: an object type (the apple), or a liquid held by a role's vessel (water)."""
-
-    name: str = Field(min_length=1)
-    types: tuple[str, ...] = Field(min_length=1)
-    """AI2-THOR object types that count (``("Apple",)``; ``("Bread",)``); a liquid's own name (``("water",)``)."""
-    liquid: bool = False
-    """True for water, coffee, wine: not an object in AI2-THOR but a vessel's ``fillLiquid``."""
-    sliced: bool = False
-    """The task acts on a slice (ALFRED's sliced variants, serving sliced apple)."""
-
-
-class GoalCondition(Contract):
-    """One predicate over scene state: ``item.prop == value``, or ``item relation other``."""
-
-    item: str = Field(min_length=1)
-    prop: Property | None = None
-    value: bool | str | None = None
-    relation: Relation | None = None
-    other: str | None = None
-    """The related item's binding name; for ``close_to`` also ``"light"`` (any light that is on) or ``"agent"``
-    (the robot: AI2-THOR's per-object ``distance``)."""
-    distance: float = Field(default=1.0, gt=0)
-    """``close_to``: the largest distance in metres between the two objects' centres."""
-    kind: ConditionKind = "goal"
-    description: str = ""
-
-    @model_validator(mode="after")
-    def _one_form(self) -> GoalCondition:
-        if (self.prop is None) == (self.relation is None):
-            raise ValueError("a goal condition is either a property (prop=, value=) or a relation (relation=, other=)")
-        if self.relation is not None and not self.other:
-            raise ValueError(f"relation {self.relation!r} needs other= (the related item)")
-        return self
-
-    def text(self) -> str:
-        """A short human-readable form (``target.isSliced == True``, ``target contained_in carrying``)."""
-        if self.description:
-            return self.description
-        if self.prop is not None:
-            return f"{self.item}.{self.prop} == {self.value!r}"
-        return f"{self.item} {self.relation} {self.other}"
-
-
-class TaskSpec(Contract):
-    """Roles, targets and goal conditions of one task (see the module docstring)."""
-
-    task: str = Field(min_length=1)
-    family: str = ""
-    """The kind of task (``cut``, ``heat``, ``serve``, ``store``, ``clean``, ``light``, ``bring``, an ALFRED type)."""
-    roles: tuple[Role, ...] = ()
-    targets: tuple[Target, ...] = ()
-    goals: tuple[GoalCondition, ...] = ()
-    note: str = ""
-    """What AI2-THOR cannot show of this task and what the goal checks instead (empty when nothing is missing)."""
-
-    @model_validator(mode="after")
-    def _names_resolve(self) -> TaskSpec:
-        names = [r.name for r in self.roles] + [t.name for t in self.targets]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            raise ValueError(f"binding names must be unique; {dupes} appear twice")
-        known = set(names)
-        for g in self.goals:
-            for ref in (g.item, g.other):
-                if ref is not None and ref not in ("light", "agent") and ref not in known:
-                    raise ValueError(f"goal {g.text()!r} names {ref!r}, which is neither a role nor a target "
-                                     f"(roles and targets: {sorted(known)})")
-        return self
-
-    def role(self, name: str) -> Role | None:
-        """The role with this binding name, or None."""
-        return next((r for r in self.roles if r.name == name), None)
-
-    def target(self, name: str) -> Target | None:
-        """The target with this binding name, or None."""
-        return next((t for t in self.targets if t.name == name), None)
-
-
-class GoalStatus(Contract):
-    """One goal condition checked on one observation."""
-
-    condition: GoalCondition
-    met: bool
-    detail: str = ""
-
 
 Bindings = Mapping[str, str]
 """Binding name -> object id."""
@@ -231,19 +112,4 @@ def check_all(
     return tuple(check(c, objects, bindings) for c in conditions)
 
 
-__all__ = [
-    "LIGHT_TYPES",
-    "PROPERTIES",
-    "RELATIONS",
-    "Bindings",
-    "GoalCondition",
-    "GoalStatus",
-    "Property",
-    "Relation",
-    "Role",
-    "Target",
-    "TaskSpec",
-    "check",
-    "check_all",
-    "members",
-]
+__all__ = ["LIGHT_TYPES", "Bindings", "check", "check_all", "members"]

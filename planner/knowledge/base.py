@@ -125,11 +125,17 @@ def _norm(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
-def _unknown(kind: str, value: object, valid: Iterable[str], *, show: int = 25) -> UnknownIdError:
+def close_matches(value: object, valid: Iterable[str], n: int = 3) -> list[str]:
+    """Up to ``n`` valid names close to ``value`` (spelling first, then containment, ignoring case)."""
     valid = list(valid)
-    close = difflib.get_close_matches(str(value), valid, n=3, cutoff=0.5)
-    if not close:
-        close = [v for v in valid if _norm(str(value)) in _norm(v)][:3]
+    close = difflib.get_close_matches(str(value), valid, n=n, cutoff=0.5)
+    return close or [v for v in valid if _norm(str(value)) in _norm(v)][:n]
+
+
+def unknown_id(kind: str, value: object, valid: Iterable[str], *, show: int = 25) -> UnknownIdError:
+    """The error for an unknown name: close matches first, then the valid names (``show`` of them)."""
+    valid = list(valid)
+    close = close_matches(value, valid)
     msg = f"unknown {kind} {value!r}"
     msg += f"; did you mean {', '.join(repr(c) for c in close)}?" if close else "."
     plural = kind[:-1] + "ies" if kind.endswith("y") else kind + "s"
@@ -291,7 +297,7 @@ class KnowledgeBase:
             return utility
         hit = self._norm_utilities.get(_norm(str(utility)))
         if hit is None:
-            raise _unknown("utility", utility, self._utilities)
+            raise unknown_id("utility", utility, self._utilities)
         return hit
 
     def resolve_task(self, task: str) -> str:
@@ -304,7 +310,7 @@ class KnowledgeBase:
             return task
         hit = self._norm_tasks.get(_norm(str(task)))
         if hit is None:
-            raise _unknown("task", task, self._task_combos, show=12)
+            raise unknown_id("task", task, self._task_combos, show=12)
         return hit
 
     def resolve_object(self, obj: str) -> str:
@@ -318,7 +324,7 @@ class KnowledgeBase:
             return name
         hit = self._norm_objects.get(_norm(name))
         if hit is None:
-            raise _unknown("object", obj, self._objects, show=20)
+            raise unknown_id("object", obj, self._objects, show=20)
         return hit
 
     def _combo(self, utility: str, task: str) -> tuple[str, str]:

@@ -423,26 +423,6 @@ class Decision(Contract):
         return None if self.chosen is None else self.labels.index(self.chosen)
 
 
-class Plan(Contract):
-    """What ``plan()`` returns: the chosen object(s), the steps that make them ready and use them.
-
-    ``decisions`` keeps each utility's full Decision (both stages, rankings, model usage) for inspection,
-    ``considered`` the scene objects each decision ranked;
-    ``feasible`` is False with a ``reason`` when no usable object exists.
-    """
-
-    task: str
-    utility: str | None = None
-    steps: tuple[SkillCall, ...] = ()
-    choices: tuple[ObjectChoice, ...] = ()
-    feasible: bool = True
-    reason: str = ""
-    decisions: tuple[Decision, ...] = ()
-    considered: tuple[tuple[str, ...], ...] = ()
-    """Per decision, the object ids behind its labels (``decisions[i].labels[j]`` is ``considered[i][j]``)."""
-    scene_id: str | None = None
-
-
 __all__ = [
     "COAT_TO_THOR",
     "LETTERS",
@@ -464,7 +444,6 @@ __all__ = [
     "Option",
     "Penalty",
     "PhysicalState",
-    "Plan",
     "Question",
     "SceneState",
     "SkillCall",

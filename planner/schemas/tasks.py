@@ -1,0 +1,175 @@
+"""The task model and the plan: roles, targets, goal conditions (a TaskSpec), and what ``plan()`` returns.
+
+A :class:`TaskSpec` names the **roles** the task needs (COAT utilities: something to cut, a heat source),
+the **targets** it acts on (the apple, the bread, water: AI2-THOR object types, present in the scene or not),
+and **goal conditions**: predicates over scene state the way rl_ai2thor's graph tasks and ALFRED's task types
+state them: a property of an item (``isSliced``, ``isCooked``, ``temperature``, ``isDirty``, ``isToggled``,
+``isOpen``, ``isFilledWithLiquid``, ``fillLiquid``, ``isPickedUp``) or a relation between two items
+(``contained_in`` a receptacle, ``close_to`` a light that is on or the robot). Items are binding names: a
+role's or a target's name, bound to an object id by the plan. :mod:`planner.goals` checks conditions on an
+observation.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from .core import Contract, Decision, ObjectChoice, SkillCall
+
+Property = Literal[
+    "isSliced", "isCooked", "temperature", "isDirty", "isToggled", "isOpen", "isFilledWithLiquid", "fillLiquid",
+    "isPickedUp", "isBroken",
+]
+PROPERTIES: tuple[str, ...] = Property.__args__  # type: ignore[attr-defined]
+Relation = Literal["contained_in", "close_to"]
+RELATIONS: tuple[str, ...] = Relation.__args__  # type: ignore[attr-defined]
+ConditionKind = Literal["goal", "safety"]
+
+
+
+class Role(Contract):
+    """One thing the task needs an object for: a COAT utility, decided by the planner's two stages."""
+
+    name: str = Field(min_length=1)
+    """Binding name, unique in the spec (usually the utility: ``cutting``, ``heating(vessel)``)."""
+    utility: str = Field(min_length=1)
+    task: str | None = None
+    """The COAT task whose annotations decide this role (None: the utility alone)."""
+    types: tuple[str, ...] = ()
+    """When not empty, only these AI2-THOR types may fill the role (ALFRED names the receptacle type)."""
+
+
+class Target(Contract):
+    """What the task acts on: an object type (the apple), or a liquid held by a role's vessel (water)."""
+
+    name: str = Field(min_length=1)
+    types: tuple[str, ...] = Field(min_length=1)
+    """AI2-THOR object types that count (``("Apple",)``; ``("Bread",)``); a liquid's own name (``("water",)``)."""
+    liquid: bool = False
+    """True for water, coffee, wine: not an object in AI2-THOR but a vessel's ``fillLiquid``."""
+    sliced: bool = False
+    """The task acts on a slice (ALFRED's sliced variants, serving sliced apple)."""
+
+
+class GoalCondition(Contract):
+    """One predicate over scene state: ``item.prop == value``, or ``item relation other``."""
+
+    item: str = Field(min_length=1)
+    prop: Property | None = None
+    value: bool | str | None = None
+    relation: Relation | None = None
+    other: str | None = None
+    """The related item's binding name; for ``close_to`` also ``"light"`` (any light that is on) or ``"agent"``
+    (the robot: AI2-THOR's per-object ``distance``)."""
+    distance: float = Field(default=1.0, gt=0)
+    """``close_to``: the largest distance in metres between the two objects' centres."""
+    kind: ConditionKind = "goal"
+    description: str = ""
+
+    @model_validator(mode="after")
+    def _one_form(self) -> GoalCondition:
+        if (self.prop is None) == (self.relation is None):
+            raise ValueError("a goal condition is either a property (prop=, value=) or a relation (relation=, other=)")
+        if self.relation is not None and not self.other:
+            raise ValueError(f"relation {self.relation!r} needs other= (the related item)")
+        return self
+
+    def text(self) -> str:
+        """A short human-readable form (``target.isSliced == True``, ``target contained_in carrying``)."""
+        if self.description:
+            return self.description
+        if self.prop is not None:
+            return f"{self.item}.{self.prop} == {self.value!r}"
+        return f"{self.item} {self.relation} {self.other}"
+
+
+class TaskSpec(Contract):
+    """Roles, targets and goal conditions of one task (see the module docstring)."""
+
+    task: str = Field(min_length=1)
+    family: str = ""
+    """The kind of task (``cut``, ``heat``, ``serve``, ``store``, ``clean``, ``light``, ``bring``, an ALFRED type)."""
+    roles: tuple[Role, ...] = ()
+    targets: tuple[Target, ...] = ()
+    goals: tuple[GoalCondition, ...] = ()
+    note: str = ""
+    """What AI2-THOR cannot show of this task and what the goal checks instead (empty when nothing is missing)."""
+
+    @model_validator(mode="after")
+    def _names_resolve(self) -> TaskSpec:
+        names = [r.name for r in self.roles] + [t.name for t in self.targets]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"binding names must be unique; {dupes} appear twice")
+        known = set(names)
+        for g in self.goals:
+            for ref in (g.item, g.other):
+                if ref is not None and ref not in ("light", "agent") and ref not in known:
+                    raise ValueError(f"goal {g.text()!r} names {ref!r}, which is neither a role nor a target "
+                                     f"(roles and targets: {sorted(known)})")
+        return self
+
+    def role(self, name: str) -> Role | None:
+        """The role with this binding name, or None."""
+        return next((r for r in self.roles if r.name == name), None)
+
+    def target(self, name: str) -> Target | None:
+        """The target with this binding name, or None."""
+        return next((t for t in self.targets if t.name == name), None)
+
+
+class GoalStatus(Contract):
+    """One goal condition checked on one observation."""
+
+    condition: GoalCondition
+    met: bool
+    detail: str = ""
+
+
+class Plan(Contract):
+    """What ``plan()`` returns: the task's spec, the object chosen for each role, and the steps that reach the goal.
+
+    ``decisions`` keeps each role's full Decision (both stages, rankings, model usage) for inspection,
+    ``considered`` the scene objects each decision ranked; ``bindings`` maps every role and target of ``spec``
+    to the object id that fills it. ``feasible`` is False with a ``reason`` (and ``alternatives``) when a role
+    has no usable object or a target is absent. ``scene_id``, ``seed`` and ``options`` (with what a random
+    scenario drew) let ``execute_plan(plan)`` rebuild exactly the scene the plan was made in.
+    """
+
+    task: str
+    utility: str | None = None
+    steps: tuple[SkillCall, ...] = ()
+    choices: tuple[ObjectChoice, ...] = ()
+    feasible: bool = True
+    reason: str = ""
+    decisions: tuple[Decision, ...] = ()
+    considered: tuple[tuple[str, ...], ...] = ()
+    """Per decision, the object ids behind its labels (``decisions[i].labels[j]`` is ``considered[i][j]``)."""
+    scene_id: str | None = None
+    """The perceived scene's name (``SceneState.scene_id``)."""
+    env_id: str | None = None
+    """The registered scene id the plan was made in (``embedded/kitchen-v0``), when ``plan()`` built it."""
+    seed: int | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Reset options, including the scenario a ``random`` one drew."""
+    spec: TaskSpec | None = None
+    bindings: dict[str, str] = Field(default_factory=dict)
+    alternatives: tuple[str, ...] = ()
+    """When infeasible: the nearest things that could be done instead (other objects, other tasks)."""
+
+
+__all__ = [
+    "PROPERTIES",
+    "RELATIONS",
+    "ConditionKind",
+    "GoalCondition",
+    "GoalStatus",
+    "Plan",
+    "Property",
+    "Relation",
+    "Role",
+    "Target",
+    "TaskSpec",
+]
