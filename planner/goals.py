@@ -112,4 +112,28 @@ def check_all(
     return tuple(check(c, objects, bindings) for c in conditions)
 
 
-__all__ = ["LIGHT_TYPES", "Bindings", "check", "check_all", "members"]
+def left_on_or_open(
+    initial: Sequence[Mapping[str, Any]], final: Sequence[Mapping[str, Any]], goals: Iterable[GoalCondition] = (),
+    bindings: Bindings | None = None,
+) -> list[str]:
+    """Tidiness violations: what was off / closed at the start and is on / open at the end, unless a goal wants it.
+
+    Returns:
+        One line per violation (``"Microwave|... left on"``, ``"Fridge|... left open"``).
+    """
+    bound = bindings or {}
+    wanted = {bound.get(g.item, ""): g.prop for g in goals if g.value is True and g.prop in ("isToggled", "isOpen")}
+    start = {str(o.get("objectId")): o for o in initial}
+    out: list[str] = []
+    for o in final:
+        oid = str(o.get("objectId"))
+        was = start.get(oid)
+        if was is None:
+            continue
+        for prop, word in (("isToggled", "on"), ("isOpen", "open")):
+            if o.get(prop) and not was.get(prop) and wanted.get(oid) != prop:
+                out.append(f"{oid} left {word}")
+    return out
+
+
+__all__ = ["LIGHT_TYPES", "Bindings", "check", "check_all", "left_on_or_open", "members"]

@@ -14,13 +14,26 @@ Example:
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import ConfigError
 from .knowledge import TaskMatch, resolve_task
+from .knowledge.task_specs import build_spec, coat_spec
 from .pipeline import make_pipeline
-from .schemas import Decision, ObjectChoice, ObjectRecord, Plan, SceneState, SkillCall
+from .schemas import (
+    Decision,
+    ObjectChoice,
+    ObjectRecord,
+    Plan,
+    Role,
+    SceneState,
+    SkillCall,
+    TaskSpec,
+    canonical_object_name,
+)
+from .steps import Affordances, plan_steps
 
 if TYPE_CHECKING:
     from .knowledge import KnowledgeBase
@@ -88,10 +101,32 @@ class _Draft:
     considered: list[tuple[str, ...]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     feasible: bool = True
+    alternatives: list[str] = field(default_factory=list)
+
+
+def spec_for(
+    task: str, kb: KnowledgeBase, *, utility: str | None = None, interpret: Interpret = "exact"
+) -> tuple[TaskSpec, bool, list[str]]:
+    """The TaskSpec for a task text, whether it is a COAT task, and notes on how it was read.
+
+    A COAT task gets its library spec (:func:`planner.knowledge.task_specs.coat_spec`). Free text gets one role
+    per matched utility and, having no target, the goal of bringing the chosen object (``interpret="nearest"``
+    borrows the closest COAT task's annotations for the decision).
+    """
+    roles, exact = roles_for(task, kb, utility=utility)
+    notes: list[str] = []
+    if exact:
+        spec = coat_spec(roles[0].task or task, kb)
+        if utility is not None:  # only the forced role, with the task's targets
+            keep = [r for r in spec.roles if r.utility == roles[0].utility]
+            spec = build_spec(spec.task, keep, [t for t in spec.targets if t.name != "place"], note=spec.note)
+        return spec, True, notes
+    spec_roles = [Role(name=m.utility, utility=m.utility, task=_reading(task, m, interpret, notes)) for m in roles]
+    return build_spec(task, spec_roles, [], note="not a COAT task: the chosen object is brought"), False, notes
 
 
 def plan_in_state(
-    task: str,
+    task: str | TaskSpec,
     state: SceneState,
     *,
     llm: LLMBackend | str | None = "local",
@@ -101,8 +136,16 @@ def plan_in_state(
     interpret: Interpret = "exact",
     kb: KnowledgeBase | None = None,
     data_dir: Any = None,
+    affordances: Affordances | None = None,
+    exclude: Mapping[str, str] | None = None,
 ) -> Plan:
-    """Choose the object(s) for ``task`` among ``state``'s objects (see :func:`planner.api.plan`).
+    """Choose the object for every role of ``task`` among ``state``'s objects, bind its targets, write the steps.
+
+    Args:
+        task: A task text (see :func:`planner.api.plan`) or a ready :class:`~planner.schemas.TaskSpec`.
+        affordances: What each object affords (:func:`planner.steps.affordances_of` of the observation); without
+            it the steps open and close nothing themselves.
+        exclude: Object id -> why it may not be chosen (found broken, taken, faulty while executing).
 
     Raises:
         ConfigError: bad arguments (unknown planner/strategy/utility, a strategy that needs a model without one).
@@ -111,44 +154,86 @@ def plan_in_state(
         raise ConfigError(f"interpret must be 'exact' or 'nearest', got {interpret!r}")
     kb = load_kb(kb, data_dir)
     backend = make_backend(llm) if strategy != "knowledge" else None
-    roles, exact = roles_for(task, kb, utility=utility)
-    draft = _Draft()
-    for role in roles:
-        decide_task = task if exact else _reading(task, role, interpret, draft.notes)
-        annotated = kb.is_annotated(role.utility, decide_task) if decide_task else False
-        # hybrid without a model is the knowledge strategy
-        role_strategy = "knowledge" if strategy == "hybrid" and backend is None else strategy
-        candidates = _candidates(state, kb, role.utility, decide_task if annotated else None)
-        if not candidates:
-            draft.feasible = False
-            draft.notes.append(f"no object in scene {state.scene_id!r} can serve as {role.utility!r} "
-                               f"(looked for {', '.join(kb.utility_objects(role.utility))})")
-            continue
-        if role_strategy == "knowledge" and not annotated:
+    if isinstance(task, TaskSpec):
+        spec, exact, notes = task, True, []
+    else:
+        spec, exact, notes = spec_for(task, kb, utility=utility, interpret=interpret)
+    draft = _Draft(notes=list(notes))
+    bindings = _bind_targets(spec, state, draft)
+    role_strategy = "knowledge" if strategy == "hybrid" and backend is None else strategy
+    for role in spec.roles:
+        if role_strategy == "knowledge" and not exact and not (role.task and kb.is_annotated(role.utility, role.task)):
             raise ConfigError(
-                f"strategy 'knowledge' needs a COAT task; {task!r} is not one. Use interpret='nearest', "
+                f"strategy 'knowledge' needs a COAT task; {spec.task!r} is not one. Use interpret='nearest', "
                 "strategy='hybrid' with a model, or one of the COAT tasks (`coat tasks` lists them)."
             )
-        pipe = make_pipeline(planner, role_strategy, backend, kb)
-        found = _decide_role(pipe, decide_task, role.utility, candidates, draft)
-        if found is None:
-            draft.feasible = False
-            continue
-        rec, decision = found
-        draft.choices.append(ObjectChoice(object_id=rec.object_id, rationale=f"{role.utility}: {decision.reason}"))
-        draft.steps.append(SkillCall(skill="prepare", target=rec.object_id, args=_prepare_args(rec, kb, role)))
-        draft.steps.append(SkillCall(skill="use", target=rec.object_id))
+        found = _fill_role(role, spec.task if not exact else role.task, state, kb, set(bindings.values()),
+                           set(exclude or {}), make_pipeline(planner, role_strategy, backend, kb), draft)
+        if found is not None:
+            rec, decision = found
+            bindings[role.name] = rec.object_id
+            draft.choices.append(ObjectChoice(object_id=rec.object_id, rationale=f"{role.name}: {decision.reason}"))
+    feasible = draft.feasible and all(r.name in bindings for r in spec.roles)
+    steps: list[SkillCall] = []
+    if feasible:
+        prep = {r.name: _prepare_args(state, bindings[r.name], kb, r) for r in spec.roles}
+        steps = plan_steps(spec, bindings, affordances or {}, prepare_args=prep)
     return Plan(
-        task=task,
-        utility=roles[0].utility if roles else None,
-        steps=tuple(draft.steps),
+        task=spec.task,
+        utility=spec.roles[0].utility if spec.roles else None,
+        steps=tuple(steps),
         choices=tuple(draft.choices),
-        feasible=draft.feasible and bool(draft.choices),
-        reason="; ".join(draft.notes),
+        feasible=feasible,
+        reason="; ".join(dict.fromkeys(draft.notes + ([spec.note] if spec.note else []))),
         decisions=tuple(draft.decisions),
         considered=tuple(draft.considered),
         scene_id=state.scene_id,
+        spec=spec,
+        bindings=bindings,
+        alternatives=tuple(draft.alternatives),
     )
+
+
+def _bind_targets(spec: TaskSpec, state: SceneState, draft: _Draft) -> dict[str, str]:
+    """Bind each object target to a scene object of its types (liquids are held by a role's vessel)."""
+    out: dict[str, str] = {}
+    for t in spec.targets:
+        if t.liquid:
+            continue
+        wanted = {canonical_object_name(ty) for ty in t.types}
+        found = [r for r in state.objects if r.category in wanted and r.object_id not in out.values()]
+        # prefer an object that does not already meet the goal (a dirty plate for "washing dishes")
+        found.sort(key=lambda r: (r.state.condition.value != "dirty", r.state.unusable_reason() != ""))
+        if found:
+            out[t.name] = found[0].object_id
+            continue
+        draft.feasible = False
+        draft.notes.append(f"no {' or '.join(t.types)} in scene {state.scene_id!r} to act on ({t.name})")
+    return out
+
+
+def _fill_role(
+    role: Role, task: str | None, state: SceneState, kb: KnowledgeBase, bound: set[str], excluded: set[str],
+    pipe: DecisionPipeline, draft: _Draft,
+) -> tuple[ObjectRecord, Decision] | None:
+    """Decide which scene object fills one role; None (with a note and alternatives) when none can."""
+    annotated = bool(task) and kb.is_annotated(role.utility, task or "")
+    pool = [r for r in _candidates(state, kb, role.utility, task if annotated else None, types=role.types)
+            if r.object_id not in excluded]
+    # distinct objects fill distinct roles; one already chosen for another role serves this one too only when
+    # the scene has nothing else (a single bowl to mix in and to serve on)
+    candidates = [r for r in pool if r.object_id not in bound] or pool
+    if not candidates:
+        draft.feasible = False
+        looked = ", ".join(role.types or kb.utility_objects(role.utility))
+        draft.notes.append(f"no usable object in scene {state.scene_id!r} can serve as {role.name!r} "
+                           f"(looked for {looked})")
+        draft.alternatives += [f"{role.name}: {r.object_id} ({r.state.unusable_reason() or 'taken'})" for r in pool]
+        return None
+    found = _decide_role(pipe, task, role.utility, candidates, draft)
+    if found is None:
+        draft.feasible = False
+    return found
 
 
 def _reading(task: str, role: TaskMatch, interpret: Interpret, notes: list[str]) -> str:
@@ -185,8 +270,10 @@ def _decide_role(
     return None
 
 
-def _candidates(state: SceneState, kb: KnowledgeBase, utility: str, task: str | None) -> list[ObjectRecord]:
-    """Scene objects whose type has the utility (COAT's utility objects), in scene order.
+def _candidates(
+    state: SceneState, kb: KnowledgeBase, utility: str, task: str | None, *, types: tuple[str, ...] = ()
+) -> list[ObjectRecord]:
+    """Scene objects whose type has the utility (COAT's utility objects; only ``types`` when given), in scene order.
 
     Objects with the same type and the same five variables are interchangeable for the decision, so only
     the first of each is kept (the selectors reject duplicate options).
@@ -194,6 +281,8 @@ def _candidates(state: SceneState, kb: KnowledgeBase, utility: str, task: str | 
     allowed = set(kb.utility_objects(utility))
     if task is not None:
         allowed |= set(kb.context_objects(utility, task))  # e.g. Desktop for "tell me the time"
+    if types:
+        allowed = {canonical_object_name(t) for t in types}
     seen: set[tuple[str, str]] = set()
     out: list[ObjectRecord] = []
     for r in state.objects:
@@ -204,8 +293,9 @@ def _candidates(state: SceneState, kb: KnowledgeBase, utility: str, task: str | 
     return out
 
 
-def _prepare_args(rec: ObjectRecord, kb: KnowledgeBase, role: TaskMatch) -> dict[str, Any]:
+def _prepare_args(state: SceneState, object_id: str, kb: KnowledgeBase, role: Role) -> dict[str, Any]:
     """Ask ``prepare`` to bring the object to the temperature COAT's ideal configurations want."""
+    rec = next(r for r in state.objects if r.object_id == object_id)
     if role.task is None or not kb.is_annotated(role.utility, role.task):
         return {}
     temps = {c.state.temperature.value for c in kb.ideal(role.utility, role.task) if c.object == rec.category}
@@ -214,4 +304,4 @@ def _prepare_args(rec: ObjectRecord, kb: KnowledgeBase, role: TaskMatch) -> dict
     return {}
 
 
-__all__ = ["MIN_NEAREST_SCORE", "Interpret", "plan_in_state", "roles_for"]
+__all__ = ["MIN_NEAREST_SCORE", "Interpret", "plan_in_state", "roles_for", "spec_for"]

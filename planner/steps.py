@@ -1,0 +1,206 @@
+"""From a TaskSpec and the objects bound to its roles and targets, the ordered skill calls that reach the goal.
+
+Pure: it reads the spec, the bindings (binding name -> object id), what each bound object affords (from the
+observation: ``pickupable``, ``openable``, ``toggleable``, ``receptacle``) and the goal conditions already
+met, and writes :class:`~planner.schemas.SkillCall` steps. The order is the order of the dependencies:
+
+1. ``prepare`` every role object (wash it, wait for it, bring it to temperature);
+2. liquids: ``fill`` the vessel (water, coffee, wine);
+3. ``slice`` the target with the cutting tool (or crack the egg with the breaking one), then ``set_down``;
+4. ``wash`` a target that must end clean;
+5. heating: the target into the vessel, the vessel (or the target) into / onto the source, ``heat`` until hot
+   (the skill switches the source on and off again); taken out again when something else must hold it;
+6. the target into / onto the carrier, the storage, the bin, the surface (``place``), closing what was opened;
+7. devices switched on (lights, screens), ``hold_near_light`` for ALFRED's look-in-light, ``bring`` the rest;
+8. tidy: close every openable receptacle a ``place`` opened (the ``heat`` skill switches off what it switched on).
+
+Steps whose goal condition is already met are left out, so re-planning from the current state continues
+where the last plan stopped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from typing import Any
+
+from .schemas import GoalCondition, SkillCall, TaskSpec
+
+Affordances = Mapping[str, Collection[str]]
+"""Object id -> what it affords (AI2-THOR capability flags that are true: ``openable``, ``pickupable`` ...)."""
+
+HOLDERS = ("heating(vessel)", "carrying")
+"""Roles that can hold a liquid target, in the order the steps prefer them."""
+FINAL_CONTAINERS = ("carrying", "storage", "disposing", "surface_support", "cooling", "washing")
+"""Roles a target ends in, by the goal ``target contained_in <role>``."""
+
+
+class _Steps:
+    """The step list being written, with what it opened (to close again)."""
+
+    def __init__(self, bindings: Mapping[str, str], affordances: Affordances) -> None:
+        self.bindings = bindings
+        self.aff = affordances
+        self.out: list[SkillCall] = []
+        self.opened: list[str] = []
+
+    def add(self, skill: str, target: str | None, receptacle: str | None = None, **args: Any) -> None:
+        self.out.append(SkillCall(skill=skill, target=target, receptacle=receptacle, args=args))
+
+    def can(self, oid: str | None, flag: str) -> bool:
+        return oid is not None and flag in self.aff.get(oid, ())
+
+    def place(self, what: str, where: str) -> None:
+        self.add("place", what, where)
+        if self.can(where, "openable") and where not in self.opened:
+            self.opened.append(where)
+
+    def close_opened(self, keep: Collection[str] = ()) -> None:
+        for oid in self.opened:
+            if oid not in keep:
+                self.add("close", oid)
+        self.opened = [o for o in self.opened if o in keep]
+
+
+def _met(met: Collection[GoalCondition], item: str, prop: str | None = None, relation: str | None = None) -> bool:
+    return any(g.item == item and (prop is None or g.prop == prop) and (relation is None or g.relation == relation)
+               for g in met)
+
+
+def _goal(spec: TaskSpec, item: str, prop: str | None = None, relation: str | None = None) -> GoalCondition | None:
+    return next((g for g in spec.goals if g.item == item and (prop is None or g.prop == prop)
+                 and (relation is None or g.relation == relation)), None)
+
+
+def plan_steps(
+    spec: TaskSpec,
+    bindings: Mapping[str, str],
+    affordances: Affordances,
+    *,
+    met: Collection[GoalCondition] = (),
+    prepare_args: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[SkillCall]:
+    """The skill calls that reach ``spec``'s goals with these objects (see the module docstring).
+
+    Args:
+        spec: The task.
+        bindings: Role and target names -> object ids (a liquid target needs no binding: its vessel holds it).
+        affordances: What each bound object affords.
+        met: Goal conditions that already hold (their steps are left out).
+        prepare_args: Per role name, the ``prepare`` skill's arguments (e.g. ``{"temperature": "Cold"}``).
+    """
+    s = _Steps(bindings, affordances)
+    roles = {r.name: bindings[r.name] for r in spec.roles if r.name in bindings}
+    for name, oid in roles.items():
+        s.add("prepare", oid, **dict((prepare_args or {}).get(name, {})))
+    target = bindings.get("target")
+    _liquids(spec, s, roles, met)
+    _cut(spec, s, roles, target, met)
+    if target and _goal(spec, "target", "isDirty") and not _met(met, "target", "isDirty"):
+        s.add("wash", target)
+    _heat(spec, s, roles, target, met)
+    _contain(spec, s, roles, bindings, met)
+    _devices(spec, s, roles, target, met)
+    s.close_opened()
+    return s.out
+
+
+def _liquids(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], met: Collection[GoalCondition]) -> None:
+    for t in spec.targets:
+        if not t.liquid:
+            continue
+        holder = next((roles[h] for h in HOLDERS if h in roles), None)
+        if holder is None:
+            continue
+        name = next(h for h in HOLDERS if h in roles)
+        if not _met(met, name, "fillLiquid"):
+            s.add("fill", holder, liquid=t.types[0])
+        plant = s.bindings.get("plant")
+        if plant and not _met(met, "plant", "isFilledWithLiquid"):
+            s.add("fill", plant, liquid=t.types[0])  # pour the carrier's water on the plant
+
+
+def _cut(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | None,
+         met: Collection[GoalCondition]) -> None:
+    if target is None or _met(met, "target", "isSliced"):
+        return
+    needs = _goal(spec, "target", "isSliced") is not None or any(t.sliced for t in spec.targets)
+    tool = roles.get("cutting") or roles.get("breaking")
+    if needs and tool:
+        s.add("slice", target, tool=tool)
+        s.add("set_down", tool)
+
+
+def _heat(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | None,
+          met: Collection[GoalCondition]) -> None:
+    source = roles.get("heating(source)")
+    if source is None:
+        return
+    liquid = any(t.liquid for t in spec.targets)
+    vessel = roles.get("heating(vessel)") or (roles.get("carrying") if liquid else None)
+    heated = vessel if liquid else target
+    if heated is None:
+        return
+    hot_item = next((h for h in HOLDERS if roles.get(h) == vessel), "target") if liquid else "target"
+    if _met(met, hot_item, "temperature") or _met(met, "target", "isCooked"):
+        return
+    if not liquid and vessel is not None:
+        s.place(heated, vessel)       # the egg into the pan
+        s.place(vessel, source)       # the pan onto the burner
+    else:
+        s.place(heated, source)       # the mug into the microwave, the bread slice into the toaster
+    until = "cooked" if not liquid and _goal(spec, "target", "isCooked") else "Hot"
+    s.add("heat", source, object=heated if liquid else target, until=until, max_seconds=600)
+    takes_out = any(r in roles for r in ("carrying", "storage", "disposing", "surface_support"))
+    if s.can(source, "openable") and takes_out:
+        s.add("open", source)         # to take the result out again
+
+
+def _contain(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], bindings: Mapping[str, str],
+             met: Collection[GoalCondition]) -> None:
+    for g in spec.goals:
+        if g.relation != "contained_in" or g in met:
+            continue
+        what = bindings.get(g.item)
+        where = bindings.get(g.other or "")
+        if what is None or where is None:
+            continue
+        s.place(what, where)
+    for g in spec.goals:
+        if g.prop == "temperature" and g.value == "Cold" and g.item == "target" and g not in met:
+            fridge = roles.get("cooling")
+            target = bindings.get("target")
+            if fridge and target:
+                s.place(target, fridge)
+                s.add("close", fridge)
+                s.opened = [o for o in s.opened if o != fridge]
+                s.add("cool", fridge, object=target, max_seconds=600)
+
+
+def _devices(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | None,
+             met: Collection[GoalCondition]) -> None:
+    for g in spec.goals:
+        if g in met:
+            continue
+        oid = roles.get(g.item) if g.item in roles else s.bindings.get(g.item)
+        if g.prop == "isToggled" and g.value is True and oid:
+            s.add("toggle_on", oid)
+        elif g.relation == "close_to" and g.other == "light" and target:
+            lamp = roles.get("light_source")
+            if lamp:
+                s.add("hold_near_light", target, lamp)
+        elif g.relation == "close_to" and g.other == "agent" and oid:
+            s.add("bring", oid)
+    liquid = [t for t in spec.targets if t.liquid]
+    carrier = roles.get("carrying")
+    if liquid and carrier and "heating(source)" not in roles and not s.bindings.get("plant"):
+        s.add("bring", carrier)       # drinking water, wine: the filled glass is handed over
+
+
+def affordances_of(objects: Iterable[Mapping[str, Any]]) -> dict[str, frozenset[str]]:
+    """What each object of an AI2-THOR observation affords: its capability flags that are true."""
+    flags = ("pickupable", "openable", "toggleable", "receptacle", "sliceable", "canFillWithLiquid", "dirtyable",
+             "moveable", "isHeatSource", "isColdSource")
+    return {str(o["objectId"]): frozenset(f for f in flags if o.get(f)) for o in objects if "objectId" in o}
+
+
+__all__ = ["FINAL_CONTAINERS", "HOLDERS", "Affordances", "affordances_of", "plan_steps"]
