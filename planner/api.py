@@ -19,8 +19,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Literal
 
-from .scene_planner import Interpret, load_kb, plan_in_state, roles_for
-from .schemas import Plan, SceneState
+from .errors import ConfigError
+from .scene_planner import Interpret, load_kb, make_backend, plan_in_state, roles_for
+from .schemas import ExecutionTrace, Plan, SceneState, TaskSpec
+from .steps import affordances_of
 
 if TYPE_CHECKING:
     from scenes.base import SceneEnv, SceneObs
@@ -31,6 +33,16 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 DEFAULT_SCENE = "embedded/kitchen-v0"
+
+
+def make_estimator(kb: KnowledgeBase) -> Any:
+    """Perception for the AI2-THOR family: the five variables from metadata, COAT's common values as priors."""
+    from perception.metadata import MetadataEstimator
+    from perception.priors import TypePriors
+
+    # perception gets COAT's common values passed in, not the knowledge base
+    common = {o: kb.common_values(o) for o in kb.objects}
+    return MetadataEstimator(priors=TypePriors.from_common_values(common))
 
 
 def observe(
@@ -53,15 +65,8 @@ def observe(
     env = scenes.make(scene)
     try:
         obs, _info = env.reset(seed=seed, options=options)
-        if estimator is None:
-            from perception.metadata import MetadataEstimator
-            from perception.priors import TypePriors
-
-            # perception gets COAT's common values passed in, not the knowledge base
-            kb = load_kb(kb, data_dir)
-            common = {o: kb.common_values(o) for o in kb.objects}
-            estimator = MetadataEstimator(priors=TypePriors.from_common_values(common))
-        state = estimator.estimate(obs)
+        est = estimator if estimator is not None else make_estimator(load_kb(kb, data_dir))
+        state = est.estimate(obs)
     except BaseException:
         env.close()
         raise
@@ -69,7 +74,7 @@ def observe(
 
 
 def plan(
-    task: str,
+    task: str | TaskSpec,
     scene: SceneState | str = DEFAULT_SCENE,
     *,
     llm: LLMBackend | str | None = "local",
@@ -82,10 +87,11 @@ def plan(
     kb: KnowledgeBase | None = None,
     data_dir: Any = None,
 ) -> Plan:
-    """Choose the object(s) for ``task`` in ``scene`` and the steps that make them ready and use them.
+    """Choose the object for every role of ``task`` in ``scene`` and the steps that get the task done.
 
     Args:
-        task: What to do, in words ("cut cake", "boil water", "serving cake").
+        task: What to do, in words ("cut cake", "boil water", "serving cake"), or a
+            :class:`~planner.schemas.TaskSpec` (roles, targets, goal conditions).
         scene: A scene id (``embedded/kitchen-v0``, ``embedded/FloorPlan1-v0``, ``thor/FloorPlan1-v0``) or a
             SceneState from your own perception.
         llm: Model spec (``local``, ``local:gemma-270m``, ``openai:<model>``, ``ollama:<model>``, ``fake``)
@@ -102,41 +108,90 @@ def plan(
         data_dir: Data directory for the knowledge base and real scenes.
 
     Returns:
-        A Plan: one ObjectChoice per utility, steps (``prepare`` then ``use`` per chosen object), and
-        ``feasible=False`` with a reason when no usable object exists.
+        A Plan: its TaskSpec, one ObjectChoice per role, the bindings of roles and targets to objects, the
+        steps that reach the goal conditions, the scene id, seed and options (with what a random scenario
+        drew), and ``feasible=False`` with a reason and alternatives when a role has no usable object or a
+        target is absent.
 
     Raises:
         ConfigError: bad arguments (unknown planner/strategy/utility, a strategy that needs a model without one).
-        UnknownIdError: unknown scene id.
+        UnknownIdError: unknown scene id, or a TaskSpec naming an object type AI2-THOR does not have.
     """
-    if isinstance(scene, str):
-        env, _obs, state = observe(scene, seed=seed, options=options, kb=kb, data_dir=data_dir)
-        env.close()
-    else:
-        state = scene
-    return plan_in_state(task, state, llm=llm, planner=planner, strategy=strategy, utility=utility,
-                         interpret=interpret, kb=kb, data_dir=data_dir)
+    kb = load_kb(kb, data_dir)
+    if isinstance(task, TaskSpec):
+        from .knowledge.alfred import check_types, object_types
+
+        check_types(task, object_types(data_dir))
+    if not isinstance(scene, str):
+        return plan_in_state(task, scene, llm=llm, planner=planner, strategy=strategy, utility=utility,
+                             interpret=interpret, kb=kb)
+    env, obs, state = observe(scene, seed=seed, options=options, kb=kb)
+    env.close()
+    p = plan_in_state(task, state, llm=llm, planner=planner, strategy=strategy, utility=utility,
+                      interpret=interpret, kb=kb, affordances=affordances_of(obs.objects))
+    return p.model_copy(update={"env_id": scene, "seed": seed, "options": _recorded_options(options, obs)})
+
+
+def _recorded_options(options: dict[str, Any] | None, obs: SceneObs) -> dict[str, Any]:
+    """The reset options, with the scenario a ``random`` draw chose (so the plan's scene can be rebuilt)."""
+    out = dict(options or {})
+    drew = obs.extra.get("scenario") if isinstance(obs.extra, dict) else None
+    if out.get("scenario") == "random" and isinstance(drew, str) and drew != "random":
+        out["scenario_drawn"] = drew
+    return out
 
 
 def execute_plan(
     plan_: Plan,
-    scene: str = DEFAULT_SCENE,
+    scene: str | None = None,
     *,
-    seed: int | None = 0,
+    seed: int | None = None,
     options: dict[str, Any] | None = None,
-) -> Any:
-    """Reset ``scene`` as ``plan()`` saw it and carry the plan out with the skills.
+    llm: LLMBackend | str | None = None,
+    planner: Literal["two-stage", "single"] = "two-stage",
+    strategy: Literal["hybrid", "llm", "knowledge"] = "hybrid",
+    max_replans: int = 3,
+    kb: KnowledgeBase | None = None,
+    data_dir: Any = None,
+) -> ExecutionTrace:
+    """Rebuild the plan's scene (its id, seed and options) and carry the plan out in the closed loop.
+
+    Each step is verified on the next observation; an object found broken, busy for good, missing or faulty
+    makes the loop decide that role again (with ``llm`` / ``planner`` / ``strategy``, as the plan was made)
+    and re-plan, at most ``max_replans`` times.
 
     Returns:
-        ``skills.ExecutionTrace``.
+        An :class:`~planner.schemas.ExecutionTrace`: ``achieved``, the goal conditions before and after,
+        ``replans``, safety violations, every step with its outcome, and ``final_objects``.
+
+    Raises:
+        ConfigError: ``scene`` / ``seed`` / ``options`` differ from the plan's own (a plan is bound to the objects
+            of the scene it was made in), or the plan records no scene to rebuild.
     """
     import scenes
-    import skills
 
-    with scenes.make(scene) as env:
-        obs, _ = env.reset(seed=seed, options=options)
-        trace, _obs = skills.execute(plan_, env, obs)
-    return trace
+    from .agents.household import HouseholdLoop
+
+    env_id = _own(plan_.env_id, scene, "scene") or DEFAULT_SCENE
+    seed = _own(plan_.seed, seed, "seed")
+    opts = dict(_own(plan_.options or None, options, "options") or {})
+    if "scenario_drawn" in opts:
+        opts["scenario"] = opts.pop("scenario_drawn")
+    kb = load_kb(kb, data_dir)
+    with scenes.make(env_id) as env:
+        obs, _ = env.reset(seed=seed, options=opts or None)
+        loop = HouseholdLoop(env, make_estimator(kb), kb, llm=make_backend(llm), planner=planner, strategy=strategy,
+                             max_replans=max_replans)
+        return loop.run(plan_, obs)
 
 
-__all__ = ["DEFAULT_SCENE", "Interpret", "execute_plan", "observe", "plan", "plan_in_state", "roles_for"]
+def _own(recorded: Any, given: Any, what: str) -> Any:
+    if given is None or recorded is None or given == recorded:
+        return recorded if recorded is not None else given
+    raise ConfigError(f"this plan was made in {what} {recorded!r}, not {given!r}; its objects are that scene's. "
+                      f"Plan again in {given!r}, or execute without {what}=")
+
+
+__all__ = [
+    "DEFAULT_SCENE", "Interpret", "execute_plan", "make_estimator", "observe", "plan", "plan_in_state", "roles_for",
+]

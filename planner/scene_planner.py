@@ -14,7 +14,7 @@ Example:
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -24,6 +24,7 @@ from .knowledge.task_specs import build_spec, coat_spec
 from .pipeline import make_pipeline
 from .schemas import (
     Decision,
+    GoalCondition,
     ObjectChoice,
     ObjectRecord,
     Plan,
@@ -138,6 +139,8 @@ def plan_in_state(
     data_dir: Any = None,
     affordances: Affordances | None = None,
     exclude: Mapping[str, str] | None = None,
+    fixed: Mapping[str, str] | None = None,
+    met: Collection[GoalCondition] = (),
 ) -> Plan:
     """Choose the object for every role of ``task`` among ``state``'s objects, bind its targets, write the steps.
 
@@ -146,6 +149,8 @@ def plan_in_state(
         affordances: What each object affords (:func:`planner.steps.affordances_of` of the observation); without
             it the steps open and close nothing themselves.
         exclude: Object id -> why it may not be chosen (found broken, taken, faulty while executing).
+        fixed: Bindings to keep as they are (re-planning decides again only the roles not listed).
+        met: Goal conditions that already hold (their steps are left out).
 
     Raises:
         ConfigError: bad arguments (unknown planner/strategy/utility, a strategy that needs a model without one).
@@ -159,15 +164,17 @@ def plan_in_state(
     else:
         spec, exact, notes = spec_for(task, kb, utility=utility, interpret=interpret)
     draft = _Draft(notes=list(notes))
-    bindings = _bind_targets(spec, state, draft)
+    bindings = {**_bind_targets(spec, state, draft, skip=set(fixed or {})), **dict(fixed or {})}
     role_strategy = "knowledge" if strategy == "hybrid" and backend is None else strategy
     for role in spec.roles:
+        if role.name in bindings:
+            continue
         if role_strategy == "knowledge" and not exact and not (role.task and kb.is_annotated(role.utility, role.task)):
             raise ConfigError(
                 f"strategy 'knowledge' needs a COAT task; {spec.task!r} is not one. Use interpret='nearest', "
                 "strategy='hybrid' with a model, or one of the COAT tasks (`coat tasks` lists them)."
             )
-        found = _fill_role(role, spec.task if not exact else role.task, state, kb, set(bindings.values()),
+        found = _fill_role(role, role.task or (None if exact else spec.task), state, kb, set(bindings.values()),
                            set(exclude or {}), make_pipeline(planner, role_strategy, backend, kb), draft)
         if found is not None:
             rec, decision = found
@@ -177,7 +184,7 @@ def plan_in_state(
     steps: list[SkillCall] = []
     if feasible:
         prep = {r.name: _prepare_args(state, bindings[r.name], kb, r) for r in spec.roles}
-        steps = plan_steps(spec, bindings, affordances or {}, prepare_args=prep)
+        steps = plan_steps(spec, bindings, affordances or {}, met=met, prepare_args=prep)
     return Plan(
         task=spec.task,
         utility=spec.roles[0].utility if spec.roles else None,
@@ -194,11 +201,11 @@ def plan_in_state(
     )
 
 
-def _bind_targets(spec: TaskSpec, state: SceneState, draft: _Draft) -> dict[str, str]:
+def _bind_targets(spec: TaskSpec, state: SceneState, draft: _Draft, *, skip: set[str]) -> dict[str, str]:
     """Bind each object target to a scene object of its types (liquids are held by a role's vessel)."""
     out: dict[str, str] = {}
     for t in spec.targets:
-        if t.liquid:
+        if t.liquid or t.name in skip:
             continue
         wanted = {canonical_object_name(ty) for ty in t.types}
         found = [r for r in state.objects if r.category in wanted and r.object_id not in out.values()]
@@ -226,7 +233,7 @@ def _fill_role(
     if not candidates:
         draft.feasible = False
         looked = ", ".join(role.types or kb.utility_objects(role.utility))
-        draft.notes.append(f"no usable object in scene {state.scene_id!r} can serve as {role.name!r} "
+        draft.notes.append(f"no object in scene {state.scene_id!r} can serve as {role.name!r} "
                            f"(looked for {looked})")
         draft.alternatives += [f"{role.name}: {r.object_id} ({r.state.unusable_reason() or 'taken'})" for r in pool]
         return None
@@ -295,8 +302,8 @@ def _candidates(
 
 def _prepare_args(state: SceneState, object_id: str, kb: KnowledgeBase, role: Role) -> dict[str, Any]:
     """Ask ``prepare`` to bring the object to the temperature COAT's ideal configurations want."""
-    rec = next(r for r in state.objects if r.object_id == object_id)
-    if role.task is None or not kb.is_annotated(role.utility, role.task):
+    rec = next((r for r in state.objects if r.object_id == object_id), None)
+    if rec is None or role.task is None or not kb.is_annotated(role.utility, role.task):
         return {}
     temps = {c.state.temperature.value for c in kb.ideal(role.utility, role.task) if c.object == rec.category}
     if len(temps) == 1 and rec.state.temperature.value not in temps:

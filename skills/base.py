@@ -16,38 +16,11 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from pydantic import Field
-
-from planner.schemas import Contract, SkillCall
+from planner.schemas import ActionOutcome, SkillCall, SkillResult
 from scenes.base import Action, RawObject, SceneEnv, SceneObs
 
 DEFAULT_MAX_SKILL_STEPS = 120
 """Step budget of one skill call; a skill that needs more reports failure instead of looping."""
-
-
-class ActionOutcome(Contract):
-    """One low-level action a skill sent, and what the simulator said."""
-
-    action: str
-    object_id: str | None = None
-    args: dict[str, Any] = Field(default_factory=dict)
-    success: bool
-    error: str = ""
-
-
-class SkillResult(Contract):
-    """The outcome of one skill call."""
-
-    skill: str
-    target: str | None = None
-    ok: bool
-    reason: str = ""
-    actions: tuple[ActionOutcome, ...] = ()
-
-    @property
-    def steps(self) -> int:
-        """Number of simulator steps the skill used."""
-        return len(self.actions)
 
 
 @dataclass

@@ -5,27 +5,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from planner.schemas import Contract, Plan, SkillCall
+from planner.schemas import ExecutionTrace, Plan, SkillCall
 from scenes.base import SceneEnv, SceneObs
 
 from .base import DEFAULT_MAX_SKILL_STEPS, SkillContext, SkillResult
 from .registry import get_skill
 
 logger = logging.getLogger(__name__)
-
-
-class ExecutionTrace(Contract):
-    """Everything an execution did: one SkillResult per plan step that ran."""
-
-    task: str
-    results: tuple[SkillResult, ...] = ()
-    ok: bool
-    failure: str = ""
-
-    @property
-    def steps(self) -> int:
-        """Simulator steps over all skills."""
-        return sum(r.steps for r in self.results)
 
 
 def execute(

@@ -160,8 +160,84 @@ class Plan(Contract):
     """When infeasible: the nearest things that could be done instead (other objects, other tasks)."""
 
 
+# ---------------------------------------------------------------- execution
+
+
+Fault = Literal["missing", "broken", "in-use", "faulty", "blocked"]
+"""Why an object made a step fail: gone, broken, someone else's for now or for good, a device that does not
+work, or in the way (a full or incompatible receptacle)."""
+
+
+class ActionOutcome(Contract):
+    """One low-level action a skill sent, and what the simulator said."""
+
+    action: str
+    object_id: str | None = None
+    args: dict[str, Any] = Field(default_factory=dict)
+    success: bool
+    error: str = ""
+
+
+class SkillResult(Contract):
+    """The outcome of one skill call; ``blame`` names the object whose state made it fail, ``fault`` why."""
+
+    skill: str
+    target: str | None = None
+    ok: bool
+    reason: str = ""
+    actions: tuple[ActionOutcome, ...] = ()
+    fault: Fault | None = None
+    blame: str | None = None
+
+    @property
+    def steps(self) -> int:
+        """Number of simulator steps the skill used."""
+        return len(self.actions)
+
+
+class ExecutionTrace(Contract):
+    """Everything an execution did, and whether the task got done.
+
+    ``achieved`` is True when every goal condition holds on the last observation (``goals``; ``goals_before``
+    is the same check on the first one). ``replans`` counts the times a role was decided again after its
+    object turned out unusable (``excluded``: object id -> why); ``violations`` the safety and tidiness
+    violations (an appliance left on, something left open, a heater switched on empty, someone else's object
+    used). ``final_objects`` is the last observation's object metadata, for checking the world yourself.
+    """
+
+    task: str
+    results: tuple[SkillResult, ...] = ()
+    ok: bool
+    failure: str = ""
+    achieved: bool = False
+    goals: tuple[GoalStatus, ...] = ()
+    goals_before: tuple[GoalStatus, ...] = ()
+    replans: int = 0
+    violations: tuple[str, ...] = ()
+    bindings: dict[str, str] = Field(default_factory=dict)
+    excluded: dict[str, str] = Field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    time: float = 0.0
+    """Simulated seconds at the end (the backend's clock)."""
+    final_objects: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def steps(self) -> int:
+        """Simulator steps over all skills."""
+        return sum(r.steps for r in self.results)
+
+    @property
+    def goal_rate(self) -> float:
+        """Share of goal conditions met (ALFRED's goal-condition success); 0 when there are none."""
+        return sum(g.met for g in self.goals) / len(self.goals) if self.goals else 0.0
+
+
 __all__ = [
     "PROPERTIES",
+    "ActionOutcome",
+    "ExecutionTrace",
+    "Fault",
+    "SkillResult",
     "RELATIONS",
     "ConditionKind",
     "GoalCondition",

@@ -1,0 +1,201 @@
+"""The closed loop for the AI2-THOR family (the embedded simulator, real AI2-THOR): act, verify, re-decide, re-plan.
+
+One skill call at a time: the skill checks its own postconditions on the next observation and, when a step
+fails because of an object (broken when picked up, taken by someone, a device that never heats, gone), says
+which object (``SkillResult.blame``) and why (``fault``). The loop then marks that object, perceives the scene
+again (perception, not the simulator's internals), lets the same decision pipeline choose that role again among
+the remaining candidates, keeps every other binding, re-plans the remaining steps from the current state
+(goal conditions already met are skipped) and goes on, within a re-plan budget. It ends when the steps run
+out, with the goal conditions checked on the last observation: achieved, or not and why.
+
+Example:
+    >>> from planner.api import plan, execute_plan                        # doctest: +SKIP
+    >>> trace = execute_plan(plan("cut apple", llm=None))                 # doctest: +SKIP
+    >>> trace.achieved, [g.met for g in trace.goals]                      # doctest: +SKIP
+    (True, [True])
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from scenes.base import SceneEnv, SceneObs
+from skills import SkillResult, run_skill
+
+from ...goals import check_all, left_on_or_open
+from ...knowledge import KnowledgeBase
+from ...scene_planner import plan_in_state
+from ...schemas import ExecutionTrace, GoalStatus, Plan, SkillCall
+from ...steps import affordances_of
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_REPLANS = 3
+"""Re-plans an execution may make before it gives up (each follows one object found unusable)."""
+HEATERS = ("Microwave", "StoveBurner", "StoveKnob", "Toaster")
+"""Appliances that must not be switched on empty."""
+
+
+@dataclass
+class _Run:
+    """The state of one execution: what ran, what was found unusable, and the current plan."""
+
+    plan: Plan
+    obs: SceneObs
+    initial: tuple[Mapping[str, Any], ...]
+    results: list[SkillResult] = field(default_factory=list)
+    excluded: dict[str, str] = field(default_factory=dict)
+    violations: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    replans: int = 0
+    failure: str = ""
+
+
+class HouseholdLoop:
+    """Perceive -> decide -> act -> verify -> re-plan on one AI2-THOR-family environment.
+
+    Args:
+        env: A reset environment (its last observation is passed to :meth:`run`).
+        estimator: Perception: ``estimate(obs) -> SceneState``.
+        kb: COAT's knowledge base.
+        llm: The model backend (None: knowledge only), as the plan was made.
+        planner: ``two-stage`` or ``single``; strategy: ``hybrid``, ``llm`` or ``knowledge``.
+        max_replans: The re-plan budget.
+        max_skill_steps: The step budget of one skill call.
+    """
+
+    def __init__(
+        self,
+        env: SceneEnv[Any, Any],
+        estimator: Any,
+        kb: KnowledgeBase,
+        *,
+        llm: Any = None,
+        planner: str = "two-stage",
+        strategy: str = "hybrid",
+        max_replans: int = DEFAULT_REPLANS,
+        max_skill_steps: int = 200,
+    ) -> None:
+        self.env = env
+        self.estimator = estimator
+        self.kb = kb
+        self.llm = llm
+        self.planner = planner
+        self.strategy = strategy
+        self.max_replans = max_replans
+        self.max_skill_steps = max_skill_steps
+
+    def run(self, plan: Plan, obs: SceneObs) -> ExecutionTrace:
+        """Carry ``plan`` out from ``obs`` and report (see :class:`~planner.schemas.ExecutionTrace`)."""
+        spec = plan.spec
+        before = check_all(spec.goals, obs.objects, plan.bindings) if spec else ()
+        run = _Run(plan=plan, obs=obs, initial=tuple(obs.objects))
+        if not plan.feasible:
+            run.failure = plan.reason or "the plan is infeasible"
+        queue = list(plan.steps) if plan.feasible else []
+        while queue:
+            call = queue.pop(0)
+            res = self._step(run, call)
+            if res.ok:
+                continue
+            if run.obs is not None and getattr(self.env, "terminated", False):
+                run.failure = "episode ended"
+                break
+            new = self._replan(run, call, res)
+            if new is None:
+                break
+            queue = list(new.steps)
+        return self._trace(run, before)
+
+    # -- one step, and what it did to safety
+
+    def _step(self, run: _Run, call: SkillCall) -> SkillResult:
+        pre = run.obs
+        res, run.obs = run_skill(self.env, run.obs, call, max_skill_steps=self.max_skill_steps)
+        run.results.append(res)
+        logger.info("%s(%s): ok=%s %s", call.skill, call.target, res.ok, res.reason)
+        run.violations += _unsafe_actions(pre, res)
+        return res
+
+    # -- re-deciding the role of an object found unusable
+
+    def _replan(self, run: _Run, call: SkillCall, res: SkillResult) -> Plan | None:
+        plan = run.plan
+        blame = res.blame
+        role = next((n for n, oid in plan.bindings.items() if oid == blame and plan.spec and plan.spec.role(n)), None)
+        if blame is None or role is None:
+            run.failure = f"{call.skill}({call.target}): {res.reason}"
+            return None
+        if run.replans >= self.max_replans:
+            run.failure = f"re-plan budget of {self.max_replans} spent; last: {call.skill}({call.target}): {res.reason}"
+            return None
+        run.replans += 1
+        run.excluded[blame] = res.fault or "failed"
+        run.notes.append(f"{role}: {blame} is unusable ({res.fault}: {res.reason}); deciding {role} again")
+        state = self.estimator.estimate(run.obs)
+        fixed = {n: oid for n, oid in plan.bindings.items() if n != role}
+        assert plan.spec is not None
+        met = [g.condition for g in check_all(plan.spec.goals, run.obs.objects, plan.bindings) if g.met]
+        new = plan_in_state(plan.spec, state, llm=self.llm, planner=self.planner, strategy=self.strategy,  # type: ignore[arg-type]
+                            kb=self.kb, affordances=affordances_of(run.obs.objects), exclude=run.excluded,
+                            fixed=fixed, met=met)
+        new = new.model_copy(update={"env_id": plan.env_id, "seed": plan.seed, "options": plan.options,
+                                     "decisions": plan.decisions + new.decisions})
+        run.plan = new
+        if not new.feasible:
+            run.failure = f"no substitute for {role}: {new.reason}"
+            return None
+        return new
+
+    # -- the report
+
+    def _trace(self, run: _Run, before: tuple[GoalStatus, ...]) -> ExecutionTrace:
+        plan = run.plan
+        spec = plan.spec
+        goals = check_all(spec.goals, run.obs.objects, plan.bindings) if spec else ()
+        tidy = left_on_or_open(run.initial, run.obs.objects, spec.goals if spec else (), plan.bindings)
+        achieved = bool(goals) and all(g.met for g in goals) and plan.feasible
+        failure = run.failure
+        if not failure and not achieved:
+            unmet = [g.condition.text() for g in goals if not g.met]
+            failure = "goal not met: " + "; ".join(unmet) if unmet else "the task has no checkable goal"
+        return ExecutionTrace(
+            task=plan.task,
+            results=tuple(run.results),
+            ok=achieved,
+            failure="" if achieved else failure,
+            achieved=achieved,
+            goals=goals,
+            goals_before=before,
+            replans=run.replans,
+            violations=tuple(run.violations + tidy),
+            bindings=dict(plan.bindings),
+            excluded=dict(run.excluded),
+            notes=tuple(run.notes),
+            time=float(getattr(run.obs, "time", 0.0) or 0.0),
+            final_objects=tuple(dict(o) for o in run.obs.objects),
+        )
+
+
+def _unsafe_actions(pre: SceneObs, res: SkillResult) -> list[str]:
+    """Safety violations in one skill call's actions, judged on the observation before it ran."""
+    objs = {str(o.get("objectId")): o for o in pre.objects}
+    busy = pre.extra.get("in_use") or {}
+    out: list[str] = []
+    for a in res.actions:
+        if not a.success or a.object_id is None:
+            continue
+        if a.object_id in busy and a.action in ("ToggleObjectOn", "ToggleObjectOff", "PickupObject", "PutObject"):
+            out.append(f"{a.action} on {a.object_id}, which someone else is using")
+        o = objs.get(a.object_id)
+        if a.action == "ToggleObjectOn" and o is not None and o.get("objectType") in HEATERS:
+            heated = [o] + [objs[c] for c in (o.get("controlledObjects") or []) if c in objs]
+            if not any(h.get("receptacleObjectIds") for h in heated):
+                out.append(f"{a.object_id} switched on empty")
+    return out
+
+
+__all__ = ["DEFAULT_REPLANS", "HouseholdLoop"]
