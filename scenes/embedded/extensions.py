@@ -2,7 +2,8 @@
 
 AI2-THOR has no cake, yet "cut cake" and "serving cake" are COAT's standard tasks. This small hand-written
 table adds such types next to the generated AI2-THOR table (:mod:`scenes.embedded._types`, which is never edited
-by hand); :data:`ALL_TYPES` is the two merged, and every part of the simulator that looks a type up uses it.
+by hand); :data:`ALL_TYPES` is the two merged (with the few corrections of :data:`COMPATIBLE_FIXES`), and
+every part of the simulator that looks a type up uses it.
 
 Extension objects are marked by their type (:func:`is_extension`): fidelity replays leave them out (real
 recordings never contain them), real iTHOR scene dumps (``FloorPlanN``) refuse them, and observations list them
@@ -34,8 +35,26 @@ EXTENSION_TYPES: dict[str, TypeInfo] = {
 EXTENSION_SLICES: dict[str, int] = {"Cake": 8}
 """Number of pieces ``SliceObject`` makes of an extension type."""
 
-ALL_TYPES: dict[str, TypeInfo] = {**TYPES, **EXTENSION_TYPES}
-"""AI2-THOR's generated type table plus the extension types (an extension never overrides an AI2-THOR type)."""
+COMPATIBLE_FIXES: dict[str, tuple[str, ...]] = {"Mug": ("Microwave", "Fridge", "CoffeeMachine")}
+"""Receptacles missing from a type's scraped "compatible receptacles" (corrections, not extensions).
+
+The official table's Mug row lists neither the Microwave, the Fridge nor the CoffeeMachine, yet its own
+contextual interactions fill a Mug placed in a running CoffeeMachine with hot coffee, and ALFRED's heat and cool
+tasks put mugs in microwaves and fridges; without the fix ``PutObject`` (no ``forceAction``) refused a mug there.
+No recording puts a mug in one, so fidelity is untouched."""
+
+
+def _fixed(types: dict[str, TypeInfo]) -> dict[str, TypeInfo]:
+    out = dict(types)
+    for t, extra in COMPATIBLE_FIXES.items():
+        info = out[t]
+        out[t] = info._replace(compatible=(*info.compatible, *(r for r in extra if r not in info.compatible)))
+    return out
+
+
+ALL_TYPES: dict[str, TypeInfo] = _fixed({**TYPES, **EXTENSION_TYPES})
+"""AI2-THOR's generated type table with :data:`COMPATIBLE_FIXES` applied, plus the extension types (an extension
+never overrides an AI2-THOR type)."""
 
 
 def is_extension(object_type: str) -> bool:
@@ -43,4 +62,4 @@ def is_extension(object_type: str) -> bool:
     return object_type in EXTENSION_TYPES and object_type not in TYPES
 
 
-__all__ = ["ALL_TYPES", "EXTENSION_SLICES", "EXTENSION_TYPES", "is_extension"]
+__all__ = ["ALL_TYPES", "COMPATIBLE_FIXES", "EXTENSION_SLICES", "EXTENSION_TYPES", "is_extension"]
