@@ -293,3 +293,17 @@ def test_fidelity_never_compares_extension_objects() -> None:
 
     assert _is_extension_object({"objectType": "CakeSliced"}, None)
     assert not _is_extension_object({"objectType": "Bread"}, None)
+
+
+@pytest.mark.parametrize("scene", ["FloorPlan1", "FloorPlan201"])
+def test_perturbations_and_fault_scenarios_on_real_floorplans(scene: str, data_dir) -> None:  # type: ignore[no-untyped-def]
+    env = EmbeddedEnv(scene, frames=False, data_dir=data_dir)
+    obs, info = env.reset(seed=2, options={"perturb": [{"type": "Microwave", "condition": "faulty"},
+                                                       {"type": "Sofa", "condition": "busy"}]})
+    kinds = {obs.object(k)["objectType"] if k in {o["objectId"] for o in obs.objects} else "?": c
+             for k, c in info["perturbed"].items()}
+    assert kinds == ({"Microwave": "faulty"} if scene == "FloorPlan1" else {"Sofa": "busy"})
+    assert obs.extra["extension_objects"] == [] and not ids(obs, "Cake")
+    for name in ("knife-breaks", "burner-taken", "microwave-faulty"):
+        _, info = env.reset(seed=2, options={"scenario": name})
+        assert bool(info["perturbed"]) is (scene == "FloorPlan1")
