@@ -165,6 +165,7 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         self._last_obs: SceneObs | None = None
         self._renderer: Any = None
         self._prev: Any = None
+        self._ext: tuple[tuple[int, int], list[str]] | None = None
         self._closed = False
 
     # ------------------------------------------------------------------ Gymnasium API
@@ -205,6 +206,7 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
             raise ConfigError(f"in_use_seconds must be a number > 0, got {seconds!r}")
         self.world = World(self.scene_data, **self._world_kwargs)
         self._prev: Any = None
+        self._ext = None
         self.scenario = {}
         self.perturbed: dict[str, str] = {}
         if name is not None:
@@ -294,7 +296,7 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         # and the action's return value, under the names they look for
         extra = {"in_use": in_use, "held": w.held, "scene_id": w.scene_name, "scenario": self.scenario,
                  "actionReturn": ret, "perturbed": self.perturbed,
-                 "extension_objects": [k for k, o in w.objs.items() if o["objectType"] in EXTENSION_TYPES]}
+                 "extension_objects": self._extension_objects()}
         obs = SceneObs(
             objects=tuple(meta["objects"]),
             rgb=rgb,
@@ -314,6 +316,15 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
             "in_use": in_use,
         }
         return obs, info
+
+    def _extension_objects(self) -> list[str]:
+        """Ids of extension-type objects (recomputed only when objects were added, removed or moved)."""
+        w = self.world
+        assert w is not None
+        key = (w.geometry_version, len(w.objs))
+        if self._ext is None or self._ext[0] != key:
+            self._ext = (key, [k for k, o in w.objs.items() if o["objectType"] in EXTENSION_TYPES])
+        return self._ext[1][:]
 
     def _objects(self) -> list[dict[str, Any]]:
         """Observed object dicts: a fresh snapshot for every object that changed (state, visibility,
