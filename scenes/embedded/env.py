@@ -14,10 +14,20 @@ State AI2-THOR lacks is kept out of the 42-key object metadata (so fidelity is u
 
 - ``extra["in_use"]`` / ``info["in_use"]``: ``{objectId: {"state": "reversible-using" | "irreversible-using",
   "by", "until", "remaining"}}`` for objects someone else is using (``UseObject``; scenarios);
+- ``extra["perturbed"]`` / ``info["perturbed"]`` (at reset): ``{objectId: condition}`` for what the scenario and
+  the ``perturb`` options changed (:mod:`scenes.embedded.perturb`), the episode's ground truth (perception
+  should not read it: some faults show only on use);
+- ``extra["extension_objects"]``: ids of objects of the extension types AI2-THOR lacks
+  (:mod:`scenes.embedded.extensions`, e.g. the kitchen's Cake);
 - ``extra["scene_id"]`` (the scene's name) and ``extra["actionReturn"]`` (as ``info["actionReturn"]``), which
   perception and the skills read when ``ai2thor`` is not installed and ``SceneObs.event`` is None;
 - ``SceneObs.time`` / ``info["time"]``: simulated seconds since reset (every action takes ``step_seconds``;
   ``Wait`` takes ``seconds``); reversible use ends and hot/cold objects return to RoomTemp as time passes.
+
+Extensions beyond AI2-THOR (documented where they live): faults that show only on use (a faulty appliance
+switches on but does nothing; an object that breaks when picked up; an object someone takes as the robot
+approaches: :mod:`scenes.embedded.world.faults`) and object types AI2-THOR lacks (Cake:
+:mod:`scenes.embedded.extensions`).
 
 Example:
     >>> from scenes.embedded import EmbeddedEnv
@@ -43,6 +53,7 @@ from planner._optional import is_available
 from planner.errors import ConfigError
 
 from ..base import Action, SceneEnv, SceneObs
+from .extensions import EXTENSION_TYPES
 from .loader import SceneData, load_scene
 from .metadata import vec
 from .world import ROOM_TEMP_AFTER, STEP_SECONDS, World
@@ -150,9 +161,11 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         self.events = bool(events)
         self.world: World | None = None
         self.scenario: dict[str, Any] = {}
+        self.perturbed: dict[str, str] = {}
         self._last_obs: SceneObs | None = None
         self._renderer: Any = None
         self._prev: Any = None
+        self._ext: tuple[tuple[int, int], list[str]] | None = None
         self._closed = False
 
     # ------------------------------------------------------------------ Gymnasium API
@@ -160,30 +173,55 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[SceneObs, dict[str, Any]]:
-        """Start from the scene's initial state, perturbed by ``options["scenario"]`` when given.
+        """Start from the scene's initial state, perturbed by ``options`` when given.
 
         Args:
-            seed: Seeds the scenario generator (same seed and options -> same observation).
-            options: ``{"scenario": "knife-dirty" | "no-knife" | "stove-in-use" | "mug-broken" | "random" | None,
-                "in_use_seconds": 300.0}`` (see :mod:`scenes.embedded.scenarios`).
+            seed: Seeds the scenario generator and the perturbations (same seed and options -> same
+                observation).
+            options: ``{"scenario": name, "perturb": [...], "in_use_seconds": 300.0}``, every key optional:
+                ``scenario`` is one of :data:`~scenes.embedded.scenarios.SCENARIOS` or ``"random"``
+                (:mod:`scenes.embedded.scenarios`); ``perturb`` a list of ``{"type", "condition", "which",
+                "seconds"}`` dicts applied after the scenario (:mod:`scenes.embedded.perturb`);
+                ``in_use_seconds`` how long ``stove-in-use`` and ``busy`` keep an object busy.
 
         Returns:
-            (obs, info); ``info["scenario"]`` describes what was changed.
+            (obs, info); ``info["scenario"]`` describes the scenario applied (``{}`` without one; ``name`` is
+            the one drawn for ``random``, ``requested`` the one asked for); ``info["perturbed"]`` (also
+            ``obs.extra["perturbed"]``) maps every objectId the scenario or the perturbations changed to its
+            condition.
+
+        Raises:
+            ConfigError: an unknown option, scenario, object type or condition (the message lists the valid
+                values), or a bad ``in_use_seconds``.
         """
         options = dict(options or {})
+        name = options.pop("scenario", None)
+        perturb = options.pop("perturb", None)
+        seconds = options.pop("in_use_seconds", 300.0)
+        if options:
+            raise ConfigError(
+                f"unknown reset options {sorted(options)}; valid: scenario, perturb, in_use_seconds"
+            )
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds < float("inf"):
+            raise ConfigError(f"in_use_seconds must be a number > 0, got {seconds!r}")
         self.world = World(self.scene_data, **self._world_kwargs)
         self._prev: Any = None
+        self._ext = None
         self.scenario = {}
-        name = options.pop("scenario", None)
+        self.perturbed: dict[str, str] = {}
         if name is not None:
             from .scenarios import apply_scenario
 
-            self.scenario = apply_scenario(self.world, name, seed=seed, **options)
-        elif options:
-            raise ConfigError(f"unknown reset options {sorted(options)}; valid: scenario, in_use_seconds")
+            self.scenario = apply_scenario(self.world, name, seed=seed, in_use_seconds=seconds)
+            self.perturbed.update(self.scenario["perturbed"])
+        if perturb is not None:
+            from .perturb import apply_perturbations
+
+            self.perturbed.update(apply_perturbations(self.world, perturb, seed=seed, busy_seconds=seconds))
         self.world.settle()
         obs, info = self._observe(True, "", _INIT_RETURN, None, "Initialize")
         info["scenario"] = self.scenario
+        info["perturbed"] = dict(self.perturbed)
         return obs, info
 
     def step(self, action: Action | dict[str, Any]) -> tuple[SceneObs, float, bool, bool, dict[str, Any]]:
@@ -257,7 +295,8 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         # what skills and perception read when ai2thor (and so the Event) is not installed: the scene's name
         # and the action's return value, under the names they look for
         extra = {"in_use": in_use, "held": w.held, "scene_id": w.scene_name, "scenario": self.scenario,
-                 "actionReturn": ret}
+                 "actionReturn": ret, "perturbed": self.perturbed,
+                 "extension_objects": self._extension_objects()}
         obs = SceneObs(
             objects=tuple(meta["objects"]),
             rgb=rgb,
@@ -277,6 +316,15 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
             "in_use": in_use,
         }
         return obs, info
+
+    def _extension_objects(self) -> list[str]:
+        """Ids of extension-type objects (recomputed only when objects were added, removed or moved)."""
+        w = self.world
+        assert w is not None
+        key = (w.geometry_version, len(w.objs))
+        if self._ext is None or self._ext[0] != key:
+            self._ext = (key, [k for k, o in w.objs.items() if o["objectType"] in EXTENSION_TYPES])
+        return self._ext[1][:]
 
     def _objects(self) -> list[dict[str, Any]]:
         """Observed object dicts: a fresh snapshot for every object that changed (state, visibility,

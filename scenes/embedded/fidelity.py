@@ -7,7 +7,8 @@ after every action, each object's :data:`~scenes.embedded.metadata.COMPARED_KEYS
 
 List-valued keys (``parentReceptacles``, ``receptacleObjectIds``) are compared as sets: AI2-THOR reorders them
 on unrelated actions (physics trigger order; e.g. ``open_fridge`` step 3 swaps two floor entries), so order
-carries no state. Exact-order agreement is reported separately.
+carries no state. Exact-order agreement is reported separately. Objects of the simulator's extension types
+(:mod:`scenes.embedded.extensions`, e.g. Cake) are never compared: AI2-THOR has no such objects.
 
 Example:
     >>> from scenes.thor.traces import load_traces                      # doctest: +SKIP
@@ -25,6 +26,7 @@ from typing import Any
 from planner.errors import DataError
 
 from ..thor.traces import Trace
+from .extensions import is_extension
 from .loader import scene_from_event
 from .metadata import COMPARED_KEYS
 from .world import World
@@ -119,6 +121,11 @@ def _explained(scene: str, m: Mismatch) -> bool:
     return False
 
 
+def _is_extension_object(*objs: dict[str, Any] | None) -> bool:
+    # the simulator's extension types (Cake...) have no AI2-THOR counterpart, so nothing compares them
+    return any(o is not None and is_extension(o["objectType"]) for o in objs)
+
+
 def _norm(key: str, v: Any) -> Any:
     if key in LIST_KEYS:
         return None if v is None else frozenset(v)
@@ -165,6 +172,8 @@ def replay(trace: Trace, *, keys: Iterable[str] = COMPARED_KEYS, **world_kwargs:
         sim_ids = set(world.objs)
         for oid in sorted(set(rec_objs) | sim_ids):
             r, s = rec_objs.get(oid), world.objs.get(oid)
+            if _is_extension_object(r, s):
+                continue
             for k in keys:
                 rv = r[k] if r is not None else "<absent>"
                 sv = s[k] if s is not None else "<absent>"

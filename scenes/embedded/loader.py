@@ -35,7 +35,8 @@ from typing import Any
 
 from planner.errors import DataError, UnknownIdError
 
-from ._types import TYPES
+from .extensions import ALL_TYPES as TYPES
+from .extensions import is_extension
 from .metadata import FLAG_KEYS, LIQUIDS, OBJECT_KEYS, TEMPERATURES, aabb, make_object_id, oobb, vec
 
 log = logging.getLogger(__name__)
@@ -172,6 +173,11 @@ def _check_object(o: Any, path: Path, key: str) -> dict[str, Any]:
 
 def _from_dump(raw: dict[str, Any], path: Path, src: str) -> SceneData:
     objs = [_check_object(copy.deepcopy(o), path, oid) for oid, o in raw.items()]
+    ext = [o["objectId"] for o in objs if is_extension(o["objectType"])]
+    if ext:
+        # a real iTHOR scene never has the simulator's extension types (Cake...): such a file is not a dump
+        raise DataError(path, ext[0], "extension object types (scenes.embedded.extensions) are not AI2-THOR's; "
+                        "real iTHOR scene dumps cannot contain them")
     stem = path.stem
     name = stem if stem.endswith("_physics") else f"{stem}_physics"
     base = name.removesuffix("_physics")
@@ -235,7 +241,7 @@ def _compact_object(it: Any, i: int, path: Path, ids: dict[str, str]) -> tuple[s
         raise DataError(path, key, "expected an object")
     t = it.get("type")
     if t not in TYPES:
-        raise DataError(path, f"{key}.type", f"unknown AI2-THOR object type {t!r}")
+        raise DataError(path, f"{key}.type", f"unknown object type {t!r} (AI2-THOR types and the extension types)")
     name = it.get("name") or f"{t}_{i}"
     if name in ids:
         raise DataError(path, f"{key}.name", f"duplicate name {name!r}")

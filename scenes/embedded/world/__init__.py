@@ -16,8 +16,10 @@ so the per-step metadata snapshots can share them with the live state.
 
 Layout: :class:`World` (``core``) combines one mixin per concern over the shared :class:`~.state.WorldState`:
 ``geometry`` (floor plan, obstacles, reachable grid, poses), ``containment`` (receptacle lists, moving objects),
-``visibility``, ``availability`` (objects in use by someone else), ``rules`` (contextual state changes), and the
-action handlers ``navigation``, ``manipulation`` and ``state_changes``; ``constants`` holds the tuning values.
+``visibility``, ``availability`` (objects in use by someone else), ``faults`` (faults that show only on use:
+faulty appliances, breaks-on-pickup, taken-on-approach; extensions beyond AI2-THOR), ``rules`` (contextual state
+changes), and the action handlers ``navigation``, ``manipulation`` and ``state_changes``; ``constants`` holds
+the tuning values.
 """
 
 from __future__ import annotations

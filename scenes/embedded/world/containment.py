@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .._types import TYPES
+from ..extensions import ALL_TYPES as TYPES
 from ..metadata import aabb, box_of, oobb, vec
 from .state import WorldState, denoise
 

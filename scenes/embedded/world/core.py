@@ -8,9 +8,9 @@ from typing import Any
 
 from ..loader import SceneData
 from ..metadata import make_object_id
-from .availability import Availability
 from .constants import ENCLOSING, POSE_ONLY, ROOM_TEMP_AFTER, STEP_SECONDS, WATER_SOURCES
 from .containment import Containment
+from .faults import Faults
 from .geometry import SceneGeometry
 from .manipulation import ManipulationActions
 from .navigation import NavigationActions
@@ -24,7 +24,7 @@ class World(
     NavigationActions,
     ManipulationActions,
     StateChangeActions,
-    Availability,
+    Faults,
     StateRules,
     Visibility,
     Containment,
@@ -73,6 +73,9 @@ class World(
         self.held = scene.held if scene.held in self.objs else None
         self.time = 0.0
         self.in_use = {}
+        self.faulty = set()
+        self.break_on_pickup = {}
+        self.take_on_approach = set()
         self.temp_clock = {}
         self.scene_bounds = scene.scene_bounds or self._bounds()
         self.floors = [k for k, o in self.objs.items() if o["objectType"] == "Floor"]
@@ -133,6 +136,8 @@ class World(
             )
         params = {k: v for k, v in action.items() if k not in ("action", "sequenceId")}
         dt = self.step_seconds
+        if self.take_on_approach:
+            self._approach_before(params)
         try:
             ret = handler(params)
             ok, err, code = True, "", None
@@ -144,6 +149,8 @@ class World(
             ret, ok, err, code = None, False, str(e), e.code
         if name == "Wait" and ok:
             dt = float(params.get("seconds", self.step_seconds))
+        if self.take_on_approach:
+            self._approach_after()
         self.advance(dt)
         return ok, err, ret, code
 

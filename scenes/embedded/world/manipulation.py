@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .._types import TYPES
+from ..extensions import ALL_TYPES as TYPES
 from ..metadata import box_of
 from .constants import ENCLOSING, INF
 from .state import ActionFailed, WorldState, as_number, denoise, yaw_vectors
@@ -40,6 +40,8 @@ class ManipulationActions(WorldState):
         self.held = oid
         self._move_to(oid, self.hand_position())
         self.geometry_version += 1
+        if self.break_on_pickup:
+            self._picked_up(oid)
         return oid
 
     def _held_or_fail(self) -> dict[str, Any]:

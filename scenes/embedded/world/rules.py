@@ -1,4 +1,8 @@
-"""AI2-THOR's contextual state changes: time passing, heat, cold, running water, cooling down."""
+"""AI2-THOR's contextual state changes: time passing, heat, cold, running water, cooling down.
+
+A faulty appliance (:mod:`~scenes.embedded.world.faults`, an extension) is skipped: it may be switched on but
+heats, cools or runs water for nothing.
+"""
 
 from __future__ import annotations
 
@@ -36,14 +40,15 @@ class StateRules(WorldState):
             self._clocks(self._in_source)
             return
         in_source: set[str] = set()
+        faulty = self.faulty
         for k in self._cold:
-            if k in objs:
+            if k in objs and k not in faulty:
                 for c in self.contents(k):
                     self._set_temp(c, "Cold")
                     in_source.add(c)
         for k in self._heat:
             o = objs.get(k)
-            if o is None:
+            if o is None or k in faulty:
                 continue
             t = o["objectType"]
             if o["isToggled"] and not o["isBroken"]:
@@ -70,7 +75,7 @@ class StateRules(WorldState):
                         co["isCooked"] = True
         for k in self._water:
             o = objs.get(k)
-            if o is not None and o["isToggled"]:
+            if o is not None and o["isToggled"] and k not in faulty:
                 for b in self._faucet_basins.get(k, ()):
                     for c in self.contents(b):
                         co = objs[c]

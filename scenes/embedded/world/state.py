@@ -137,6 +137,12 @@ class WorldState:
     _heat: list[str]
     _water: list[str]
     _enclosures: list[str]
+    faulty: set[str]
+    """Appliances that switch on but have no effect (:mod:`~scenes.embedded.world.faults`)."""
+    break_on_pickup: dict[str, str]
+    """objectId -> group: the first pickup of a group's member breaks it and disarms the group."""
+    take_on_approach: set[str]
+    """Objects someone else takes for good when the agent comes within reach."""
 
 
 __all__ = ["ActionFailed", "ObjState", "UseClaim", "WorldState", "as_number", "denoise", "yaw_vectors"]

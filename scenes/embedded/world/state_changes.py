@@ -6,10 +6,13 @@ import copy
 import math
 from typing import Any
 
-from .._types import TYPES
+from ..extensions import ALL_TYPES as TYPES
+from ..extensions import EXTENSION_SLICES
 from ..metadata import LIQUIDS, aabb, box_of, oobb, vec
 from .constants import ELECTRONICS, KNIVES, SLICE_RESULT
 from .state import ActionFailed, ObjState, WorldState
+
+_SLICES = {**SLICE_RESULT, **EXTENSION_SLICES}
 
 
 class StateChangeActions(WorldState):
@@ -64,7 +67,7 @@ class StateChangeActions(WorldState):
             self._crack(oid)
             return
         o["isSliced"] = True
-        self._spawn_pieces(oid, f"{o['objectType']}Sliced", SLICE_RESULT.get(o["objectType"], 4))
+        self._spawn_pieces(oid, f"{o['objectType']}Sliced", _SLICES.get(o["objectType"], 4))
 
     def _spawn_pieces(self, oid: str, piece_type: str, n: int) -> list[str]:
         """Replace ``oid`` by ``n`` pieces ``<oid>|<PieceType>_i`` (AI2-THOR ids for slices)."""

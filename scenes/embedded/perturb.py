@@ -1,0 +1,187 @@
+"""Generic perturbations: put any object type of a scene in a condition at reset (``options["perturb"]``).
+
+A benchmark that samples seeded episodes needs more than the named scenarios: any role's object unavailable
+or in a bad state. Each perturbation is a dict::
+
+    {"type": "Mug", "condition": "broken", "which": "one"}      # "which": "one" (default) | "all"
+    {"type": "StoveBurner", "condition": "busy", "seconds": 60}  # "seconds": only for "busy"
+
+``type`` is an object type of the scene or of AI2-THOR's type table (plus the extension types); a valid type
+the scene lacks changes nothing. ``which="one"`` picks one object of the type with the seed (preferring one no
+earlier perturbation touched), ``"all"`` takes every one. Conditions:
+
+- ``missing``: removed from the scene;
+- ``dirty``: ``isDirty`` True; a type AI2-THOR does not make dirtyable (knives...) is made ``dirtyable`` first,
+  as the ``knife-dirty`` scenario does (a documented deviation from AI2-THOR);
+- ``busy``: someone else uses it for ``seconds`` (default: the reset option ``in_use_seconds``, 300 s), then
+  it is free again (reversible-using; the simulator's :class:`~scenes.embedded.world.UseClaim`);
+- ``busy-for-good``: someone else uses it and never stops (irreversible-using);
+- ``broken``: ``isBroken`` True (also for a type AI2-THOR cannot break; ``breakable`` is left as the type has
+  it), liquid spilled, switched off, and an irreversible use claim (``by="nobody: it is broken"``), so
+  ``extra["in_use"]`` reports it irreversible-using as COAT does;
+- ``faulty``: an appliance (heat or cold source, Faucet, ShowerHead, StoveKnob) that switches on but does
+  nothing (:mod:`scenes.embedded.world.faults`; an extension beyond AI2-THOR);
+- ``breaks-on-pickup``: looks fine; broken and irreversible-using once the robot picks it up (extension);
+- ``taken-on-approach``: someone takes it for good when the robot comes within reach (extension).
+
+The result ``{objectId: condition}`` is reported as ``info["perturbed"]`` and ``SceneObs.extra["perturbed"]``:
+the ground truth of the episode, for benchmarks and tests; a robot's perception should not read it (hidden
+faults would not be hidden).
+
+Example:
+    >>> from scenes.embedded import EmbeddedEnv
+    >>> env = EmbeddedEnv("kitchen", frames=False)
+    >>> obs, info = env.reset(seed=1, options={"perturb": [{"type": "Microwave", "condition": "faulty"}]})
+    >>> list(info["perturbed"].values())
+    ['faulty']
+"""
+
+from __future__ import annotations
+
+import difflib
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from planner.errors import ConfigError
+
+from .extensions import ALL_TYPES
+from .world import World
+from .world.constants import WATER_SOURCES
+
+CONDITIONS: tuple[str, ...] = (
+    "missing", "dirty", "busy", "busy-for-good", "broken", "faulty", "breaks-on-pickup", "taken-on-approach",
+)  # fmt: skip
+"""Valid ``condition`` values."""
+WHICH: tuple[str, ...] = ("one", "all")
+"""Valid ``which`` values (default ``one``)."""
+SPEC_KEYS: tuple[str, ...] = ("type", "condition", "which", "seconds")
+
+
+@dataclass(frozen=True)
+class Perturbation:
+    """One validated perturbation."""
+
+    type: str
+    condition: str
+    which: str = "one"
+    seconds: float | None = None
+
+
+def appliance_types() -> tuple[str, ...]:
+    """Types ``faulty`` applies to: heat and cold sources, running-water sources, and StoveKnob."""
+    flagged = {t for t, i in ALL_TYPES.items() if {"isHeatSource", "isColdSource"} & set(i.flags)}
+    return tuple(sorted(flagged | set(WATER_SOURCES) | {"StoveKnob"}))
+
+
+def _bad(i: int, key: str, value: Any, valid: Sequence[str], extra: str = "") -> ConfigError:
+    near = difflib.get_close_matches(str(value), list(valid), n=1)
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    return ConfigError(f"perturb[{i}].{key}: unknown value {value!r}{hint}; valid: {', '.join(valid)}{extra}")
+
+
+def parse_perturbations(world: World, specs: Any) -> list[Perturbation]:
+    """Validate ``options["perturb"]`` against the scene.
+
+    Raises:
+        ConfigError: not a list of dicts, an unknown key, type, condition or ``which`` (the message names the
+            bad value and the valid ones), ``faulty`` on a type that is no appliance, ``breaks-on-pickup`` on a
+            type that cannot be picked up, or bad ``seconds``.
+    """
+    if isinstance(specs, dict):
+        specs = [specs]
+    if not isinstance(specs, (list, tuple)):
+        raise ConfigError(f"perturb must be a list of {{'type', 'condition', 'which'}} dicts, got {specs!r}")
+    scene_types = sorted({o["objectType"] for o in world.objs.values()})
+    out = []
+    for i, s in enumerate(specs):
+        if not isinstance(s, dict):
+            raise ConfigError(f"perturb[{i}] must be a dict with 'type' and 'condition', got {s!r}")
+        unknown = sorted(set(s) - set(SPEC_KEYS))
+        if unknown:
+            raise _bad(i, "key", unknown[0], SPEC_KEYS)
+        t, cond, which = s.get("type"), s.get("condition"), s.get("which", "one")
+        if t not in ALL_TYPES and t not in scene_types:
+            raise _bad(i, "type", t, scene_types, " (the scene's types), or any AI2-THOR object type")
+        if cond not in CONDITIONS:
+            raise _bad(i, "condition", cond, CONDITIONS)
+        if which not in WHICH:
+            raise _bad(i, "which", which, WHICH)
+        if cond == "faulty" and t not in appliance_types():
+            raise ConfigError(f"perturb[{i}]: 'faulty' needs an appliance type, not {t!r}; valid: "
+                              f"{', '.join(appliance_types())}")
+        if cond == "breaks-on-pickup" and t in ALL_TYPES and "pickupable" not in ALL_TYPES[t].flags:
+            raise ConfigError(f"perturb[{i}]: 'breaks-on-pickup' needs a pickupable type; {t!r} is not pickupable")
+        seconds = s.get("seconds")
+        if seconds is not None and (cond != "busy" or isinstance(seconds, bool)
+                                    or not isinstance(seconds, (int, float)) or not 0 < seconds < float("inf")):
+            raise ConfigError(f"perturb[{i}].seconds: only for condition 'busy', a number > 0; got {seconds!r}")
+        out.append(Perturbation(t, cond, which, None if seconds is None else float(seconds)))
+    return out
+
+
+def apply_condition(
+    world: World, oid: str, condition: str, *, seconds: float = 300.0, group: str | None = None
+) -> None:
+    """Put one object in ``condition`` (one of :data:`CONDITIONS`); ``group`` arms breaks-on-pickup jointly."""
+    o = world.objs[oid]
+    if condition == "missing":
+        world.remove_object(oid)
+    elif condition == "dirty":
+        o["dirtyable"] = True
+        o["isDirty"] = True
+    elif condition == "busy":
+        world.set_in_use(oid, seconds)
+    elif condition == "busy-for-good":
+        world.set_in_use(oid, None)
+    elif condition == "broken":
+        world.mark_broken(oid)
+    elif condition == "faulty":
+        world.set_faulty(oid)
+    elif condition == "breaks-on-pickup":
+        world.break_on_pickup[oid] = group or oid
+    elif condition == "taken-on-approach":
+        world.take_on_approach.add(oid)
+    else:
+        raise ConfigError(f"unknown condition {condition!r}; valid: {', '.join(CONDITIONS)}")
+
+
+def apply_perturbations(
+    world: World, specs: Any, *, seed: int | None = None, busy_seconds: float = 300.0
+) -> dict[str, str]:
+    """Validate and apply ``options["perturb"]`` to a freshly reset ``world``, in order.
+
+    Args:
+        world: The world, before its first observation.
+        specs: A list of perturbation dicts (or one dict); see the module docstring.
+        seed: Seeds every ``which="one"`` choice (None behaves like 0).
+        busy_seconds: Default duration of ``busy``.
+
+    Returns:
+        ``{objectId: condition}`` of every object changed (a later perturbation of the same object wins).
+
+    Raises:
+        ConfigError: invalid specs (:func:`parse_perturbations`).
+    """
+    parsed = parse_perturbations(world, specs)
+    rng = random.Random(f"perturb:{0 if seed is None else seed}")
+    done: dict[str, str] = {}
+    for p in parsed:
+        ids = sorted(k for k, o in world.objs.items() if o["objectType"] == p.type)
+        if not ids:
+            continue
+        if p.which == "one":
+            fresh = [k for k in ids if k not in done]
+            ids = [rng.choice(fresh or ids)]
+        for k in ids:
+            apply_condition(world, k, p.condition, seconds=p.seconds or busy_seconds)
+            done[k] = p.condition
+    world.touch()
+    return done
+
+
+__all__ = [
+    "CONDITIONS", "SPEC_KEYS", "WHICH", "Perturbation", "appliance_types", "apply_condition",
+    "apply_perturbations", "parse_perturbations",
+]  # fmt: skip
