@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import ConfigError
 from .knowledge import TaskMatch, resolve_task
-from .knowledge.task_specs import build_spec, coat_spec
+from .knowledge.task_specs import build_spec, coat_spec, free_text_targets
 from .pipeline import make_pipeline
 from .schemas import (
     Decision,
@@ -123,7 +123,11 @@ def spec_for(
             spec = build_spec(spec.task, keep, [t for t in spec.targets if t.name != "place"], note=spec.note)
         return spec, True, notes
     spec_roles = [Role(name=m.utility, utility=m.utility, task=_reading(task, m, interpret, notes)) for m in roles]
-    return build_spec(task, spec_roles, [], note="not a COAT task: the chosen object is brought"), False, notes
+    from .knowledge.alfred import object_types
+
+    targets = free_text_targets(task, object_types(kb.root))
+    note = "" if targets else "not a COAT task and no target named: the chosen object is brought"
+    return build_spec(task, spec_roles, targets, note=note), False, notes
 
 
 def plan_in_state(
@@ -175,7 +179,8 @@ def plan_in_state(
                 "strategy='hybrid' with a model, or one of the COAT tasks (`coat tasks` lists them)."
             )
         found = _fill_role(role, role.task or (None if exact else spec.task), state, kb, set(bindings.values()),
-                           set(exclude or {}), make_pipeline(planner, role_strategy, backend, kb), draft)
+                           set(exclude or {}), make_pipeline(planner, role_strategy, backend, kb), draft,
+                           affordances=affordances)
         if found is not None:
             rec, decision = found
             bindings[role.name] = rec.object_id
@@ -221,12 +226,14 @@ def _bind_targets(spec: TaskSpec, state: SceneState, draft: _Draft, *, skip: set
 
 def _fill_role(
     role: Role, task: str | None, state: SceneState, kb: KnowledgeBase, bound: set[str], excluded: set[str],
-    pipe: DecisionPipeline, draft: _Draft,
+    pipe: DecisionPipeline, draft: _Draft, *, affordances: Affordances | None = None,
 ) -> tuple[ObjectRecord, Decision] | None:
     """Decide which scene object fills one role; None (with a note and alternatives) when none can."""
     annotated = bool(task) and kb.is_annotated(role.utility, task or "")
     pool = [r for r in _candidates(state, kb, role.utility, task if annotated else None, types=role.types)
             if r.object_id not in excluded]
+    if role.needs and affordances is not None:  # e.g. only a fillable vessel can hold the water
+        pool = [r for r in pool if set(role.needs) <= set(affordances.get(r.object_id, ()))]
     # distinct objects fill distinct roles; one already chosen for another role serves this one too only when
     # the scene has nothing else (a single bowl to mix in and to serve on)
     candidates = [r for r in pool if r.object_id not in bound] or pool

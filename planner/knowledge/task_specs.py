@@ -23,6 +23,8 @@ off, closed) are added by the step planner for the objects a plan switches on or
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from ..errors import UnknownIdError
@@ -86,7 +88,7 @@ TASK_TARGETS: dict[str, tuple[tuple[_T, ...], tuple[str, ...], str]] = {
     "cut apple": ((_T(("Apple",)),), (), ""),
     "open envelope": ((), (), "AI2-THOR has no envelope: the cutter is brought"),
     "apply butter": ((), (), "AI2-THOR has no butter: the knife is brought"),
-    "taking a bite of cake": ((_T(("Cake",)),), (), ""),
+    "taking a bite of cake": ((), (), "AI2-THOR slices only with a knife: the fork (or spoon) is brought"),
     "store fruits and vegetables": ((_T(("Apple", "Tomato", "Potato", "Lettuce")),), (), ""),
     "store clean utensils": ((_T(("Fork", "Spoon", "Knife", "ButterKnife", "Spatula", "Ladle")),), (), ""),
     "packing  books for house shifting": ((_T(("Book",)),), (), ""),
@@ -180,9 +182,30 @@ def _role_goals(role: Role, solids: list[Target], has_liquid: bool, spec_roles: 
                           description=f"the {u} object is brought to the robot")]
 
 
+KNIVES: tuple[str, ...] = ("Knife", "ButterKnife")
+"""AI2-THOR slices only with a knife in hand: a cutting role that must slice is one of these."""
+FILLABLE = "canFillWithLiquid"
+
+
+def _physical(roles: list[Role], targets: list[Target]) -> list[Role]:
+    """Restrict roles to what AI2-THOR can do with them: knives slice, fillable objects hold liquids."""
+    slicing = any(not t.liquid and t.name == "target" for t in targets)
+    liquid = any(t.liquid for t in targets)
+    holder = next((u for u in ("heating(vessel)", "carrying") if any(r.utility == u for r in roles)), None)
+    out = []
+    for r in roles:
+        if r.utility == "cutting" and slicing and not r.types:
+            r = r.model_copy(update={"types": KNIVES})
+        if liquid and r.utility == holder and FILLABLE not in r.needs:
+            r = r.model_copy(update={"needs": (*r.needs, FILLABLE)})
+        out.append(r)
+    return out
+
+
 def build_spec(task: str, roles: list[Role], targets: list[Target], place: tuple[str, ...] = (),
                note: str = "", family: str = "") -> TaskSpec:
     """A TaskSpec from roles and targets, with the goal conditions their utilities imply (module table)."""
+    roles = _physical(roles, targets)
     by_name = {r.utility: r for r in roles}
     solids = [t for t in targets if not t.liquid]
     has_liquid = any(t.liquid for t in targets)
@@ -258,8 +281,28 @@ def _implied_roles(task: str, roles: list[Role], targets: list[Target]) -> list[
     return out
 
 
+LIQUIDS: tuple[str, ...] = ("water", "coffee", "wine")
+
+
+def free_text_targets(text: str, object_types: Iterable[str]) -> list[Target]:
+    """Targets named in a free-text task: AI2-THOR object types and liquids that appear as words ("cut cake").
+
+    The first object type found is ``target``; a liquid is a liquid target. Receptacle-like words are left to
+    the roles. This is the simple reading; parsing free text properly belongs to task understanding.
+    """
+    words = [w.rstrip("s") if len(w) > 3 else w for w in re.findall(r"[a-z]+", text.lower())]
+    by_word = {t.lower(): t for t in object_types}
+    found: list[Target] = []
+    for w in words:
+        if w in LIQUIDS and not any(t.liquid for t in found):
+            found.append(Target(name="liquid", types=(w,), liquid=True))
+        elif w in by_word and not any(t.name == "target" for t in found):
+            found.append(Target(name="target", types=(by_word[w],)))
+    return found
+
+
 def _same(a: str, b: str) -> bool:
     return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
 
 
-__all__ = ["EXTENSION_TYPES", "TASK_TARGETS", "build_spec", "coat_spec"]
+__all__ = ["EXTENSION_TYPES", "KNIVES", "LIQUIDS", "TASK_TARGETS", "build_spec", "coat_spec", "free_text_targets"]

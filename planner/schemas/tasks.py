@@ -38,7 +38,10 @@ class Role(Contract):
     task: str | None = None
     """The COAT task whose annotations decide this role (None: the utility alone)."""
     types: tuple[str, ...] = ()
-    """When not empty, only these AI2-THOR types may fill the role (ALFRED names the receptacle type)."""
+    """When not empty, only these AI2-THOR types may fill the role (ALFRED names the receptacle type; AI2-THOR
+    slices only with a knife)."""
+    needs: tuple[str, ...] = ()
+    """AI2-THOR capability flags the object must have (``canFillWithLiquid`` for a vessel that holds water)."""
 
 
 class Target(Contract):
