@@ -66,9 +66,10 @@ def execute(
         results.append(res)
         logger.info("skill %s(%s): ok=%s %s", call.skill, call.target, res.ok, res.reason)
         if not res.ok:
-            failure = failure or f"{call.skill}({call.target}): {res.reason}"
-            if res.fault is not None and res.blame is not None and res.blame not in failure:
-                failure += f" [{res.fault}: {res.blame}]"
+            if not failure:
+                failure = f"{call.skill}({call.target}): {res.reason}"
+                if res.fault is not None:
+                    failure += f" [{res.fault}: {res.blame}]" if res.blame else f" [{res.fault}]"
             if stop_on_failure:
                 break
         if ctx.terminated:

@@ -18,7 +18,7 @@ from scenes.base import Action, RawObject
 
 from .base import Outcome, Skill, SkillContext, Unmet, failed
 from .navigation import go
-from .primitives import CUTTING_TOOLS, WORK_SURFACES, hand_free, in_use_unmet, relay, send
+from .primitives import CUTTING_TOOLS, WORK_SURFACES, closed_container, hand_free, in_use_unmet, relay, send
 from .registry import register_skill
 
 LIQUIDS = ("water", "coffee", "wine")
@@ -102,8 +102,9 @@ class Slice(Skill):
     """Slice ``target`` with ``args["tool"]`` (a knife id; default: the knife in hand).
 
     The tool is picked up unless held (a tool found broken then is ``broken`` and blamed; it is set down
-    again). The knife stays in hand after slicing. Postcondition: the target is sliced (its pieces exist;
-    an egg is cracked).
+    again); a target in a closed container (an egg in the fridge) has it opened first, and left open
+    (``SkillResult.opened``). The knife stays in hand after slicing. Postcondition: the target is sliced
+    (its pieces exist; an egg is cracked).
     """
 
     name = "slice"
@@ -135,6 +136,11 @@ class Slice(Skill):
                 dropped = ctx.sub("set_down")
                 note = "set it down again" if dropped.ok else f"could not set it down: {dropped.reason}"
                 return failed(f"{tool} turned out to be broken when picked up ({note})", "broken", tool)
+        container = closed_container(ctx, ctx.find(target) or {})
+        if container is not None:  # an egg in the closed fridge
+            res = ctx.sub("open", container["objectId"])
+            if not res.ok:
+                return relay(res, f"opening {container['objectId']}")
         return go(ctx, target) or send(ctx, Action(name="SliceObject", object_id=target), f"slicing {target}")
 
 
