@@ -11,7 +11,7 @@ from __future__ import annotations
 from planner.schemas import SkillCall
 from scenes.base import Action, RawObject
 
-from .base import Outcome, Skill, SkillContext, Unmet, failed
+from .base import Fault, Outcome, Skill, SkillContext, SkillResult, Unmet, failed
 from .navigation import go
 from .registry import register_skill
 
@@ -43,7 +43,7 @@ def closed_container(ctx: SkillContext, o: RawObject) -> RawObject | None:
     return None
 
 
-def action_failed(ctx: SkillContext, what: str, *suspects: str, fault_if_none: str | None = None) -> Outcome:
+def action_failed(ctx: SkillContext, what: str, *suspects: str, fault_if_none: Fault | None = None) -> Outcome:
     """The last action failed: its error, blaming the first suspect whose state shows why.
 
     ``fault_if_none`` (with the first suspect as blame) applies when no suspect's state explains it, e.g.
@@ -58,11 +58,12 @@ def action_failed(ctx: SkillContext, what: str, *suspects: str, fault_if_none: s
         if u is not None:
             return failed(f"{reason} ({u})", u.fault, u.blame)
     if fault_if_none is not None and suspects:
-        return failed(reason, fault_if_none, suspects[0])  # type: ignore[arg-type]
+        return failed(reason, fault_if_none, suspects[0])
     return failed(reason)
 
 
-def send(ctx: SkillContext, action: Action, what: str, *suspects: str, fault_if_none: str | None = None) -> Outcome:
+def send(ctx: SkillContext, action: Action, what: str, *suspects: str,
+         fault_if_none: Fault | None = None) -> Outcome:
     """Send one action; its failure as :func:`action_failed` (the action's object is the first suspect)."""
     if ctx.act(action):
         return Outcome(True)
@@ -70,10 +71,9 @@ def send(ctx: SkillContext, action: Action, what: str, *suspects: str, fault_if_
     return action_failed(ctx, what, *blame, fault_if_none=fault_if_none)
 
 
-def relay(res: object, what: str = "") -> Outcome:
+def relay(res: SkillResult, what: str = "") -> Outcome:
     """A sub-skill's failed result as this skill's outcome (keeping its fault and blame)."""
-    reason = getattr(res, "reason", "")
-    return failed(f"{what}: {reason}" if what else reason, getattr(res, "fault", None), getattr(res, "blame", None))
+    return failed(f"{what}: {res.reason}" if what else res.reason, res.fault, res.blame)
 
 
 def in_use_unmet(ctx: SkillContext, *object_ids: str) -> list[str]:
