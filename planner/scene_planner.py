@@ -186,6 +186,8 @@ def plan_in_state(
             bindings[role.name] = rec.object_id
             draft.choices.append(ObjectChoice(object_id=rec.object_id, rationale=f"{role.name}: {decision.reason}"))
     feasible = draft.feasible and all(r.name in bindings for r in spec.roles)
+    if affordances is not None:
+        spec = _fit_goals(spec, bindings, affordances)
     steps: list[SkillCall] = []
     if feasible:
         prep = {r.name: _prepare_args(state, bindings[r.name], kb, r) for r in spec.roles}
@@ -204,6 +206,25 @@ def plan_in_state(
         bindings=bindings,
         alternatives=tuple(draft.alternatives),
     )
+
+
+def _fit_goals(spec: TaskSpec, bindings: Mapping[str, str], affordances: Affordances) -> TaskSpec:
+    """Fit "switched on" goals to the chosen object: opened when it opens instead (blinds), reached otherwise.
+
+    COAT's light sources include windows, blinds and curtains next to lamps; what the task can check depends on
+    which one was chosen.
+    """
+    goals = []
+    for g in spec.goals:
+        oid = bindings.get(g.item)
+        if g.prop == "isToggled" and g.value is True and oid and "toggleable" not in affordances.get(oid, ()):
+            if "openable" in affordances.get(oid, ()):
+                g = g.model_copy(update={"prop": "isOpen", "description": g.text().replace(" is on", " is open")})
+            else:
+                g = GoalCondition(item=g.item, relation="close_to", other="agent", distance=1.5,
+                                  description=f"the {g.item} object is reached (it cannot be switched)")
+        goals.append(g)
+    return spec if goals == list(spec.goals) else spec.model_copy(update={"goals": tuple(goals)})
 
 
 def _bind_targets(spec: TaskSpec, state: SceneState, draft: _Draft, *, skip: set[str]) -> dict[str, str]:

@@ -184,6 +184,8 @@ def _devices(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | 
         oid = roles.get(g.item) if g.item in roles else s.bindings.get(g.item)
         if g.prop == "isToggled" and g.value is True and oid:
             s.add("toggle_on", oid)
+        elif g.prop == "isOpen" and g.value is True and oid:
+            s.add("open", oid)
         elif g.relation == "close_to" and g.other == "light" and target:
             lamp = roles.get("light_source")
             if lamp:

@@ -1,0 +1,80 @@
+"""The closed loop on the embedded kitchen: tasks get done, faults found on use are recovered from, infeasible
+is reported, and safety is counted (COAT knowledge only, so no model is loaded)."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.api import execute_plan, plan
+from planner.errors import ConfigError, UnknownIdError
+from planner.knowledge.alfred import alfred_spec
+from planner.schemas import GoalCondition, Target, TaskSpec
+
+
+def _run(task, scenario=None, scene="embedded/kitchen-v0", **kw):
+    p = plan(task, scene, llm=None, options={"scenario": scenario} if scenario else None, **kw)
+    return p, execute_plan(p)
+
+
+@pytest.mark.parametrize("task", ["cut apple", "serving cake", "boil water", "store fruits and vegetables",
+                                  "cooking & serving toast", "giving ayush drinking water"])
+def test_tasks_get_done_in_the_embedded_kitchen(task: str) -> None:
+    p, t = _run(task)
+    assert p.feasible, p.reason
+    assert t.achieved, (t.failure, [(g.condition.text(), g.detail) for g in t.goals])
+    assert all(g.met for g in t.goals) and not any(g.met for g in t.goals_before)
+    assert t.violations == ()  # nothing left on or open, no heater switched on empty
+
+
+def test_a_knife_that_breaks_when_picked_up_is_replaced() -> None:
+    p, t = _run("cut apple", "knife-breaks")
+    assert t.achieved and t.replans == 1
+    first = p.bindings["cutting"]
+    assert t.excluded == {first: "broken"} and t.bindings["cutting"] != first
+    assert any(r.fault == "broken" and r.blame == first for r in t.results)
+
+
+def test_a_microwave_that_never_heats_is_found_out() -> None:
+    p, t = _run("reheat tomato soup in microwave", "microwave-faulty")
+    # the task names the microwave: there is no substitute, and the trace says so instead of claiming success
+    assert not t.achieved and t.replans == 1 and "no substitute" in t.failure
+    assert any(r.fault == "faulty" for r in t.results)
+
+
+def test_a_burner_taken_while_walking_to_it_is_replaced() -> None:
+    p, t = _run("boil water", "burner-taken")
+    assert t.achieved, t.failure
+    assert t.replans >= 1 and any(v == "in-use" for v in t.excluded.values())
+    assert not any("someone else" in v for v in t.violations)
+
+
+def test_infeasible_is_reported_with_the_reason() -> None:
+    p, t = _run("cut apple", "no-knife")
+    assert not p.feasible and "can serve as 'cutting'" in p.reason
+    assert not t.achieved and not t.results and t.failure
+    p = plan("serving cake", "embedded/bathroom-v0", llm=None)  # no cake in a bathroom
+    assert not p.feasible and "no Cake" in p.reason
+
+
+def test_the_plan_records_its_scene_and_refuses_another() -> None:
+    p = plan("cut apple", "embedded/kitchen-v0", llm=None, seed=4, options={"scenario": "random"})
+    assert (p.env_id, p.seed) == ("embedded/kitchen-v0", 4)
+    assert p.options["scenario"] == "random" and p.options["scenario_drawn"]  # what the draw was
+    with pytest.raises(ConfigError, match="made in scene 'embedded/kitchen-v0'"):
+        execute_plan(p, "embedded/bedroom-v0")
+    with pytest.raises(ConfigError, match="seed"):
+        execute_plan(p, seed=5)
+
+
+def test_an_alfred_task_spec_plans_and_runs() -> None:
+    spec = alfred_spec("pick_heat_then_place_in_recep", "Apple", "CounterTop")
+    p = plan(spec, "embedded/kitchen-v0", llm=None)
+    t = execute_plan(p)
+    assert p.feasible and t.achieved, (p.reason, t.failure)
+
+
+def test_a_spec_naming_a_type_ai2thor_lacks_is_refused() -> None:
+    spec = TaskSpec(task="t", targets=(Target(name="target", types=("Lightsaber",)),),
+                    goals=(GoalCondition(item="target", prop="isPickedUp", value=True),))
+    with pytest.raises(UnknownIdError, match="Lightsaber"):
+        plan(spec, "embedded/kitchen-v0", llm=None)

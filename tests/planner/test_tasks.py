@@ -1,0 +1,138 @@
+"""The task model: TaskSpecs for every COAT task and ALFRED's types, checking goal conditions, writing steps."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from planner.errors import ConfigError, UnknownIdError
+from planner.goals import check, check_all, left_on_or_open
+from planner.knowledge import load_knowledge
+from planner.knowledge.alfred import ALFRED_TYPES, alfred_spec, check_types, object_types
+from planner.knowledge.task_specs import TASK_TARGETS, coat_spec, free_text_targets
+from planner.schemas import GoalCondition, Role, Target, TaskSpec
+from planner.steps import plan_steps
+
+
+@pytest.fixture(scope="module")
+def kb(data_dir):
+    return load_knowledge(data_dir)
+
+
+@pytest.fixture(scope="module")
+def types(data_dir):
+    return object_types(str(data_dir))
+
+
+def test_every_coat_task_has_a_spec_with_real_object_types(kb, types) -> None:
+    tasks = sorted({t for u in kb.utilities for t in kb.tasks(u)})
+    assert sorted(TASK_TARGETS) == tasks  # the table names every annotated task, and only those
+    for task in tasks:
+        spec = coat_spec(task, kb)
+        check_types(spec, types)
+        assert {r.utility for r in spec.roles} >= {u for u in kb.utilities if task in kb.tasks(u)}
+        assert spec.goals or spec.note, task  # either something checkable, or a note saying why not
+
+
+@pytest.mark.parametrize(("task", "goals"), [
+    ("cut apple", ["the Apple is sliced"]),
+    ("serving cake", ["the Cake is in / on the carrying object", "the Cake is sliced"]),
+    ("boil water", ["the heating(vessel) object holds water", "the water in the heating(vessel) object is hot"]),
+    ("store fruits and vegetables", ["the Apple is in / on the storage object"]),
+    ("increase brightness of room", ["the light_source object is on"]),
+    ("water plants", ["the plant is watered"]),
+])
+def test_goals_follow_each_utilitys_effect(kb, task: str, goals: list[str]) -> None:
+    assert [g.text() for g in coat_spec(task, kb).goals] == goals
+
+
+def test_implied_roles_the_steps_need(kb) -> None:
+    toast = coat_spec("cooking & serving toast", kb)  # COAT lists no knife, but the bread is sliced first
+    assert "cutting" in {r.name for r in toast.roles}
+    micro = coat_spec("boil water in microwave", kb)  # the task names its source
+    assert micro.role("heating(source)").types == ("Microwave",)
+    boil = coat_spec("boil water", kb)  # water needs something fillable to hold it
+    assert boil.role("heating(vessel)").needs == ("canFillWithLiquid",)
+    assert coat_spec("cut apple", kb).role("cutting").types == ("Knife", "ButterKnife")  # AI2-THOR slices so
+
+
+@pytest.mark.parametrize("task_type", ALFRED_TYPES)
+@pytest.mark.parametrize("sliced", [False, True])
+def test_alfred_types_and_sliced_variants(task_type: str, sliced: bool, types) -> None:
+    recep = None if task_type == "look_at_obj_in_light" else "CounterTop"
+    movable = "Plate" if task_type == "pick_and_place_with_movable_recep" else None
+    spec = alfred_spec(task_type, "Apple", recep, movable=movable, sliced=sliced)
+    check_types(spec, types)
+    assert spec.family == task_type and spec.goals
+    assert any(g.prop == "isSliced" for g in spec.goals) is sliced
+
+
+def test_bad_specs_are_refused_with_the_valid_values(types) -> None:
+    with pytest.raises(ConfigError, match="pick_and_place_simple"):
+        alfred_spec("pick_and_throw", "Apple", "Sink")
+    with pytest.raises(ConfigError, match="needs a receptacle"):
+        alfred_spec("pick_and_place_simple", "Apple")
+    spec = TaskSpec(task="t", targets=(Target(name="target", types=("Aple",)),),
+                    goals=(GoalCondition(item="target", prop="isSliced", value=True),))
+    with pytest.raises(UnknownIdError, match="'Apple'"):  # names the bad type and the close ones
+        check_types(spec, types)
+    with pytest.raises(ValidationError, match="neither a role nor a target"):
+        TaskSpec(task="t", goals=(GoalCondition(item="nobody", prop="isSliced", value=True),))
+    with pytest.raises(ValidationError, match="either a property"):
+        GoalCondition(item="x", prop="isSliced", value=True, relation="contained_in", other="y")
+
+
+def test_free_text_names_its_targets(types) -> None:
+    assert [t.types for t in free_text_targets("cut cake", types)] == [("Cake",)]
+    found = free_text_targets("pour a glass of water for me", types)
+    assert [(t.name, t.liquid) for t in found] == [("liquid", True)]
+    assert free_text_targets("zxqv", types) == []
+
+
+def test_goal_checks_on_metadata() -> None:
+    apple = {"objectId": "A", "objectType": "Apple", "parentReceptacles": ["P"], "temperature": "Hot",
+             "axisAlignedBoundingBox": {"center": {"x": 0, "y": 1, "z": 0}}}
+    lamp = {"objectId": "L", "objectType": "DeskLamp", "isToggled": True,
+            "axisAlignedBoundingBox": {"center": {"x": 0.5, "y": 1, "z": 0}}}
+    b = {"target": "A", "carrying": "P"}
+    assert check(GoalCondition(item="target", relation="contained_in", other="carrying"), [apple], b).met
+    assert check(GoalCondition(item="target", prop="temperature", value="Hot"), [apple], b).met
+    assert check(GoalCondition(item="target", relation="close_to", other="light"), [apple, lamp], b).met
+    assert not check(GoalCondition(item="target", relation="close_to", other="light", distance=0.2),
+                     [apple, lamp], b).met
+    gone = check(GoalCondition(item="target", prop="isSliced", value=True), [lamp], b)
+    assert not gone.met and "not in the scene" in gone.detail
+    unbound = check_all([GoalCondition(item="cutting", prop="isToggled", value=True)], [apple], b)
+    assert not unbound[0].met and "not bound" in unbound[0].detail
+
+
+def test_tidiness_counts_what_was_left_on_or_open() -> None:
+    start = [{"objectId": "M", "isToggled": False, "isOpen": False}, {"objectId": "F", "isOpen": False}]
+    end = [{"objectId": "M", "isToggled": True, "isOpen": False}, {"objectId": "F", "isOpen": True}]
+    assert left_on_or_open(start, end) == ["M left on", "F left open"]
+    wanted = [GoalCondition(item="light_source", prop="isToggled", value=True)]
+    assert left_on_or_open(start, end, wanted, {"light_source": "M"}) == ["F left open"]
+
+
+def test_steps_follow_the_dependencies(kb) -> None:
+    spec = coat_spec("cooking & serving fried egg", kb)
+    b = {"target": "egg", "heating(source)": "burner", "heating(vessel)": "pan", "carrying": "plate",
+         "breaking": "knife"}
+    steps = [(s.skill, s.target, s.receptacle) for s in plan_steps(spec, b, {})]
+    order = [x for x in steps if x[0] != "prepare"]
+    assert order == [("slice", "egg", None), ("set_down", "knife", None), ("place", "egg", "pan"),
+                     ("place", "pan", "burner"), ("heat", "burner", None), ("place", "egg", "plate")]
+
+
+def test_steps_close_what_they_open_and_skip_goals_already_met(kb) -> None:
+    spec = coat_spec("store fruits and vegetables", kb)
+    b = {"target": "apple", "storage": "fridge"}
+    steps = plan_steps(spec, b, {"fridge": {"openable", "receptacle"}})
+    assert [(s.skill, s.target) for s in steps] == [("prepare", "fridge"), ("place", "apple"), ("close", "fridge")]
+    met = [g for g in spec.goals]
+    assert [s.skill for s in plan_steps(spec, b, {}, met=met)] == ["prepare"]
+
+
+def test_role_names_must_be_unique() -> None:
+    with pytest.raises(ValidationError, match="unique"):
+        TaskSpec(task="t", roles=(Role(name="a", utility="cutting"),), targets=(Target(name="a", types=("Apple",)),))
