@@ -25,11 +25,11 @@ from typing import Any
 from scenes.base import SceneEnv, SceneObs
 from skills import SkillResult, run_skill
 
-from ...goals import check_all, left_on_or_open
-from ...knowledge import KnowledgeBase
-from ...scene_planner import plan_in_state
-from ...schemas import ExecutionTrace, GoalStatus, Plan, SkillCall
-from ...steps import affordances_of
+from ..goals import check_all, left_on_or_open
+from ..knowledge import KnowledgeBase
+from ..scene_planner import plan_in_state
+from ..schemas import ExecutionTrace, GoalStatus, Plan, SkillCall
+from ..steps import affordances_of
 
 logger = logging.getLogger(__name__)
 
