@@ -1,8 +1,10 @@
 """Extend the robot with your own skill (the extension tutorial).
 
-A skill is a class with a lower-case ``name``, optional pre-conditions, and a ``run`` that sends
-AI2-THOR-named actions through ``ctx.act`` (every action is recorded and budgeted). Register it with
-``@register_skill`` and it can appear in any Plan. Failures are returned, never raised.
+A skill is a class with a lower-case ``name``, optional pre-conditions, a ``run`` that sends
+AI2-THOR-named actions through ``ctx.act`` (every action is recorded and budgeted), and optional
+post-conditions checked on the observation ``run`` leaves. Register it with ``@register_skill`` and it can
+appear in any Plan. Failures are returned, never raised; a failure an object caused names it
+(``SkillResult.fault`` / ``blame``), so a closed-loop executor can choose another object.
 
     python examples/05_custom_skill.py
 """
@@ -11,12 +13,11 @@ from __future__ import annotations
 
 import scenes
 from planner.schemas import Plan, SkillCall
-from scenes.base import Action
-from skills import Skill, SkillContext, execute, register_skill, unregister_skill
+from skills import Outcome, Skill, SkillContext, Unmet, execute, register_skill, unregister_skill
 
 
 class Chill(Skill):
-    """Cool an object: put it in the nearest fridge, close the door, wait, take it out."""
+    """Cool an object: put it in the nearest fridge, close the door, wait; postcondition: it is Cold."""
 
     name = "chill"
 
@@ -26,18 +27,20 @@ class Chill(Skill):
             unmet.append("there is no fridge in this scene")
         return unmet
 
-    def run(self, call: SkillCall, ctx: SkillContext) -> tuple[bool, str]:
-        from skills import get_skill
-
+    def postconditions(self, call: SkillCall, ctx: SkillContext) -> list[str]:
         fridge = ctx.of_type("Fridge")[0]["objectId"]
-        for sub in (SkillCall(skill="pickup", target=call.target), SkillCall(skill="put", target=fridge),
-                    SkillCall(skill="close", target=fridge)):
-            res = get_skill(sub.skill)(sub, ctx)  # compose existing skills; their actions count in ctx
-            if not res.ok:
-                return False, res.reason
-        ctx.act(Action(name="Wait", args={"seconds": 60.0}))
         temp = (ctx.find(call.target or "") or {}).get("temperature")
-        return temp == "Cold", f"temperature is now {temp}"
+        # an Unmet names the fault and the object to blame: here the fridge did not cool
+        return [] if temp == "Cold" else [Unmet(f"temperature is {temp}, not Cold", "faulty", fridge)]
+
+    def run(self, call: SkillCall, ctx: SkillContext) -> Outcome:
+        fridge = ctx.of_type("Fridge")[0]["objectId"]
+        for skill, target in (("pickup", call.target), ("put", fridge), ("close", fridge)):
+            res = ctx.sub(skill, target)  # compose existing skills; their actions count in ctx
+            if not res.ok:
+                return Outcome(False, res.reason, res.fault, res.blame)  # keep who was at fault
+        ctx.wait(60.0)
+        return Outcome(True, "chilled")
 
 
 def main() -> int:
@@ -49,7 +52,7 @@ def main() -> int:
             trace, obs = execute(Plan(task="chill the wine", steps=(SkillCall(skill="chill", target=bottle),)),
                                  env, obs)
             r = trace.results[0]
-            print(f"chill({bottle}): ok={r.ok} {r.reason}; actions: {[a.action for a in r.actions]}")
+            print(f"chill({bottle}): ok={r.ok} {r.reason} fault={r.fault}; actions: {[a.action for a in r.actions]}")
             return 0 if trace.ok else 1
     finally:
         unregister_skill("chill")  # so the example can run twice in one process

@@ -1,27 +1,53 @@
 """Action primitives that carry a plan out in any AI2-THOR-speaking environment.
 
-Importing ``skills`` registers the built-in primitives: goto, open, close, pickup, put, toggle_on,
-toggle_off, wait, wash, slice, prepare, use, and the ScienceWorld text skills of :mod:`skills.sciworld`
-(``sw_teleport``, ``sw_take``, ``sw_fill``, ...). Add your own with ``@register_skill`` (see
-examples/05_custom_skill.py).
+Importing ``skills`` registers the built-in skills:
+
+- primitives (:mod:`skills.primitives`): goto, open, close, pickup, put, toggle_on, toggle_off, wait;
+- composites (:mod:`skills.composite`): wash, prepare, use;
+- task skills (:mod:`skills.tasks`, :mod:`skills.thermal`): slice, set_down, place, fill, bring,
+  hold_near_light, heat, cool;
+- the ScienceWorld text skills of :mod:`skills.sciworld` (``sw_teleport``, ``sw_take``, ``sw_fill``, ...).
+
+Every call returns a :class:`SkillResult` whose ``fault`` and ``blame`` say which object let it down.
+``run_skill`` runs one call (the closed loop's step); ``execute`` runs a whole plan open-loop. Add your own
+skill with ``@register_skill`` (see examples/05_custom_skill.py).
 """
 
 from __future__ import annotations
 
-from . import primitives as _primitives  # noqa: F401  (registers the built-in skills)
+from . import composite as _composite  # noqa: F401  (registers wash, prepare, use)
+from . import primitives as _primitives  # noqa: F401  (registers the built-in primitives)
 from . import sciworld as _sciworld  # noqa: F401  (registers the ScienceWorld text skills)
-from .base import DEFAULT_MAX_SKILL_STEPS, ActionOutcome, Skill, SkillContext, SkillResult
+from . import tasks as _tasks  # noqa: F401  (registers slice, set_down, place, fill, bring, hold_near_light)
+from . import thermal as _thermal  # noqa: F401  (registers heat, cool)
+from .base import (
+    DEFAULT_MAX_SKILL_STEPS,
+    FAULTS,
+    ActionOutcome,
+    Fault,
+    Outcome,
+    Skill,
+    SkillContext,
+    SkillResult,
+    Unmet,
+    failed,
+)
 from .executor import ExecutionTrace, execute, run_skill
 from .registry import get_skill, register_skill, skill_names, unregister_skill
 
 __all__ = [
     "DEFAULT_MAX_SKILL_STEPS",
+    "FAULTS",
     "ActionOutcome",
     "ExecutionTrace",
+    "Fault",
+    "Outcome",
     "Skill",
     "SkillContext",
     "SkillResult",
+    "Unmet",
     "execute",
+    "failed",
     "get_skill",
     "register_skill",
     "run_skill",

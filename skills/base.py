@@ -4,6 +4,12 @@ A skill turns one ``SkillCall`` (``skill="wash", target=<objectId>``) into AI2-T
 ``SceneEnv`` that speaks them (the embedded simulator, AI2-THOR). Failures are outcomes
 (``SkillResult(ok=False, reason=...)``), never exceptions, so benchmarks can count them.
 
+The contract of one call (habitat's ``SkillPolicy`` / ``PddlAction``): :meth:`Skill.unmet_preconditions` is
+checked first (nothing is sent when one fails), then :meth:`Skill.run`, then :meth:`Skill.postconditions` on
+the observation ``run`` left behind. A failed result says *whose* fault it was when an object's state caused
+it: ``fault`` is one of :data:`FAULTS` and ``blame`` the object id (the broken knife, the burner someone else
+uses, the microwave that never heated), so a closed-loop executor can decide that role again.
+
 Example:
     >>> from skills import get_skill
     >>> get_skill("pickup").name
@@ -14,13 +20,62 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
-from planner.schemas import ActionOutcome, SkillCall, SkillResult
+from planner.schemas import FAULTS, ActionOutcome, Fault, SkillCall, SkillResult
 from scenes.base import Action, RawObject, SceneEnv, SceneObs
 
 DEFAULT_MAX_SKILL_STEPS = 120
 """Step budget of one skill call; a skill that needs more reports failure instead of looping."""
+
+
+
+
+class Unmet(str):
+    """An unmet pre- or postcondition: its text, and optionally the fault and the object to blame.
+
+    It *is* a ``str``, so ``unmet_preconditions`` and ``postconditions`` still return ``list[str]``; the first
+    entry that carries a fault gives the result its ``fault`` and ``blame``.
+
+    Example:
+        >>> u = Unmet("Knife|1 is broken", fault="broken", blame="Knife|1")
+        >>> u, u.fault, u.blame
+        ('Knife|1 is broken', 'broken', 'Knife|1')
+    """
+
+    fault: Fault | None
+    blame: str | None
+
+    def __new__(cls, text: str, fault: Fault | None = None, blame: str | None = None) -> Unmet:
+        """Build from the text and the optional fault / blamed object id."""
+        self = super().__new__(cls, text)
+        self.fault = fault
+        self.blame = blame
+        return self
+
+
+class Outcome(NamedTuple):
+    """What :meth:`Skill.run` returns: ok, reason, and on failure the fault and the blamed object.
+
+    A plain ``(ok, reason)`` tuple is accepted too (the fault is then None).
+    """
+
+    ok: bool
+    reason: str = ""
+    fault: Fault | None = None
+    blame: str | None = None
+
+
+def failed(reason: str, fault: Fault | None = None, blame: str | None = None) -> Outcome:
+    """A failed :class:`Outcome`."""
+    return Outcome(False, reason, fault, blame)
+
+
+def _first_fault(items: list[str]) -> tuple[Fault | None, str | None]:
+    for u in items:
+        if isinstance(u, Unmet) and u.fault is not None:
+            return u.fault, u.blame
+    return None, None
 
 
 @dataclass
@@ -35,6 +90,8 @@ class SkillContext:
     max_steps: int = DEFAULT_MAX_SKILL_STEPS
     actions: list[ActionOutcome] = field(default_factory=list)
     terminated: bool = False
+    held_at_start: str | None = None
+    """The object held when the current skill call started (set by :meth:`Skill.__call__`)."""
 
     def act(self, action: Action) -> bool:
         """Send one action; return whether it succeeded. Over budget, nothing is sent."""
@@ -100,6 +157,32 @@ class SkillContext:
             return float(entry["remaining"])
         return None
 
+    def fault_of(self, object_id: str) -> Unmet | None:
+        """What makes this object unusable now: gone, broken, or used by someone else; None when nothing.
+
+        Example:
+            >>> ctx = SkillContext(env=None, obs=SceneObs(objects=({"objectId": "Mug|1", "isBroken": True},)))
+            >>> ctx.fault_of("Mug|1").fault, ctx.fault_of("Cup|2").fault
+            ('broken', 'missing')
+        """
+        o = self.find(object_id)
+        if o is None:
+            return Unmet(f"object {object_id!r} is not in the scene", fault="missing", blame=object_id)
+        if o.get("isBroken"):
+            return Unmet(f"{object_id} is broken", fault="broken", blame=object_id)
+        use = self.in_use(object_id)
+        if use:
+            left = self.in_use_remaining(object_id)
+            more = f", {left:g} s left" if left is not None else ""
+            return Unmet(f"{object_id} is being used by someone else ({use}{more})", fault="in-use", blame=object_id)
+        return None
+
+    def sub(self, skill: str, target: str | None = None, **fields: Any) -> SkillResult:
+        """Run another registered skill inside this one (its actions count in this context)."""
+        from .registry import get_skill  # late: users may replace a built-in skill
+
+        return get_skill(skill)(SkillCall(skill=skill, target=target, **fields), self)
+
     def wait(self, seconds: float) -> bool:
         """Let time pass: ``Wait`` (embedded simulator) or, where that action does not exist, ``Pass``."""
         if self.act(Action(name="Wait", args={"seconds": float(seconds)})):
@@ -112,34 +195,75 @@ class Skill(ABC):
     """A named action primitive. Subclasses set ``name`` and implement ``run``.
 
     ``unmet_preconditions`` lists what must hold before ``run`` can succeed (empty when ready); the
-    executor checks it first and reports the first unmet condition as the failure reason.
+    executor checks it first and reports the unmet conditions as the failure reason, sending nothing.
+    ``postconditions`` lists what does not hold on ``ctx.obs`` after a successful ``run``; any entry turns
+    the result into a failure (``postcondition not met: ...``). Entries that are :class:`Unmet` carry the
+    fault and the object to blame.
     """
 
     name: ClassVar[str]
     needs_target: ClassVar[bool] = True
 
     def unmet_preconditions(self, call: SkillCall, ctx: SkillContext) -> list[str]:
-        """Return human-readable unmet preconditions (default: the target must exist)."""
+        """Return human-readable unmet preconditions (default: the target and any receptacle must exist)."""
         if self.needs_target:
             if call.target is None:
                 return [f"skill {self.name!r} needs a target"]
             if ctx.find(call.target) is None:
-                return [f"object {call.target!r} is not in the scene"]
+                return [Unmet(f"object {call.target!r} is not in the scene", fault="missing", blame=call.target)]
+        if call.receptacle is not None and ctx.find(call.receptacle) is None:
+            return [Unmet(f"object {call.receptacle!r} is not in the scene", fault="missing", blame=call.receptacle)]
+        return []
+
+    def postconditions(self, call: SkillCall, ctx: SkillContext) -> list[str]:
+        """Return the postconditions that do not hold on ``ctx.obs`` after ``run`` (default: none)."""
         return []
 
     @abstractmethod
-    def run(self, call: SkillCall, ctx: SkillContext) -> tuple[bool, str]:
-        """Carry the call out through ``ctx.act``; return (ok, reason)."""
+    def run(self, call: SkillCall, ctx: SkillContext) -> Outcome | tuple[bool, str]:
+        """Carry the call out through ``ctx.act``; return an :class:`Outcome` or (ok, reason)."""
 
     def __call__(self, call: SkillCall, ctx: SkillContext) -> SkillResult:
+        """Check the preconditions, run, check the postconditions; never raises for world outcomes."""
         start = len(ctx.actions)
+        outer = ctx.held_at_start
+        held = ctx.held()
+        ctx.held_at_start = held.get("objectId") if held else None
+        try:
+            out = self._checked_run(call, ctx)
+        finally:
+            ctx.held_at_start = outer
+        actions = tuple(ctx.actions[start:])
+        opened = tuple(dict.fromkeys(
+            a.object_id for a in actions
+            if a.action == "OpenObject" and a.success and a.object_id and (ctx.find(a.object_id) or {}).get("isOpen")
+        ))
+        return SkillResult(skill=self.name, target=call.target, ok=out.ok, reason=out.reason,
+                           fault=None if out.ok else out.fault, blame=None if out.ok else out.blame,
+                           opened=opened, actions=actions)
+
+    def _checked_run(self, call: SkillCall, ctx: SkillContext) -> Outcome:
         unmet = self.unmet_preconditions(call, ctx)
         if unmet:
-            ok, reason = False, "; ".join(unmet)
-        else:
-            ok, reason = self.run(call, ctx)
-        return SkillResult(skill=self.name, target=call.target, ok=ok, reason=reason,
-                           actions=tuple(ctx.actions[start:]))
+            return Outcome(False, "; ".join(unmet), *_first_fault(unmet))
+        out = Outcome(*self.run(call, ctx))
+        if not out.ok:
+            return out
+        post = self.postconditions(call, ctx)
+        if post:
+            return Outcome(False, "postcondition not met: " + "; ".join(post), *_first_fault(post))
+        return out
 
 
-__all__ = ["DEFAULT_MAX_SKILL_STEPS", "ActionOutcome", "Skill", "SkillContext", "SkillResult"]
+__all__ = [
+    "DEFAULT_MAX_SKILL_STEPS",
+    "FAULTS",
+    "ActionOutcome",
+    "Fault",
+    "Outcome",
+    "Skill",
+    "SkillContext",
+    "SkillResult",
+    "Unmet",
+    "failed",
+]

@@ -52,7 +52,10 @@ def execute(
         results.append(res)
         logger.info("skill %s(%s): ok=%s %s", call.skill, call.target, res.ok, res.reason)
         if not res.ok:
-            failure = failure or f"{call.skill}({call.target}): {res.reason}"
+            if not failure:
+                failure = f"{call.skill}({call.target}): {res.reason}"
+                if res.fault is not None:
+                    failure += f" [{res.fault}: {res.blame}]" if res.blame else f" [{res.fault}]"
             if stop_on_failure:
                 break
         if ctx.terminated:
@@ -63,7 +66,21 @@ def execute(
 
 def run_skill(env: SceneEnv[Any, Any], obs: SceneObs, call: SkillCall, *,
               max_skill_steps: int = DEFAULT_MAX_SKILL_STEPS) -> tuple[SkillResult, SceneObs]:
-    """Run one skill call; returns its result and the new observation."""
+    """Run one skill call: the closed loop's step.
+
+    Args:
+        env: A reset environment that speaks AI2-THOR action names.
+        obs: The latest observation.
+        call: The skill call.
+        max_skill_steps: Step budget of the call.
+
+    Returns:
+        The result (``ok``, ``reason``, and on failure ``fault`` / ``blame``: the object whose state caused
+        it; ``opened``: what the call left open) and the observation after it.
+
+    Raises:
+        UnknownIdError: the call names a skill that is not registered.
+    """
     ctx = SkillContext(env=env, obs=obs, max_steps=max_skill_steps)
     res = get_skill(call.skill)(call, ctx)
     return res, ctx.obs

@@ -167,8 +167,16 @@ class Plan(Contract):
 
 
 Fault = Literal["missing", "broken", "in-use", "faulty", "blocked"]
-"""Why an object made a step fail: gone, broken, someone else's for now or for good, a device that does not
-work, or in the way (a full or incompatible receptacle)."""
+"""Why an object made a step fail.
+
+- ``missing``: the object is not (or no longer) in the scene;
+- ``broken``: its ``isBroken`` is True (found before or after picking it up);
+- ``in-use``: someone else uses it (``obs.extra["in_use"]``); the reason says reversible or irreversible;
+- ``faulty``: it did not do its job although the action succeeded (a heat source that never heated);
+- ``blocked``: something is in the way: the robot found no place to stand (``blame`` None), or a receptacle
+  refused the object or would not open (``blame`` the receptacle).
+"""
+FAULTS: tuple[str, ...] = Fault.__args__  # type: ignore[attr-defined]
 
 
 class ActionOutcome(Contract):
@@ -182,15 +190,28 @@ class ActionOutcome(Contract):
 
 
 class SkillResult(Contract):
-    """The outcome of one skill call; ``blame`` names the object whose state made it fail, ``fault`` why."""
+    """The outcome of one skill call.
+
+    Attributes:
+        skill: The skill's name.
+        target: The call's target.
+        ok: True when the preconditions held, the skill ran and every postcondition holds afterwards.
+        reason: Why it failed (``postcondition not met: ...`` for a postcondition), or a note on success.
+        fault: On failure, what kind of object fault caused it (:data:`Fault`), or None when no object is to
+            blame (navigation, a wrong plan, an exhausted step budget).
+        blame: The object id whose state caused the failure (None with ``fault`` None or when unknown).
+        opened: Objects this call opened and left open (``place`` into a fridge, ``pickup`` from a drawer).
+        actions: Every low-level action sent, in order.
+    """
 
     skill: str
     target: str | None = None
     ok: bool
     reason: str = ""
-    actions: tuple[ActionOutcome, ...] = ()
     fault: Fault | None = None
     blame: str | None = None
+    opened: tuple[str, ...] = ()
+    actions: tuple[ActionOutcome, ...] = ()
 
     @property
     def steps(self) -> int:
@@ -239,6 +260,7 @@ __all__ = [
     "PROPERTIES",
     "ActionOutcome",
     "ExecutionTrace",
+    "FAULTS",
     "Fault",
     "SkillResult",
     "RELATIONS",

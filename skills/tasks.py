@@ -1,0 +1,376 @@
+"""Task skills a goal-driven planner strings together: slice, set_down, place, fill, bring, hold_near_light.
+
+Each takes one :class:`~planner.schemas.SkillCall` and checks its own postconditions on the observation it
+leaves, so a closed-loop executor can run one call at a time and see at once which object let it down
+(``SkillResult.fault`` / ``blame``). Heating and cooling are in :mod:`skills.thermal`.
+
+Sliced objects: AI2-THOR replaces ``Apple|...`` by its pieces ``Apple|...|AppleSliced_0`` ... (an egg by
+``Egg|...|EggCracked_0``). Skills take the original id; ``place`` and ``bring`` carry the first piece.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.goals import GoalCondition, check, members
+from planner.schemas import SkillCall
+from scenes.base import Action, RawObject
+
+from .base import Outcome, Skill, SkillContext, Unmet, failed
+from .navigation import go
+from .primitives import CUTTING_TOOLS, WORK_SURFACES, closed_container, hand_free, in_use_unmet, relay, send
+from .registry import register_skill
+
+LIQUIDS = ("water", "coffee", "wine")
+"""AI2-THOR's ``fillLiquid`` values."""
+LAMPS = ("DeskLamp", "FloorLamp")
+"""Light sources ``hold_near_light`` holds an object close to (ALFRED's look-at-object-in-light)."""
+NEAR_LIGHT_METRES = 1.0
+"""``hold_near_light``: largest distance between the held object's centre and the lamp's."""
+BRING_METRES = 1.5
+"""``bring``: an object this close to the robot (AI2-THOR's per-object ``distance``) counts as brought."""
+SET_DOWN_TRIES = 3
+"""Work surfaces ``set_down`` tries, nearest first, before it reports ``blocked``."""
+
+
+def pieces(ctx: SkillContext, object_id: str) -> list[RawObject]:
+    """The pieces an object was sliced or cracked into (``<id>|<Type>Sliced_i``), first piece first."""
+    found = [o for o in members(object_id, ctx.objects()) if o.get("objectId") != object_id]
+
+    def order(o: RawObject) -> tuple[int, str]:
+        tail = str(o["objectId"]).rsplit("_", 1)[-1]
+        return (int(tail) if tail.isdigit() else 1 << 30, str(o["objectId"]))
+
+    return sorted(found, key=order)
+
+
+def is_sliced(ctx: SkillContext, object_id: str) -> bool:
+    """True when the object was sliced (its pieces exist) or cracked (an egg)."""
+    return check(GoalCondition(item="x", prop="isSliced", value=True), ctx.objects(), {"x": object_id}).met
+
+
+def carried(ctx: SkillContext, object_id: str) -> str | None:
+    """The object itself, else its first piece (sliced targets), else None (missing)."""
+    if ctx.find(object_id) is not None:
+        return object_id
+    rest = pieces(ctx, object_id)
+    return rest[0]["objectId"] if rest else None
+
+
+def missing(object_id: str, what: str = "object") -> Unmet:
+    """The Unmet of an object that is not in the scene."""
+    return Unmet(f"{what} {object_id!r} is not in the scene", "missing", object_id)
+
+
+def fetch(ctx: SkillContext, object_id: str) -> Outcome | None:
+    """Hold ``object_id`` (setting anything else down first); None when it is held."""
+    if (ctx.find(object_id) or {}).get("isPickedUp"):
+        return None
+    freed = hand_free(ctx, keep=object_id)
+    if freed is not None:
+        return freed
+    res = ctx.sub("pickup", object_id)
+    return None if res.ok else relay(res, f"fetching {object_id}")
+
+
+def inside(ctx: SkillContext, object_id: str, receptacle: str) -> bool:
+    """The object (or one of its pieces) lies in the receptacle."""
+    return check(GoalCondition(item="x", relation="contained_in", other="r"), ctx.objects(),
+                 {"x": object_id, "r": receptacle}).met
+
+
+# ------------------------------------------------------------------ slice
+
+
+def _tool_unmet(ctx: SkillContext, tool: Any) -> list[str]:
+    if tool is None:
+        held = ctx.held()
+        if held is None or held.get("objectType") not in CUTTING_TOOLS:
+            return ["the agent must hold a Knife or ButterKnife to slice (or name one in args['tool'])"]
+        tool = held["objectId"]
+    t = ctx.find(str(tool))
+    if t is None:
+        return [missing(str(tool), "tool")]
+    if t.get("objectType") not in CUTTING_TOOLS:
+        return [f"{tool} is not a Knife or ButterKnife"]
+    u = ctx.fault_of(str(tool))
+    return [u] if u is not None else []
+
+
+@register_skill
+class Slice(Skill):
+    """Slice ``target`` with ``args["tool"]`` (a knife id; default: the knife in hand).
+
+    The tool is picked up unless held (a tool found broken then is ``broken`` and blamed; it is set down
+    again); a target in a closed container (an egg in the fridge) has it opened first, and left open
+    (``SkillResult.opened``). The knife stays in hand after slicing. Postcondition: the target is sliced
+    (its pieces exist; an egg is cracked).
+    """
+
+    name = "slice"
+
+    def unmet_preconditions(self, call: SkillCall, ctx: SkillContext) -> list[str]:
+        target = call.target
+        if target is None:
+            return ["skill 'slice' needs a target"]
+        o = ctx.find(target)
+        if o is None:
+            return [] if pieces(ctx, target) else [missing(target)]
+        unmet: list[str] = [] if o.get("sliceable") else [f"{target} is not sliceable"]
+        return unmet + _tool_unmet(ctx, call.args.get("tool")) + in_use_unmet(ctx, target)
+
+    def postconditions(self, call: SkillCall, ctx: SkillContext) -> list[str]:
+        return [] if is_sliced(ctx, call.target or "") else [f"{call.target} is not sliced"]
+
+    def run(self, call: SkillCall, ctx: SkillContext) -> Outcome:
+        target = call.target or ""
+        if ctx.find(target) is None:
+            return Outcome(True, "already sliced")
+        held = ctx.held()
+        tool = str(call.args.get("tool") or (held or {}).get("objectId", ""))
+        if not (ctx.find(tool) or {}).get("isPickedUp"):
+            fetched = fetch(ctx, tool)
+            if fetched is not None:
+                return fetched
+            if (ctx.find(tool) or {}).get("isBroken"):
+                dropped = ctx.sub("set_down")
+                note = "set it down again" if dropped.ok else f"could not set it down: {dropped.reason}"
+                return failed(f"{tool} turned out to be broken when picked up ({note})", "broken", tool)
+        container = closed_container(ctx, ctx.find(target) or {})
+        if container is not None:  # an egg in the closed fridge
+            res = ctx.sub("open", container["objectId"])
+            if not res.ok:
+                return relay(res, f"opening {container['objectId']}")
+        return go(ctx, target) or send(ctx, Action(name="SliceObject", object_id=target), f"slicing {target}")
+
+
+# ------------------------------------------------------------------ set_down, place
+
+
+@register_skill
+class SetDown(Skill):
+    """Put the held object down on ``receptacle`` or, without one, on the nearest free work surface.
+
+    Work surfaces: CounterTop, DiningTable, SideTable, Desk, CoffeeTable, Shelf, Dresser (nearest first,
+    skipping broken ones and ones in use). Postcondition: the object is no longer held and lies on a
+    receptacle (the named one, when given). No surface takes it: ``blocked``.
+    """
+
+    name = "set_down"
+    needs_target = False
+
+    def unmet_preconditions(self, call: SkillCall, ctx: SkillContext) -> list[str]:
+        unmet = super().unmet_preconditions(call, ctx)
+        held = ctx.held()
+        if held is None:
+            return unmet + ["nothing is held"]
+        if call.target is not None and call.target != held["objectId"]:
+            unmet.append(f"{call.target} is not held (holding {held['objectId']})")
+        if not unmet and call.receptacle is not None:
+            u = ctx.fault_of(call.receptacle)
+            unmet += [u] if u is not None else []
+        return unmet
+
+    def postconditions(self, call: SkillCall, ctx: SkillContext) -> list[str]:
+        o = ctx.find(ctx.held_at_start or "") or {}
+        if o.get("isPickedUp") or not o.get("parentReceptacles"):
+            return [f"{ctx.held_at_start} was not set down"]
+        if call.receptacle is not None and call.receptacle not in o["parentReceptacles"]:
+            return [Unmet(f"{ctx.held_at_start} is not on {call.receptacle}", "blocked", call.receptacle)]
+        return []
+
+    def run(self, call: SkillCall, ctx: SkillContext) -> Outcome:
+        held = (ctx.held() or {}).get("objectId", "")
+        if call.receptacle is not None:
+            res = ctx.sub("put", call.receptacle)
+            return Outcome(True) if res.ok else relay(res, f"setting {held} down")
+        surfaces = sorted((o for t in WORK_SURFACES for o in ctx.of_type(t)
+                           if ctx.fault_of(o["objectId"]) is None and o.get("receptacle", True)),
+                          key=lambda o: (float(o.get("distance") or 0.0), o["objectId"]))
+        for surface in surfaces[:SET_DOWN_TRIES]:
+            if ctx.sub("put", surface["objectId"]).ok:
+                return Outcome(True, f"on {surface['objectId']}")
+        return failed(f"could not set {held} down on any work surface", "blocked")
+
+
+@register_skill
+class Place(Skill):
+    """Put ``target`` into / onto ``receptacle``: pick it up unless held, open the receptacle if closed, put.
+
+    A sliced target is carried as its first piece (``<id>|<Type>Sliced_0``). The receptacle is left open:
+    ``SkillResult.opened`` lists it, and the planner adds a ``close`` step when the task wants it closed.
+    Postcondition: the target (or a piece of it) lies in the receptacle.
+    """
+
+    name = "place"
+
+    def unmet_preconditions(self, call: SkillCall, ctx: SkillContext) -> list[str]:
+        if call.target is None or call.receptacle is None:
+            return ["skill 'place' needs a target and a receptacle"]
+        obj = carried(ctx, call.target)
+        if obj is None:
+            return [missing(call.target)]
+        rec = ctx.find(call.receptacle)
+        if rec is None:
+            return [missing(call.receptacle)]
+        unmet: list[str] = [] if rec.get("receptacle") else [f"{call.receptacle} is not a receptacle"]
+        if not (ctx.find(obj) or {}).get("pickupable"):
+            unmet.append(f"{obj} cannot be picked up")
+        u = ctx.fault_of(call.receptacle)
+        return unmet + ([u] if u is not None else []) + in_use_unmet(ctx, obj)
+
+    def postconditions(self, call: SkillCall, ctx: SkillContext) -> list[str]:
+        if inside(ctx, call.target or "", call.receptacle or ""):
+            return []
+        return [Unmet(f"{call.target} is not in {call.receptacle}", "blocked", call.receptacle)]
+
+    def run(self, call: SkillCall, ctx: SkillContext) -> Outcome:
+        target, rec = call.target or "", call.receptacle or ""
+        if inside(ctx, target, rec):
+            return Outcome(True, f"already in {rec}")
+        obj = carried(ctx, target) or target
+        fetched = fetch(ctx, obj)
+        if fetched is not None:
+            return fetched
+        res = ctx.sub("put", rec)
+        return Outcome(True, f"{obj} in {rec}") if res.ok else relay(res, f"placing {obj}")
+
+
+# ------------------------------------------------------------------ fill, bring, hold_near_light
+
+
+@register_skill
+class Fill(Skill):
+    """Fill the vessel ``target`` with ``args["liquid"]`` (water, coffee or wine; default water).
+
+    AI2-THOR's ``FillObjectWithLiquid``; a vessel holding another liquid is emptied first. A broken vessel
+    is ``broken``. Postcondition: ``isFilledWithLiquid`` and ``fillLiquid`` is the liquid.
+    """
+
+    name = "fill"
+
+    def unmet_preconditions(self, call: SkillCall, ctx: SkillContext) -> list[str]:
+        unmet = super().unmet_preconditions(call, ctx)
+        if unmet:
+            return unmet
+        liquid = call.args.get("liquid", "water")
+        if liquid not in LIQUIDS:
+            unmet.append(f"liquid must be one of {', '.join(LIQUIDS)}, got {liquid!r}")
+        if not (ctx.find(call.target or "") or {}).get("canFillWithLiquid"):
+            unmet.append(f"{call.target} cannot hold a liquid")
+        u = ctx.fault_of(call.target or "")
+        return unmet + ([u] if u is not None else [])
+
+    def postconditions(self, call: SkillCall, ctx: SkillContext) -> list[str]:
+        o = ctx.find(call.target or "") or {}
+        liquid = call.args.get("liquid", "water")
+        if o.get("isFilledWithLiquid") and str(o.get("fillLiquid") or "").lower() == liquid:
+            return []
+        return [f"{call.target} is not filled with {liquid} (fillLiquid={o.get('fillLiquid')!r})"]
+
+    def run(self, call: SkillCall, ctx: SkillContext) -> Outcome:
+        target = call.target or ""
+        liquid = call.args.get("liquid", "water")
+        o = ctx.find(target) or {}
+        if o.get("isFilledWithLiquid") and str(o.get("fillLiquid") or "").lower() == liquid:
+            return Outcome(True, f"already filled with {liquid}")
+        went = go(ctx, target)
+        if went is not None:
+            return went
+        if o.get("isFilledWithLiquid"):
+            emptied = send(ctx, Action(name="EmptyLiquidFromObject", object_id=target), f"emptying {target}")
+            if not emptied.ok:
+                return emptied
+        return send(ctx, Action(name="FillObjectWithLiquid", object_id=target, args={"fillLiquid": liquid}),
+                    f"filling {target} with {liquid}")
+
+
+@register_skill
+class Bring(Skill):
+    """Go to ``target`` and pick it up when it is pickupable (a sliced target: its first piece).
+
+    Postcondition: it is held, or within ``args["within"]`` metres (default 1.5) of the robot.
+    """
+
+    name = "bring"
+
+    def unmet_preconditions(self, call: SkillCall, ctx: SkillContext) -> list[str]:
+        if call.target is None:
+            return ["skill 'bring' needs a target"]
+        obj = carried(ctx, call.target)
+        return [missing(call.target)] if obj is None else in_use_unmet(ctx, obj)
+
+    def postconditions(self, call: SkillCall, ctx: SkillContext) -> list[str]:
+        within = float(call.args.get("within", BRING_METRES))
+        for o in members(call.target or "", ctx.objects()):
+            if o.get("isPickedUp") or float(o.get("distance") if o.get("distance") is not None else 9e9) <= within:
+                return []
+        return [f"{call.target} is neither held nor within {within:g} m of the robot"]
+
+    def run(self, call: SkillCall, ctx: SkillContext) -> Outcome:
+        obj = carried(ctx, call.target or "") or ""
+        if (ctx.find(obj) or {}).get("pickupable"):
+            return fetch(ctx, obj) or Outcome(True, f"holding {obj}")
+        return go(ctx, obj) or Outcome(True, f"next to {obj}")
+
+
+def _near(ctx: SkillContext, object_id: str, lamp: str) -> bool:
+    cond = GoalCondition(item="x", relation="close_to", other="lamp", distance=NEAR_LIGHT_METRES)
+    return check(cond, ctx.objects(), {"x": object_id, "lamp": lamp}).met
+
+
+def lamp_for(ctx: SkillContext, call: SkillCall) -> str | None:
+    """The call's lamp (``receptacle``), else the nearest DeskLamp / FloorLamp that is not broken."""
+    if call.receptacle is not None:
+        return call.receptacle
+    lamps = sorted((o for t in LAMPS for o in ctx.of_type(t) if not o.get("isBroken")),
+                   key=lambda o: (float(o.get("distance") or 0.0), o["objectId"]))
+    return lamps[0]["objectId"] if lamps else None
+
+
+@register_skill
+class HoldNearLight(Skill):
+    """Switch the lamp (``receptacle``; default the nearest) on, pick ``target`` up, stand close to the lamp.
+
+    A lamp that does not light is ``faulty``; a broken one ``broken``. Postcondition: the target is held,
+    the lamp is on, and their centres are within 1.0 m (ALFRED's look-at-object-in-light).
+    """
+
+    name = "hold_near_light"
+
+    def unmet_preconditions(self, call: SkillCall, ctx: SkillContext) -> list[str]:
+        unmet = super().unmet_preconditions(call, ctx)
+        if unmet:
+            return unmet
+        if not (ctx.find(call.target or "") or {}).get("pickupable"):
+            unmet.append(f"{call.target} cannot be picked up")
+        lamp = lamp_for(ctx, call)
+        if lamp is None:
+            return unmet + ["no DeskLamp or FloorLamp in this scene"]
+        if (ctx.find(lamp) or {}).get("objectType") not in LAMPS:
+            unmet.append(f"{lamp} is not a DeskLamp or FloorLamp")
+        u = ctx.fault_of(lamp)
+        return unmet + ([u] if u is not None else []) + in_use_unmet(ctx, call.target or "")
+
+    def postconditions(self, call: SkillCall, ctx: SkillContext) -> list[str]:
+        target, lamp = call.target or "", lamp_for(ctx, call) or ""
+        unmet: list[str] = [] if (ctx.find(target) or {}).get("isPickedUp") else [f"{target} is not held"]
+        if not (ctx.find(lamp) or {}).get("isToggled"):
+            unmet.append(Unmet(f"{lamp} is not on", "faulty", lamp))
+        if not _near(ctx, target, lamp):
+            unmet.append(f"{target} is farther than {NEAR_LIGHT_METRES:g} m from {lamp}")
+        return unmet
+
+    def run(self, call: SkillCall, ctx: SkillContext) -> Outcome:
+        target, lamp = call.target or "", lamp_for(ctx, call) or ""
+        res = ctx.sub("toggle_on", lamp)
+        if not res.ok:
+            return relay(res, f"switching {lamp} on")
+        fetched = fetch(ctx, target)
+        if fetched is not None:
+            return fetched
+        went = go(ctx, lamp, until=lambda: _near(ctx, target, lamp))
+        return went or Outcome(True, f"{target} held near {lamp}")
+
+
+__all__ = ["BRING_METRES", "LAMPS", "LIQUIDS", "NEAR_LIGHT_METRES", "carried", "is_sliced", "pieces"]
