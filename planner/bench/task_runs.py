@@ -224,4 +224,46 @@ def append_row(path: str | Path, row: dict[str, Any]) -> None:
         f.write(json.dumps(row, sort_keys=True) + "\n")
 
 
-__all__ = ["INFEASIBLE_MARKS", "Runner", "append_row", "open_rows", "reports_infeasible"]
+
+
+def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: str | Path | None = None,
+              resume: bool = False, progress: bool = True) -> list[dict[str, Any]]:
+    """Sample the config's episodes and run each (both sides); the rows, in episode order.
+
+    With ``out`` (a JSONL file) every row is appended as soon as it is measured; see :func:`open_rows` for
+    the no-overwrite rule.
+    """
+    from .tasks import Sampler
+
+    done = open_rows(out, cfg.hash(), resume=resume) if out is not None else {}
+    sampler = Sampler(cfg, kb)
+    runner = Runner(cfg, kb, llm=llm)
+    rows: list[dict[str, Any]] = []
+    bar = _progress(cfg.episodes, progress)
+    for i in range(cfg.episodes):
+        key = f"{cfg.seed}:{i}"
+        if key in done:
+            rows.append(done[key])
+        else:
+            row = runner.row(sampler.episode(i))
+            if out is not None:
+                append_row(out, row)
+            rows.append(row)
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    return rows
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    from .._optional import is_available
+
+    if not enabled or not is_available("tqdm"):
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="episodes", unit="ep", leave=False)
+
+
+__all__ = ["INFEASIBLE_MARKS", "Runner", "append_row", "open_rows", "reports_infeasible", "run_tasks"]

@@ -399,7 +399,11 @@ def perturbation(condition: str, role: Any, ideal: str, ideal_type: str, info: S
         how = rng.choice(("broken", "missing"))
         return [{"type": t, "condition": how, "which": "all"} for t in sorted(every)]
     if condition == "dirty":
-        return [{"type": ideal_type, "condition": "dirty", "which": "all"}] if "pickupable" in aff else None
+        # washable where there is a basin and a faucet; otherwise only another type can serve
+        washable = bool(info.types & {"SinkBasin", "BathtubBasin"}) and "Faucet" in info.types
+        usable = washable or bool(others - target_types)
+        ok = "pickupable" in aff and usable
+        return [{"type": ideal_type, "condition": "dirty", "which": "all"}] if ok else None
     if condition == "busy":
         return [{"type": ideal_type, "condition": "busy", "which": "all", "seconds": BUSY_SECONDS}]
     if not others - target_types:
