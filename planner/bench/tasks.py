@@ -59,6 +59,8 @@ MAX_DRAWS = 400
 """Draws per episode before giving up on finding a feasible (scene, task) pair for its condition."""
 BENCH_VERSION = 1
 """Bumped when sampling or metrics change (part of the config hash)."""
+STRUCTURAL: frozenset[str] = frozenset({"Floor"})
+"""Types no condition perturbs (the room itself; removing the floor is no household situation)."""
 
 # ALFRED's object and receptacle types per task type (the common ones of its demonstrations)
 RECEPTACLES = ("CounterTop", "DiningTable", "SideTable", "Shelf", "Desk", "Dresser", "CoffeeTable")
@@ -244,7 +246,7 @@ def observe_scene(scene: str, seed: int, kb: KnowledgeBase, estimator: Any) -> S
 
     from ..steps import affordances_of
 
-    with scenes.make(scene) as env:
+    with scenes.make(scene, frames=False) as env:
         obs, _ = env.reset(seed=seed)
     objs = tuple(dict(o) for o in obs.objects)
     return SceneInfo(scene, objs, estimator.estimate(obs), affordances_of(objs),
@@ -343,7 +345,7 @@ class Sampler:
             if ideal is None:
                 continue
             ideal_type = info.type_of(ideal)
-            if ideal_type in target_types:
+            if ideal_type in target_types or ideal_type in STRUCTURAL:
                 continue
             perturb = perturbation(condition, role, ideal, ideal_type, info, self.kb, target_types, rng)
             if perturb is None:
@@ -394,7 +396,7 @@ def perturbation(condition: str, role: Any, ideal: str, ideal_type: str, info: S
         return []
     if condition == "none-usable":
         every = role_types(role, info, kb)
-        if every & target_types:
+        if every & (target_types | STRUCTURAL):
             return None
         how = rng.choice(("broken", "missing"))
         return [{"type": t, "condition": how, "which": "all"} for t in sorted(every)]
