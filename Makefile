@@ -9,7 +9,7 @@ setup:
 	bash scripts/setup.sh
 
 plan: setup
-	.venv/bin/coat plan "cut cake"
+	.venv/bin/coat plan "cut cake" --execute
 
 test: setup
 	. .venv/bin/activate && bash scripts/test.sh

@@ -133,9 +133,10 @@ def plan(
 
 
 def _recorded_options(options: dict[str, Any] | None, obs: SceneObs) -> dict[str, Any]:
-    """The reset options, with the scenario a ``random`` draw chose (so the plan's scene can be rebuilt)."""
+    """The reset options, with the scenario a ``random`` draw chose (``scenario_drawn``, a record for the reader)."""
     out = dict(options or {})
-    drew = obs.extra.get("scenario") if isinstance(obs.extra, dict) else None
+    applied = obs.extra.get("scenario") if isinstance(obs.extra, dict) else None
+    drew = applied.get("name") if isinstance(applied, dict) else applied
     if out.get("scenario") == "random" and isinstance(drew, str) and drew != "random":
         out["scenario_drawn"] = drew
     return out
@@ -168,21 +169,38 @@ def execute_plan(
         ConfigError: ``scene`` / ``seed`` / ``options`` differ from the plan's own (a plan is bound to the objects
             of the scene it was made in), or the plan records no scene to rebuild.
     """
-    import scenes
-
     from .agents.household import HouseholdLoop
 
-    env_id = _own(plan_.env_id, scene, "scene") or DEFAULT_SCENE
-    seed = _own(plan_.seed, seed, "seed")
-    opts = dict(_own(plan_.options or None, options, "options") or {})
-    if "scenario_drawn" in opts:
-        opts["scenario"] = opts.pop("scenario_drawn")
     kb = load_kb(kb, data_dir)
-    with scenes.make(env_id) as env:
-        obs, _ = env.reset(seed=seed, options=opts or None)
+    env, obs = open_plan_scene(plan_, scene, seed=seed, options=options)
+    with env:
         loop = HouseholdLoop(env, make_estimator(kb), kb, llm=make_backend(llm), planner=planner, strategy=strategy,
                              max_replans=max_replans)
         return loop.run(plan_, obs)
+
+
+def open_plan_scene(
+    plan_: Plan, scene: str | None = None, *, seed: int | None = None, options: dict[str, Any] | None = None
+) -> tuple[SceneEnv[Any, Any], SceneObs]:
+    """Make and reset the scene a plan was made in (its env id, seed and options, a random draw included).
+
+    Raises:
+        ConfigError: ``scene`` / ``seed`` / ``options`` differ from the plan's own.
+    """
+    import scenes
+
+    env_id = _own(plan_.env_id, scene, "scene") or DEFAULT_SCENE
+    seed = _own(plan_.seed, seed, "seed")
+    # "scenario_drawn" is a record for the reader: "random" with the same seed draws the same scenario again
+    recorded = {k: v for k, v in (plan_.options or {}).items() if k != "scenario_drawn"}
+    opts = dict(_own(recorded or None, options, "options") or {})
+    env = scenes.make(env_id)
+    try:
+        obs, _ = env.reset(seed=seed, options=opts or None)
+    except BaseException:
+        env.close()
+        raise
+    return env, obs
 
 
 def _own(recorded: Any, given: Any, what: str) -> Any:
@@ -193,5 +211,6 @@ def _own(recorded: Any, given: Any, what: str) -> Any:
 
 
 __all__ = [
-    "DEFAULT_SCENE", "Interpret", "execute_plan", "make_estimator", "observe", "plan", "plan_in_state", "roles_for",
+    "DEFAULT_SCENE", "Interpret", "execute_plan", "make_estimator", "observe", "open_plan_scene", "plan",
+    "plan_in_state", "roles_for",
 ]

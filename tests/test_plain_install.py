@@ -56,7 +56,7 @@ def test_coat_plan_runs_without_any_extra(llm: str, data_dir: Path, tmp_path: Pa
     code, loaded, stdout, stderr = _coat(tmp_path, *argv)
     assert code == 0, stdout + stderr
     assert loaded == []
-    assert "Plan:" in stdout and "Execution: ok" in stdout  # the plain-text rendering, without rich
+    assert "Plan:" in stdout and "Execution: achieved" in stdout  # the plain-text rendering, without rich
     assert "Scene: EmbeddedKitchen" in stdout  # the scene's name reaches perception without an ai2thor Event
 
 

@@ -87,6 +87,7 @@ class HouseholdLoop:
         self.strategy = strategy
         self.max_replans = max_replans
         self.max_skill_steps = max_skill_steps
+        self._tried: set[tuple[str, str]] = set()
 
     def run(self, plan: Plan, obs: SceneObs) -> ExecutionTrace:
         """Carry ``plan`` out from ``obs`` and report (see :class:`~planner.schemas.ExecutionTrace`)."""
@@ -108,7 +109,18 @@ class HouseholdLoop:
             if new is None:
                 break
             queue = list(new.steps)
+        self._close_what_was_left_open(run)
         return self._trace(run, before)
+
+    def _close_what_was_left_open(self, run: _Run) -> None:
+        """Tidiness: close every receptacle a step opened (a failed ``place`` too) unless a goal wants it open."""
+        wanted_open = {run.plan.bindings.get(g.item) for g in (run.plan.spec.goals if run.plan.spec else ())
+                       if g.prop == "isOpen" and g.value is True}
+        opened = list(dict.fromkeys(o for r in run.results for o in r.opened))
+        for oid in opened:
+            now = next((o for o in run.obs.objects if o.get("objectId") == oid), None)
+            if now is not None and now.get("isOpen") and oid not in wanted_open:
+                self._step(run, SkillCall(skill="close", target=oid))
 
     # -- one step, and what it did to safety
 
@@ -122,10 +134,26 @@ class HouseholdLoop:
 
     # -- re-deciding the role of an object found unusable
 
+    def _culprit(self, plan: Plan, call: SkillCall, res: SkillResult) -> tuple[str | None, str | None]:
+        """The object to replace and its role. A receptacle that refuses what is put in it (a pot into a
+        microwave) is a bad pair: the object being placed is replaced first, the receptacle only when that role
+        has nothing else left to offer."""
+        def role_of(oid: str | None) -> str | None:
+            return next((n for n, o in plan.bindings.items() if o == oid and plan.spec and plan.spec.role(n)), None)
+
+        if res.fault == "blocked" and call.skill == "place" and res.blame == call.receptacle:
+            moved = role_of(call.target)
+            if moved is not None and not self._pair_tried(call.target, call.receptacle):
+                self._tried.add((call.target or "", call.receptacle or ""))
+                return call.target, moved
+        return res.blame, role_of(res.blame)
+
+    def _pair_tried(self, a: str | None, b: str | None) -> bool:
+        return (a or "", b or "") in self._tried
+
     def _replan(self, run: _Run, call: SkillCall, res: SkillResult) -> Plan | None:
         plan = run.plan
-        blame = res.blame
-        role = next((n for n, oid in plan.bindings.items() if oid == blame and plan.spec and plan.spec.role(n)), None)
+        blame, role = self._culprit(plan, call, res)
         if blame is None or role is None:
             run.failure = f"{call.skill}({call.target}): {res.reason}"
             return None

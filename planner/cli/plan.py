@@ -26,7 +26,8 @@ def register(sub: Any) -> None:
     p.add_argument("task", help='what to do, e.g. "cut cake"')
     p.add_argument("--scene", default="embedded/kitchen-v0", help="scene id (see `coat scenes list`)")
     p.add_argument("--scenario", default=None,
-                   help="perturb the scene: knife-dirty, no-knife, stove-in-use, mug-broken, random")
+                   help="perturb the embedded scene: knife-dirty, no-knife, stove-in-use, mug-broken, "
+                        "microwave-faulty, knife-breaks, burner-taken, random")
     p.add_argument("--seed", type=int, default=0, help="scene seed")
     p.add_argument("--llm", default="local", help="model spec: local, local:gemma-270m, openai:M, ollama:M, fake, none")
     p.add_argument("--planner", choices=("two-stage", "single"), default="two-stage")
@@ -59,29 +60,44 @@ def _tasks(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..api import execute_plan, observe, plan_in_state
+    from ..api import observe, plan
 
     options = {"scenario": args.scenario} if args.scenario else None
     llm = None if args.llm in ("none", "") else args.llm
-    env, obs, state = observe(args.scene, seed=args.seed, options=options, data_dir=args.data_dir)
+    env, _obs, state = observe(args.scene, seed=args.seed, options=options, data_dir=args.data_dir)
     env.close()
-    plan = plan_in_state(args.task, state, llm=llm, planner=args.planner, strategy=args.strategy,
-                         utility=args.utility, interpret=args.interpret, data_dir=args.data_dir)
-    trace = None
-    if args.execute and plan.feasible:
-        trace = execute_plan(plan, args.scene, seed=args.seed, options=options)
-    if args.frame:
-        _save_frame(args, plan, options)
+    p = plan(args.task, args.scene, llm=llm, planner=args.planner, strategy=args.strategy, utility=args.utility,
+             interpret=args.interpret, seed=args.seed, options=options, data_dir=args.data_dir)
+    trace = _execute(args, p, llm) if args.execute and p.feasible else None
+    if args.frame and not (args.execute and p.feasible):
+        _save_frames(args, p, None)
     if args.json:
-        out: dict[str, Any] = {"plan": plan.model_dump(mode="json")}
+        out: dict[str, Any] = {"plan": p.model_dump(mode="json")}
         if trace is not None:
             out["execution"] = trace.model_dump(mode="json")
-        print(json.dumps(out, indent=2))
+        sys.stdout.write(json.dumps(out, indent=2) + "\n")
     else:
-        _print_plan(plan, state, trace)
-    if not plan.feasible:
+        _print_plan(p, state, trace)
+    if not p.feasible:
         return 3
-    return 0 if trace is None or trace.ok else 4
+    return 0 if trace is None or trace.achieved else 4
+
+
+def _execute(args: argparse.Namespace, p: Any, llm: Any) -> Any:
+    """The closed loop in the plan's own scene; with ``--frame``, pictures before and after."""
+    from ..agents.household import HouseholdLoop
+    from ..api import make_estimator, open_plan_scene
+    from ..knowledge import load_knowledge
+
+    kb = load_knowledge(args.data_dir)
+    env, obs = open_plan_scene(p)
+    with env:
+        before = env.render() if args.frame else None
+        loop = HouseholdLoop(env, make_estimator(kb), kb, llm=llm, planner=args.planner, strategy=args.strategy)
+        trace = loop.run(p, obs)
+        if args.frame:
+            _save_frames(args, p, (before, env.render()))
+    return trace
 
 
 class _Out:
@@ -149,34 +165,59 @@ def _print_plan(plan: Any, state: Any, trace: Any) -> None:
         out.line(f"  reason: {decision.reason}")
     if plan.reason:
         out.line(f"note: {plan.reason}", "yellow")
+    if plan.spec is not None:
+        bound = ", ".join(f"{k} = {v}" for k, v in plan.bindings.items()) or "-"
+        out.line(f"Roles and targets: {bound}")
     if not plan.feasible:
         out.line("No feasible plan.", "red")
+        if plan.alternatives:
+            out.line("  alternatives: " + "; ".join(plan.alternatives))
         return
     out.line("Plan:", "bold")
     for i, step in enumerate(plan.steps, 1):
-        extra = f" {step.args}" if step.args else ""
+        extra = f" -> {step.receptacle}" if step.receptacle else ""
+        extra += f" {step.args}" if step.args else ""
         out.line(f"  {i}. {step.skill}({step.target}){extra}")
-    if trace is not None:
-        out.line(f"Execution: {'ok' if trace.ok else 'FAILED: ' + trace.failure} ({trace.steps} simulator steps)",
-                 "bold")
-        for r in trace.results:
-            out.line(f"  {r.skill}({r.target}): {'ok' if r.ok else 'failed'} {r.reason}")
+    if trace is None:
+        for g in plan.spec.goals if plan.spec else ():
+            out.line(f"  goal: {g.text()}")
+        return
+    _print_trace(out, trace)
 
 
-def _save_frame(args: argparse.Namespace, plan: Any, options: dict[str, Any] | None) -> None:
-    import scenes
-    import skills
+def _print_trace(out: _Out, trace: Any) -> None:
+    verdict = "achieved" if trace.achieved else f"NOT achieved: {trace.failure}"
+    out.line(f"Execution: {verdict} ({trace.steps} simulator steps, {trace.replans} re-plans, "
+             f"{trace.time:.0f} s simulated)", "bold" if trace.achieved else "red")
+    for r in trace.results:
+        why = f" [{r.fault}: {r.blame}]" if r.fault else ""
+        out.line(f"  {r.skill}({r.target}): {'ok' if r.ok else 'failed'} {r.reason}{why}")
+    for note in trace.notes:
+        out.line(f"  re-planned: {note}", "yellow")
+    before = {g.condition.text(): g.met for g in trace.goals_before}
+    rows = [[g.condition.text(), "met" if before.get(g.condition.text()) else "not met",
+             "met" if g.met else "not met", g.detail] for g in trace.goals]
+    if rows:
+        out.table("goal conditions", ("condition", "before", "after", "detail"), rows, None)
+    for v in trace.violations:
+        out.line(f"  safety: {v}", "red")
 
+
+def _save_frames(args: argparse.Namespace, p: Any, frames: tuple[Any, Any] | None) -> None:
+    """Write the scene's picture to ``--frame``: before | after side by side when the plan was carried out."""
     from .._optional import require
+    from ..api import open_plan_scene
 
     cv2 = require("cv2", "vision")
-    with scenes.make(args.scene) as env:
-        obs, _ = env.reset(seed=args.seed, options=options)
-        if args.execute and plan.feasible:
-            _trace, obs = skills.execute(plan, env, obs)
-        frame = env.render()
-    if frame is None or not hasattr(frame, "shape"):
-        print(f"coat: scene {args.scene} renders no frame", file=sys.stderr)
+    np = require("numpy", "vision")
+    if frames is None:
+        env, _obs = open_plan_scene(p)
+        with env:
+            frames = (env.render(), None)
+    shown = [f for f in frames if f is not None and hasattr(f, "shape")]
+    if not shown:
+        sys.stderr.write(f"coat: scene {args.scene} renders no frame\n")
         return
-    cv2.imwrite(args.frame, cv2.cvtColor(frame, cv2.COLOR_RGB2BGR))
-    print(f"frame written to {args.frame}")
+    image = np.concatenate(shown, axis=1) if len(shown) == 2 else shown[0]
+    cv2.imwrite(args.frame, cv2.cvtColor(image, cv2.COLOR_RGB2BGR))
+    sys.stderr.write(f"frame{'s before | after' if len(shown) == 2 else ''} written to {args.frame}\n")

@@ -21,10 +21,14 @@ def test_annotated_task_with_two_utilities_gets_one_object_each() -> None:
     p = plan("serving cake", llm=None)
     assert p.feasible, p.reason
     assert len(p.choices) == 2 and len(p.decisions) == 2
-    cut, carry = (c.object_id.split("|")[0] for c in p.choices)
-    assert cut == "Knife"
-    assert carry in load_knowledge().context_objects("carrying", "serving cake")
-    assert [s.skill for s in p.steps] == ["prepare", "use", "prepare", "use"]
+    by_role = {c.rationale.split(":")[0]: c.object_id.split("|")[0] for c in p.choices}
+    assert by_role["cutting"] == "Knife"
+    assert by_role["carrying"] in load_knowledge().context_objects("carrying", "serving cake")
+    assert p.bindings["target"].startswith("Cake|")  # the embedded kitchen's cake (an extension type)
+    # cut before serve: the knife cuts the cake, then a slice goes onto the carrier
+    skills = [s.skill for s in p.steps]
+    assert skills.index("slice") < skills.index("place")
+    assert [g.text() for g in p.spec.goals] == ["the Cake is in / on the carrying object", "the Cake is sliced"]
 
 
 def test_dirty_knife_loses_to_a_clean_one() -> None:
@@ -37,6 +41,7 @@ def test_dirty_knife_loses_to_a_clean_one() -> None:
 
 def test_substitute_when_the_ideal_object_is_busy() -> None:
     s = SceneState(scene_id="s", objects=(
+        _rec("apple", "Apple", material="Food"),
         _rec("k1", "Knife", already_in_use="irreversible-using"),
         _rec("k2", "Knife", condition="dirty"),
         _rec("f1", "Fork"),
@@ -98,13 +103,14 @@ def test_execute_plan_waits_for_the_busy_stove() -> None:
 
 def test_a_broken_ideal_object_is_replaced_by_a_usable_substitute() -> None:
     s = SceneState(scene_id="s", objects=(
+        _rec("apple", "Apple", material="Food"),
         _rec("k", "Knife", condition="broken", already_in_use="irreversible-using"),
-        _rec("f", "Fork"),
+        _rec("b", "ButterKnife"),
     ))
     p = plan_in_state("cut apple", s, llm=None)
-    assert p.feasible and p.choices[0].object_id == "f"
+    assert p.feasible and p.choices[0].object_id == "b"
     assert "k is unusable (broken)" in p.reason
-    assert len(p.decisions) == 2 and p.considered[1] == ("f",)
+    assert len(p.decisions) == 2 and p.considered[1] == ("b",)
 
 
 def test_coat_tasks_lists_annotated_tasks(capsys) -> None:

@@ -133,13 +133,13 @@ def test_place_into_the_fridge_opens_it_and_says_so(kitchen) -> None:
 
 def test_place_failures_blame_the_receptacle(kitchen) -> None:
     env, obs = kitchen
-    apple, plate, mug, mw = _id(obs, "Apple"), _id(obs, "Plate"), _id(obs, "Mug"), _id(obs, "Microwave")
+    apple, plate, pot, mw = _id(obs, "Apple"), _id(obs, "Plate"), _id(obs, "Pot"), _id(obs, "Microwave")
     res, _ = run_skill(env, obs, SkillCall(skill="place", target=apple, receptacle=GONE))
     assert (res.ok, res.fault, res.blame, res.steps) == (False, "missing", GONE, 0)
     obs = _poke(env, plate, isBroken=True)
     res, _ = run_skill(env, obs, SkillCall(skill="place", target=apple, receptacle=plate))
     assert (res.ok, res.fault, res.blame, res.steps) == (False, "broken", plate, 0)
-    res, _ = run_skill(env, obs, SkillCall(skill="place", target=mug, receptacle=mw))  # a Mug does not fit there
+    res, _ = run_skill(env, obs, SkillCall(skill="place", target=pot, receptacle=mw))  # a Pot does not fit there
     assert (res.ok, res.fault, res.blame) == (False, "blocked", mw) and res.opened == (mw,)
 
 
