@@ -7,6 +7,7 @@ Usage:
     coat datasets stats --out data/qs
     coat eval --set task2 --pipeline two-stage --strategy knowledge --limit 100
     coat ablate --llm local --limit 300
+    coat bench tasks --episodes 140 --seed 0      # household task episodes: planner vs baseline
 
 Each subcommand lives in its own module (``planner/cli/<name>.py``) exposing ``register(subparsers)``;
 the modules import heavy dependencies only inside their handlers, so ``coat --help`` stays fast.
@@ -30,6 +31,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "planner.cli.sciworld",
     "planner.cli.scenes",
     "planner.cli.perception",
+    "planner.cli.bench",
 )
 
 

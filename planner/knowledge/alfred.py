@@ -22,7 +22,7 @@ from ..errors import ConfigError, DataError, UnknownIdError
 from ..paths import resolve_data_dir
 from ..schemas import GoalCondition, Role, Target, TaskSpec
 from .base import close_matches
-from .task_specs import EXTENSION_TYPES
+from .task_specs import EXTENSION_TYPES, KNIVES
 
 AlfredType = Literal[
     "pick_and_place_simple", "pick_two_obj_and_place", "pick_and_place_with_movable_recep",
@@ -63,7 +63,7 @@ def alfred_spec(
         raise ConfigError(f"{task_type} {'takes no' if light else 'needs a'} receptacle (recep=)")
     if (task_type == "pick_and_place_with_movable_recep") != (movable is not None):
         raise ConfigError("movable= is the movable receptacle of pick_and_place_with_movable_recep, and only of it")
-    roles: list[Role] = [Role(name="cutting", utility="cutting")] if sliced else []
+    roles: list[Role] = [Role(name="cutting", utility="cutting", types=KNIVES)] if sliced else []
     targets = [Target(name="target", types=(obj,), sliced=sliced)]
     goals: list[GoalCondition] = []
     if sliced:

@@ -1,0 +1,225 @@
+"""Summaries of the household task benchmark's rows: per condition and task type, planner beside baseline.
+
+Metrics of one side (``planner`` or ``baseline``) over a group of rows:
+
+- ``success_rate``: share of episodes whose goal conditions all hold at the end, over the episodes where a
+  usable object exists (every condition but ``none-usable``);
+- ``infeasible_reported_rate``: over ``none-usable`` episodes, the share that ended not achieved *and* said so
+  (the plan was infeasible, or execution stopped for want of a substitute); a success there is impossible;
+- ``goal_condition_rate``: mean share of goal conditions met (ALFRED's goal-condition success);
+- ``substitution_rate``: share whose final binding of the perturbed role is not the ideal object;
+- ``agreement``: share whose chosen object is the knowledge strategy's choice in the same (perturbed) scene;
+- ``replans_per_episode``, ``safety_violations`` (total), ``steps`` and ``sim_time`` (means),
+  ``median_wall_ms`` (plan + execution, per episode).
+
+In ``by_condition``, ``success_rate`` of ``none-usable`` is its ``infeasible_reported_rate`` (the right outcome
+there). Failure reasons are grouped with object ids replaced by their types and numbers by ``N``.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from .tasks import CONDITIONS
+
+SIDES: tuple[str, ...] = ("planner", "baseline")
+
+
+def _mean(xs: Sequence[float]) -> float | None:
+    return round(sum(xs) / len(xs), 4) if xs else None
+
+
+def side_metrics(rows: Sequence[dict[str, Any]], side: str) -> dict[str, Any]:
+    """The metrics of one side over ``rows`` (module docstring)."""
+    s = [r[side] for r in rows]
+    usable = [r[side] for r in rows if r["condition"] != "none-usable"]
+    none = [r[side] for r in rows if r["condition"] == "none-usable"]
+    agree = [float(x["agreement"]) for x in s if x.get("agreement") is not None]
+    walls = [float(x.get("wall_ms", 0.0)) for x in s]
+    return {
+        "episodes": len(rows),
+        "success_rate": _mean([float(x["success"]) for x in usable]),
+        "infeasible_reported_rate": _mean([float(bool(x.get("infeasible_reported"))) for x in none]),
+        "false_successes": sum(bool(x["success"]) for x in none),
+        "goal_condition_rate": _mean([float(x.get("goal_rate", 0.0)) for x in s]),
+        "substitution_rate": _mean([float(bool(x.get("substituted"))) for x in s]),
+        "agreement": _mean(agree),
+        "replans_per_episode": _mean([float(x.get("replans", 0)) for x in s]),
+        "safety_violations": sum(len(x.get("violations") or []) for x in s),
+        "steps": _mean([float(x.get("steps", 0)) for x in s]),
+        "sim_time": _mean([float(x.get("sim_time", 0.0)) for x in s]),
+        "median_wall_ms": round(statistics.median(walls), 3) if walls else None,
+    }
+
+
+def _groups(rows: Sequence[dict[str, Any]], key: str, order: Sequence[str] = ()) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {k: [] for k in order}
+    for r in rows:
+        out.setdefault(str(r[key]), []).append(r)
+    return out
+
+
+def _grouped(rows: Sequence[dict[str, Any]], side: str, key: str, order: Sequence[str] = ()) -> dict[str, Any]:
+    out = {}
+    for k, rs in _groups(rows, key, order).items():
+        m = side_metrics(rs, side)
+        if k == "none-usable":
+            m["success_rate"] = m["infeasible_reported_rate"]
+        out[k] = m
+    return out
+
+
+_ID = re.compile(r"\b([A-Z][A-Za-z]+)\|[^\s,;:()']*")
+_NUM = re.compile(r"\b\d+(\.\d+)?\b")
+
+
+def reason_group(failure: str) -> str:
+    """A failure reason with object ids replaced by their types and numbers by ``N`` (for grouping)."""
+    text = _ID.sub(r"\1", failure)
+    text = re.sub(r"'FloorPlan\w+'|'Embedded\w+'", "<scene>", text)
+    return _NUM.sub("N", text)[:160]
+
+
+def failure_groups(rows: Sequence[dict[str, Any]], side: str = "planner", examples: int = 3) -> list[dict[str, Any]]:
+    """Failures of the episodes that should have succeeded (and false successes), grouped by reason."""
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        s = r[side]
+        wrong = s["success"] if r["condition"] == "none-usable" else not s["success"]
+        if wrong:
+            reason = "false success (no usable object)" if s["success"] else reason_group(s.get("failure", ""))
+            groups[reason].append(r)
+    out = []
+    for reason, rs in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        conds = Counter(r["condition"] for r in rs)
+        out.append({"reason": reason, "count": len(rs), "conditions": dict(conds),
+                    "examples": [{k: r[k] for k in ("key", "scene", "task", "condition", "seed")}
+                                 for r in rs[:examples]]})
+    return out
+
+
+def summarize(rows: Sequence[dict[str, Any]], cfg: Any = None) -> dict[str, Any]:
+    """The benchmark's JSON summary: the planner's metrics at the top, ``baseline`` beside, grouped views."""
+    out: dict[str, Any] = dict(side_metrics(rows, "planner"))
+    out["by_condition"] = _grouped(rows, "planner", "condition", CONDITIONS)
+    out["by_task_type"] = _grouped(rows, "planner", "task_type")
+    base = side_metrics(rows, "baseline")
+    base["by_condition"] = _grouped(rows, "baseline", "condition", CONDITIONS)
+    base["by_task_type"] = _grouped(rows, "baseline", "task_type")
+    out["baseline"] = base
+    out["failures"] = failure_groups(rows, "planner")
+    out["baseline_failures"] = failure_groups(rows, "baseline")
+    if cfg is not None:
+        out["config"] = cfg.model_dump(exclude={"scenes"}) | {"scenes": len(cfg.scene_ids())}
+        out["config_hash"] = cfg.hash()
+        out["model"] = cfg.model_id
+        out["seed"] = cfg.seed
+    return out
+
+
+# ---------------------------------------------------------------- tables and the plot
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}"
+
+
+def _num(x: float | None, digits: int = 2) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+TABLE_COLUMNS: tuple[str, ...] = (
+    "group", "n", "success % (P / B)", "goal-cond % (P / B)", "subst % (P / B)", "agree % (P / B)",
+    "replans (P)", "unsafe (P / B)", "steps (P / B)", "sim s (P / B)", "wall ms (P / B)",
+)
+
+
+def table_rows(summary: dict[str, Any], by: str = "by_condition") -> list[list[str]]:
+    """One table row per group (condition or task type) and the total, planner / baseline side by side."""
+    out = []
+    groups = list(summary[by].items()) + [("all", summary)]
+    for name, m in groups:
+        b = summary["baseline"][by].get(name) if name != "all" else summary["baseline"]
+        if not m["episodes"]:
+            continue
+        ok = "success_rate" if name != "all" else "success_rate"
+        out.append([
+            name, str(m["episodes"]), f"{_pct(m[ok])} / {_pct(b[ok])}",
+            f"{_pct(m['goal_condition_rate'])} / {_pct(b['goal_condition_rate'])}",
+            f"{_pct(m['substitution_rate'])} / {_pct(b['substitution_rate'])}",
+            f"{_pct(m['agreement'])} / {_pct(b['agreement'])}", _num(m["replans_per_episode"]),
+            f"{m['safety_violations']} / {b['safety_violations']}", f"{_num(m['steps'], 1)} / {_num(b['steps'], 1)}",
+            f"{_num(m['sim_time'], 1)} / {_num(b['sim_time'], 1)}",
+            f"{_num(m['median_wall_ms'], 1)} / {_num(b['median_wall_ms'], 1)}",
+        ])
+    return out
+
+
+def markdown_table(summary: dict[str, Any], by: str = "by_condition") -> str:
+    """The table as GitHub markdown."""
+    head = "| " + " | ".join(TABLE_COLUMNS) + " |\n|" + "---|" * len(TABLE_COLUMNS) + "\n"
+    return head + "\n".join("| " + " | ".join(r) + " |" for r in table_rows(summary, by)) + "\n"
+
+
+def print_table(summary: dict[str, Any], by: str = "by_condition", file: Any = None) -> None:
+    """Print the table: with rich when it is installed, plain text otherwise."""
+    import sys
+
+    from .._optional import is_available
+
+    file = file or sys.stdout
+    rows = table_rows(summary, by)
+    title = f"household tasks {by.removeprefix('by_').replace('_', ' ')}: planner (P) vs baseline (B)"
+    if is_available("rich"):
+        from rich.console import Console
+        from rich.table import Table
+
+        t = Table(title=title)
+        for c in TABLE_COLUMNS:
+            t.add_column(c, justify="left" if c == "group" else "right")
+        for r in rows:
+            t.add_row(*r)
+        Console(file=file, width=200).print(t)
+        return
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(TABLE_COLUMNS)]
+    print(title, file=file)
+    for r in [list(TABLE_COLUMNS), *rows]:
+        cells = (x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths, strict=True)))
+        print("  ".join(cells), file=file)
+
+
+def plot_success(summary: dict[str, Any], path: str) -> str:
+    """Bar plot of success per condition, planner vs baseline (matplotlib, the ``report`` extra); the path."""
+    from .._optional import require
+
+    require("matplotlib", extra="report")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    conds = [c for c in CONDITIONS if summary["by_condition"].get(c, {}).get("episodes")]
+    p = [100 * (summary["by_condition"][c]["success_rate"] or 0.0) for c in conds]
+    b = [100 * (summary["baseline"]["by_condition"][c]["success_rate"] or 0.0) for c in conds]
+    x = range(len(conds))
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    ax.bar([i - 0.2 for i in x], p, width=0.4, label="planner (closed loop)")
+    ax.bar([i + 0.2 for i in x], b, width=0.4, label="baseline (ideal type, open loop)")
+    ax.set_xticks(list(x), conds)
+    ax.set_ylabel("success % (none-usable: infeasible reported)")
+    ax.set_ylim(0, 105)
+    ax.axhline(95, color="grey", lw=0.8, ls="--")
+    ax.legend(loc="lower left", fontsize=8)
+    ax.set_title(f"household tasks, {summary['episodes']} episodes, seed {summary.get('seed', '?')}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+__all__ = ["SIDES", "TABLE_COLUMNS", "failure_groups", "markdown_table", "plot_success", "print_table",
+           "reason_group", "side_metrics", "summarize", "table_rows"]

@@ -1,0 +1,273 @@
+"""Running the household task benchmark's episodes: the planner, the baseline, one JSONL row per episode.
+
+For each :class:`~planner.bench.tasks.Episode`:
+
+- **planner**: ``plan(spec, scene, options=...)`` then the closed loop ``execute_plan(plan, max_replans=...)``
+  (re-decides a role whose object turns out unusable and re-plans);
+- **baseline**: never substitutes, never re-plans: the role is bound to an object of the ideal type (the ideal
+  object itself when it is still there), or the episode fails when none is left; the other roles are decided
+  by the knowledge strategy; the steps run open loop (``skills.run_skill`` one after the other, stopping at
+  the first failure, as ``skills.execute`` does) and the goals are checked at the end with
+  :func:`planner.goals.check_all`.
+
+The knowledge strategy's choice for the role in the *perturbed* scene is the reference for agreement.
+
+Output files never overwrite results: :func:`open_rows` refuses an existing non-empty file unless asked to
+resume, and resuming appends only the episodes whose key (``seed:index``) the file lacks, after checking that
+every row there has the same config hash.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigError
+
+if TYPE_CHECKING:
+    from ..knowledge import KnowledgeBase
+    from .tasks import Episode, TaskBenchConfig
+
+log = logging.getLogger(__name__)
+
+INFEASIBLE_MARKS = ("no substitute", "no object in scene", "no usable", "infeasible", "to act on")
+"""Failure texts that report the task infeasible (rather than a step that went wrong)."""
+
+
+def reports_infeasible(side: dict[str, Any]) -> bool:
+    """True when a run ended not achieved and said the task cannot be done (a plan infeasible, no substitute)."""
+    if side.get("success"):
+        return False
+    if side.get("plan_feasible") is False:
+        return True
+    return any(m in str(side.get("failure", "")) for m in INFEASIBLE_MARKS)
+
+
+class Runner:
+    """Runs episodes with one config: the planner (with the config's model) and the baseline."""
+
+    def __init__(self, cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None) -> None:
+        from ..api import make_estimator
+
+        self.cfg = cfg
+        self.kb = kb
+        self.llm = llm
+        self.estimator = make_estimator(kb)
+
+    def row(self, ep: Episode) -> dict[str, Any]:
+        """Run one episode both ways; the JSONL row."""
+        spec = ep.task_def().spec(self.kb)
+        try:
+            knowledge = self._knowledge_choice(ep, spec)
+        except Exception:  # the sides report the same crash
+            log.debug("episode %s: no knowledge choice", ep.key, exc_info=True)
+            knowledge = None
+        planner = self._guard(self._planner, ep, spec)
+        baseline = self._guard(self._baseline, ep, spec)
+        for side in (planner, baseline):
+            chosen = side.get("chosen")
+            side["agreement"] = None if knowledge is None and chosen is None else chosen == knowledge
+            side["infeasible_reported"] = reports_infeasible(side)
+        return {
+            "config_hash": self.cfg.hash(), "key": ep.key, "seed": ep.seed, "index": ep.index, "scene": ep.scene,
+            "task": ep.task, "kind": ep.kind, "task_type": ep.task_type, "condition": ep.condition, "role": ep.role,
+            "ideal": ep.ideal, "ideal_type": ep.ideal_type, "perturb": [dict(p) for p in ep.perturb],
+            "model": self.cfg.model_id, "strategy": self.cfg.strategy, "knowledge_choice": knowledge,
+            "success": planner["success"], "failure": planner["failure"],
+            "planner": planner, "baseline": baseline,
+        }
+
+    def _guard(self, fn: Any, ep: Episode, spec: Any) -> dict[str, Any]:
+        """Run one side; an exception is the episode's failure (counted, not raised)."""
+        t0 = time.perf_counter()
+        try:
+            out = fn(ep, spec)
+        except Exception as e:  # a crash is a result of the benchmark, grouped with the other failures
+            log.debug("episode %s crashed", ep.key, exc_info=True)
+            out = _side(success=False, failure=f"error: {type(e).__name__}: {e}")
+        out["wall_ms"] = round(1000 * (time.perf_counter() - t0), 3)
+        return out
+
+    def _knowledge_choice(self, ep: Episode, spec: Any) -> str | None:
+        from ..scene_planner import plan_in_state
+
+        _obs, state, aff = self._observe(ep)
+        p = plan_in_state(spec, state, llm=None, strategy="knowledge", kb=self.kb, affordances=aff)
+        return p.bindings.get(ep.role) if p.feasible else None
+
+    def _observe(self, ep: Episode) -> tuple[Any, Any, Any]:
+        import scenes
+
+        from ..steps import affordances_of
+
+        with scenes.make(ep.scene, frames=False) as env:
+            obs, _ = env.reset(seed=ep.seed, options=ep.options)
+        return obs, self.estimator.estimate(obs), affordances_of(obs.objects)
+
+    def _planner(self, ep: Episode, spec: Any) -> dict[str, Any]:
+        from ..api import execute_plan, plan
+
+        p = plan(spec, ep.scene, llm=self.llm, strategy=self.cfg.strategy, seed=ep.seed,  # type: ignore[arg-type]
+                 options=ep.options, kb=self.kb)
+        chosen = p.bindings.get(ep.role) if p.feasible else None
+        if not p.feasible:
+            return _side(success=False, failure=p.reason or "the plan is infeasible", plan_feasible=False,
+                         chosen=chosen)
+        tr = execute_plan(p, llm=self.llm, strategy=self.cfg.strategy, max_replans=self.cfg.max_replans,  # type: ignore[arg-type]
+                          kb=self.kb)
+        final = tr.bindings.get(ep.role)
+        return _side(
+            success=tr.achieved, failure=tr.failure, plan_feasible=True, chosen=chosen, final=final,
+            substituted=final is not None and final != ep.ideal, goal_rate=tr.goal_rate, replans=tr.replans,
+            violations=list(tr.violations), steps=tr.steps, sim_time=tr.time, skills=len(tr.results),
+        )
+
+    def _baseline(self, ep: Episode, spec: Any) -> dict[str, Any]:
+        import scenes
+
+        from ..goals import check_all, left_on_or_open
+        from ..scene_planner import plan_in_state
+        from ..steps import affordances_of
+
+        with scenes.make(ep.scene, frames=False) as env:
+            obs, _ = env.reset(seed=ep.seed, options=ep.options)
+            same = [str(o["objectId"]) for o in obs.objects if o.get("objectType") == ep.ideal_type]
+            if not same:
+                return _side(success=False, failure=f"no {ep.ideal_type} left for {ep.role} (the baseline never "
+                             "substitutes): infeasible", plan_feasible=False)
+            oid = ep.ideal if ep.ideal in same else same[0]
+            p = plan_in_state(spec, self.estimator.estimate(obs), llm=None, strategy="knowledge", kb=self.kb,
+                              affordances=affordances_of(obs.objects), fixed={ep.role: oid})
+            if not p.feasible:
+                return _side(success=False, failure=p.reason or "the plan is infeasible", plan_feasible=False,
+                             chosen=oid)
+            initial = tuple(obs.objects)
+            results, obs, failure, unsafe = _open_loop(env, obs, p.steps)
+            goals = check_all(spec.goals, obs.objects, p.bindings)
+        achieved = bool(goals) and all(g.met for g in goals)
+        if not failure and not achieved:
+            failure = "goal not met: " + "; ".join(g.condition.text() for g in goals if not g.met)
+        tidy = left_on_or_open(initial, obs.objects, spec.goals, p.bindings)
+        return _side(
+            success=achieved, failure="" if achieved else failure, plan_feasible=True, chosen=oid, final=oid,
+            substituted=oid != ep.ideal, goal_rate=sum(g.met for g in goals) / len(goals) if goals else 0.0,
+            violations=unsafe + tidy, steps=sum(r.steps for r in results), sim_time=float(obs.time or 0.0),
+            skills=len(results),
+        )
+
+
+def _open_loop(env: Any, obs: Any, steps: Iterable[Any]) -> tuple[list[Any], Any, str, list[str]]:
+    """The steps one after the other, stopping at the first failure; (results, last obs, failure, unsafe)."""
+    from skills import run_skill
+
+    from ..agents.household import _unsafe_actions
+
+    results: list[Any] = []
+    unsafe: list[str] = []
+    for call in steps:
+        pre = obs
+        res, obs = run_skill(env, obs, call)
+        results.append(res)
+        unsafe += _unsafe_actions(pre, res)
+        if not res.ok:
+            return results, obs, f"{call.skill}({call.target}): {res.reason}", unsafe
+        if getattr(env, "terminated", False):
+            return results, obs, "episode ended", unsafe
+    return results, obs, "", unsafe
+
+
+def _side(**kw: Any) -> dict[str, Any]:
+    """One side's metrics, with defaults for a run that did not execute."""
+    out: dict[str, Any] = {"success": False, "failure": "", "plan_feasible": None, "chosen": None, "final": None,
+                           "substituted": False, "goal_rate": 0.0, "replans": 0, "violations": [], "steps": 0,
+                           "sim_time": 0.0, "skills": 0}
+    out.update(kw)
+    out["failure"] = str(out["failure"])
+    return out
+
+
+# ---------------------------------------------------------------- rows on disk
+
+
+def open_rows(path: str | Path, cfg_hash: str, *, resume: bool) -> dict[str, dict[str, Any]]:
+    """The rows already in ``path`` (by episode key), after the no-overwrite checks.
+
+    Raises:
+        ConfigError: the file has rows and ``resume`` is False, or rows of another config hash.
+    """
+    p = Path(path)
+    if not p.exists() or p.stat().st_size == 0:
+        return {}
+    if not resume:
+        raise ConfigError(f"{p} already has results; refusing to overwrite them. Choose another --out, or pass "
+                          "--resume to add the missing episodes of the same config")
+    rows: dict[str, dict[str, Any]] = {}
+    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"{p}:{n}: not a JSON row ({e}); refusing to append to it") from None
+        if row.get("config_hash") != cfg_hash:
+            raise ConfigError(f"{p}:{n}: rows of config {row.get('config_hash')!r}, this run is {cfg_hash!r}; "
+                              "resume only with the same settings (or choose another --out)")
+        rows[str(row.get("key"))] = row
+    return rows
+
+
+def append_row(path: str | Path, row: dict[str, Any]) -> None:
+    """Append one row (a JSON line) to ``path``."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with p.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(row, sort_keys=True) + "\n")
+
+
+
+
+def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: str | Path | None = None,
+              resume: bool = False, progress: bool = True) -> list[dict[str, Any]]:
+    """Sample the config's episodes and run each (both sides); the rows, in episode order.
+
+    With ``out`` (a JSONL file) every row is appended as soon as it is measured; see :func:`open_rows` for
+    the no-overwrite rule.
+    """
+    from .tasks import Sampler
+
+    done = open_rows(out, cfg.hash(), resume=resume) if out is not None else {}
+    sampler = Sampler(cfg, kb)
+    runner = Runner(cfg, kb, llm=llm)
+    rows: list[dict[str, Any]] = []
+    bar = _progress(cfg.episodes, progress)
+    for i in range(cfg.episodes):
+        key = f"{cfg.seed}:{i}"
+        if key in done:
+            rows.append(done[key])
+        else:
+            row = runner.row(sampler.episode(i))
+            if out is not None:
+                append_row(out, row)
+            rows.append(row)
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    return rows
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    from .._optional import is_available
+
+    if not enabled or not is_available("tqdm"):
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="episodes", unit="ep", leave=False)
+
+
+__all__ = ["INFEASIBLE_MARKS", "Runner", "append_row", "open_rows", "reports_infeasible", "run_tasks"]

@@ -1,0 +1,148 @@
+"""``coat bench tasks``: the household task benchmark, the planner beside a never-substituting baseline.
+
+Examples::
+
+    coat bench tasks --episodes 140 --seed 0 --out runs/tasks-s0 --plot runs/tasks-s0/success.png
+    coat bench tasks --episodes 14 --seed 3 --json > summary.json
+    coat bench tasks --episodes 21 --scenes embedded/kitchen-v0 embedded/FloorPlan1-v0 --conditions present missing
+    coat bench tasks --episodes 140 --seed 0 --out runs/tasks-s0 --resume      # add missing episodes only
+
+``--out DIR`` writes ``DIR/episodes.jsonl`` (one row per episode) and ``DIR/summary.json``; a directory whose
+``episodes.jsonl`` already has rows is refused unless ``--resume`` (same config only: the rows' config hash
+must match). ``--json`` prints exactly one JSON object on stdout; the table and progress go to stderr.
+
+Requires: the embedded scenes and the knowledge base (``coat data download``); ``rich`` and ``tqdm`` are
+used when installed; ``--plot`` needs matplotlib (the ``report`` extra); ``--llm`` other than ``none`` needs
+that model's backend.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+
+
+def register(subparsers: Any) -> None:
+    """Add ``bench`` (with ``tasks``) to the ``coat`` CLI."""
+    p = subparsers.add_parser("bench", help="benchmarks of the planner in scenes (household tasks)",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="bench_command", metavar="BENCH")
+    t = sub.add_parser("tasks", help="household episodes (ALFRED types, COAT tasks) in seven conditions",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    t.add_argument("--episodes", type=int, default=140, help="episodes (spread evenly over the conditions)")
+    t.add_argument("--seed", type=int, default=0, help="episode seed (same seed, same episodes)")
+    t.add_argument("--llm", default="none", metavar="SPEC",
+                   help="the planner's model: none (knowledge only, default), local, fake, openai:<model> ...")
+    t.add_argument("--strategy", default=None, help="knowledge, llm or hybrid (default: knowledge without a "
+                   "model, llm with one)")
+    t.add_argument("--scenes", nargs="+", default=None, metavar="ID",
+                   help="scene ids (default: the 120 iTHOR floorplans and the four embedded scenes); 'embedded' "
+                        "and 'ithor' name those groups")
+    t.add_argument("--conditions", nargs="+", default=None, metavar="C", help="a subset of the conditions")
+    t.add_argument("--max-replans", type=int, default=3, help="re-plan budget of the closed loop")
+    t.add_argument("--json", action="store_true", help="print one JSON summary on stdout (the rest on stderr)")
+    t.add_argument("--out", default=None, metavar="DIR", help="write episodes.jsonl and summary.json here")
+    t.add_argument("--resume", action="store_true", help="with --out: add only the episodes not yet there")
+    t.add_argument("--plot", default=None, metavar="FILE", help="save a success-per-condition plot (matplotlib)")
+    t.add_argument("--by-task", action="store_true", help="also print the table per task type")
+    t.add_argument("--no-progress", action="store_true", help="no progress bar")
+    t.add_argument("--data-dir", default=None, help="COAT data root (default: $COAT_DATA_DIR or the user cache)")
+    t.set_defaults(func=_tasks)
+    p.set_defaults(func=lambda _a: _help(p))
+
+
+def _help(p: argparse.ArgumentParser) -> int:
+    p.print_help()
+    return 2
+
+
+def _scene_ids(names: list[str] | None) -> tuple[str, ...]:
+    if not names:
+        return ()
+    import scenes
+    from scenes.registry import registry_ids
+
+    from ..bench.tasks import EMBEDDED_SCENES
+
+    known = set(registry_ids())
+    out: list[str] = []
+    for n in names:
+        if n == "embedded":
+            out += EMBEDDED_SCENES
+        elif n == "ithor":
+            out += [f"embedded/{s}-v0" for s in scenes.ITHOR_SCENES]
+        else:
+            if not n.startswith("embedded/"):
+                raise ConfigError(f"--scenes: {n!r} is not an embedded scene id (embedded/kitchen-v0, "
+                                  "embedded/FloorPlan1-v0 ...); the benchmark perturbs scenes at reset, which only "
+                                  "the embedded simulator supports")
+            if n not in known:
+                raise ConfigError(f"--scenes: unknown scene {n!r}; `coat scenes list` lists them")
+            out.append(n)
+    return tuple(dict.fromkeys(out))
+
+
+def config_from_args(args: argparse.Namespace) -> Any:
+    """The benchmark config of the parsed arguments.
+
+    Raises:
+        ConfigError: a bad value (the message names the argument).
+    """
+    from ..bench.tasks import CONDITIONS, make_config
+
+    if args.episodes <= 0:
+        raise ConfigError(f"--episodes must be > 0, got {args.episodes}")
+    if args.max_replans < 0:
+        raise ConfigError(f"--max-replans must be >= 0, got {args.max_replans}")
+    if args.resume and not args.out:
+        raise ConfigError("--resume needs --out DIR (the run to add to)")
+    conds = tuple(args.conditions) if args.conditions else CONDITIONS
+    bad = [c for c in conds if c not in CONDITIONS]
+    if bad:
+        raise ConfigError(f"--conditions: unknown condition {bad[0]!r}; valid: {', '.join(CONDITIONS)}")
+    llm = None if args.llm in (None, "", "none") else args.llm
+    strategy = args.strategy or ("knowledge" if llm is None else "llm")
+    if strategy not in ("knowledge", "llm", "hybrid"):
+        raise ConfigError(f"--strategy: unknown strategy {strategy!r}; valid: knowledge, llm, hybrid")
+    if strategy != "knowledge" and llm is None:
+        raise ConfigError(f"--strategy {strategy} needs a model: pass --llm SPEC (local, fake, ...)")
+    return make_config(episodes=args.episodes, seed=args.seed, llm=llm, strategy=strategy,
+                       scenes=_scene_ids(args.scenes), conditions=conds, max_replans=args.max_replans)
+
+
+def _tasks(args: argparse.Namespace) -> int:
+    from ..bench.task_report import print_table, summarize
+    from ..bench.task_runs import run_tasks
+    from ..knowledge import load_knowledge
+
+    cfg = config_from_args(args)
+    out_dir = Path(args.out) if args.out else None
+    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
+        raise ConfigError(f"--out {out_dir} is a file; give a directory")
+    kb = load_knowledge(args.data_dir)
+    llm = None
+    if cfg.llm is not None:
+        from ..llm import make_llm
+
+        llm = make_llm(cfg.llm)
+    rows = run_tasks(cfg, kb, llm=llm, out=out_dir / "episodes.jsonl" if out_dir else None, resume=args.resume,
+                     progress=not args.no_progress)
+    summary = summarize(rows, cfg)
+    if out_dir is not None:
+        (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    if args.plot:
+        from ..bench.task_report import plot_success
+
+        plot_success(summary, args.plot)
+    table_out = sys.stderr if args.json else sys.stdout
+    print_table(summary, "by_condition", file=table_out)
+    if args.by_task:
+        print_table(summary, "by_task_type", file=table_out)
+    if args.json:
+        print(json.dumps(summary, sort_keys=True))
+    return 0
