@@ -77,7 +77,9 @@ def _relation_met(
         return bool(inside), f"in {other_id}" if inside else f"not in {other_id}"
     # close_to: the robot (AI2-THOR reports each object's distance to the agent), a light that is on, or an item
     if cond.other == "agent":
-        near = [o for o in objs if o.get("distance") is not None and float(o["distance"]) <= cond.distance]
+        # held, near, or interactable from where the robot stands (a bathtub's centre is far from its rim)
+        near = [o for o in objs if o.get("isPickedUp") or o.get("isInteractable")
+                or o.get("distance") is not None and float(o["distance"]) <= cond.distance]
         return bool(near), f"within {cond.distance:g} m of the robot" if near else f"farther than {cond.distance:g} m"
     if cond.other == "light":
         others = [o for o in objects if o.get("objectType") in LIGHT_TYPES and o.get("isToggled")]

@@ -33,6 +33,7 @@ from .schemas import (
     SkillCall,
     TaskSpec,
     canonical_object_name,
+    thor_object_name,
 )
 from .steps import Affordances, plan_steps
 
@@ -178,8 +179,9 @@ def plan_in_state(
                 f"strategy 'knowledge' needs a COAT task; {spec.task!r} is not one. Use interpret='nearest', "
                 "strategy='hybrid' with a model, or one of the COAT tasks (`coat tasks` lists them)."
             )
+        misfits = _misfits(spec, role.name, bindings, state, kb)
         found = _fill_role(role, role.task or (None if exact else spec.task), state, kb, set(bindings.values()),
-                           set(exclude or {}), make_pipeline(planner, role_strategy, backend, kb), draft,
+                           set(exclude or {}) | misfits, make_pipeline(planner, role_strategy, backend, kb), draft,
                            affordances=affordances)
         if found is not None:
             rec, decision = found
@@ -206,6 +208,56 @@ def plan_in_state(
         bindings=bindings,
         alternatives=tuple(draft.alternatives),
     )
+
+
+def placements(spec: TaskSpec) -> list[tuple[str, str]]:
+    """(receiver, placed) binding names: what the steps put into / onto what."""
+    names = {r.name for r in spec.roles}
+    pairs = [(g.other, g.item) for g in spec.goals if g.relation == "contained_in" and g.other]
+    liquid = any(t.liquid for t in spec.targets)
+    vessel = "heating(vessel)" if "heating(vessel)" in names else None
+    if vessel is None and liquid and "carrying" in names:
+        vessel = "carrying"
+    if "heating(source)" in names:
+        # a target heated on the source itself (an egg on a burner) is left to the loop: AI2-THOR's table has no
+        # burner for an egg, yet a source that refuses it is found out on the first try and replaced
+        if vessel and not liquid:
+            pairs.append(("heating(vessel)", "target"))
+        if vessel:
+            pairs.append(("heating(source)", vessel))
+    if "cooling" in names:
+        pairs.append(("cooling", "target"))
+    return pairs
+
+
+def _misfits(spec: TaskSpec, role: str, bindings: Mapping[str, str], state: SceneState,
+             kb: KnowledgeBase) -> set[str]:
+    """Objects that cannot take what this role receives (or cannot go where this role is put), by AI2-THOR's
+    compatible receptacles; types the table does not know (extensions) are not constrained."""
+    from .knowledge.alfred import compatible_receptacles
+
+    compat = compatible_receptacles(str(kb.root))
+    by_id = {r.object_id: r for r in state.objects}
+    sliced = {t.name for t in spec.targets if t.sliced}
+
+    def kind(name: str, oid: str) -> str:
+        t = thor_object_name(by_id[oid].category)
+        return f"{t}Sliced" if name in sliced else t
+
+    out: set[str] = set()
+    for receiver, placed in placements(spec):
+        for r in state.objects:
+            t = thor_object_name(r.category)
+            if receiver == role and placed in bindings and bindings[placed] in by_id:
+                thing = kind(placed, bindings[placed])
+                if thing in compat and t not in compat[thing]:
+                    out.add(r.object_id)
+            elif placed == role and receiver in bindings and bindings[receiver] in by_id:
+                into = kind(receiver, bindings[receiver])
+                thing = f"{t}Sliced" if role in sliced else t
+                if thing in compat and into not in compat[thing]:
+                    out.add(r.object_id)
+    return out
 
 
 def _fit_goals(spec: TaskSpec, bindings: Mapping[str, str], affordances: Affordances) -> TaskSpec:

@@ -6,8 +6,8 @@ met, and writes :class:`~planner.schemas.SkillCall` steps. The order is the orde
 
 1. ``prepare`` every role object (wash it, wait for it, bring it to temperature);
 2. liquids: ``fill`` the vessel (water, coffee, wine);
-3. ``slice`` the target with the cutting tool (or crack the egg with the breaking one), then ``set_down``;
-4. ``wash`` a target that must end clean;
+3. ``wash`` a target that must end clean (before slicing it: the pieces are what is served);
+4. ``slice`` the target with the cutting tool (or crack the egg with the breaking one), then ``set_down``;
 5. heating: the target into the vessel, the vessel (or the target) into / onto the source, ``heat`` until hot
    (the skill switches the source on and off again); taken out again when something else must hold it;
 6. the target into / onto the carrier, the storage, the bin, the surface (``place``), closing what was opened;
@@ -94,9 +94,9 @@ def plan_steps(
         s.add("prepare", oid, **dict((prepare_args or {}).get(name, {})))
     target = bindings.get("target")
     _liquids(spec, s, roles, met)
-    _cut(spec, s, roles, target, met)
     if target and _goal(spec, "target", "isDirty") and not _met(met, "target", "isDirty"):
-        s.add("wash", target)
+        s.add("wash", target)         # before slicing: the pieces are what is served
+    _cut(spec, s, roles, target, met)
     _heat(spec, s, roles, target, met)
     _contain(spec, s, roles, bindings, met)
     _devices(spec, s, roles, target, met)
@@ -178,7 +178,9 @@ def _contain(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], bindings: Mapp
 
 def _devices(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | None,
              met: Collection[GoalCondition]) -> None:
-    for g in spec.goals:
+    # go to what cannot be carried first, so what is carried (the towel) is still in hand at the end
+    goals = sorted(spec.goals, key=lambda g: g.other == "agent" and s.can(roles.get(g.item), "pickupable"))
+    for g in goals:
         if g in met:
             continue
         oid = roles.get(g.item) if g.item in roles else s.bindings.get(g.item)

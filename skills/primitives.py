@@ -193,7 +193,12 @@ class PickUp(Skill):
             res = ctx.sub("open", container["objectId"])
             if not res.ok:
                 return relay(res, f"opening {container['objectId']}")
-        return go(ctx, target) or send(ctx, Action(name="PickupObject", object_id=target), f"picking up {target}")
+        failed_ = go(ctx, target) or send(ctx, Action(name="PickupObject", object_id=target), f"picking up {target}")
+        if failed_ is None and (ctx.find(target) or {}).get("isBroken"):
+            # it looked fine until it was in the hand: put it down again and say what it is
+            ctx.sub("set_down")
+            return failed(f"{target} turned out to be broken when picked up (set it down again)", "broken", target)
+        return failed_
 
 
 @register_skill

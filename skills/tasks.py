@@ -152,8 +152,9 @@ class SetDown(Skill):
     """Put the held object down on ``receptacle`` or, without one, on the nearest free work surface.
 
     Work surfaces: CounterTop, DiningTable, SideTable, Desk, CoffeeTable, Shelf, Dresser (nearest first,
-    skipping broken ones and ones in use). Postcondition: the object is no longer held and lies on a
-    receptacle (the named one, when given). No surface takes it: ``blocked``.
+    skipping broken ones and ones in use); when none takes it, it is dropped where the robot stands
+    (``DropHandObject``). Postcondition: the object is no longer held and lies on a receptacle (the named one,
+    when given). Nothing works: ``blocked``.
     """
 
     name = "set_down"
@@ -190,6 +191,9 @@ class SetDown(Skill):
         for surface in surfaces[:SET_DOWN_TRIES]:
             if ctx.sub("put", surface["objectId"]).ok:
                 return Outcome(True, f"on {surface['objectId']}")
+        # no surface within reach takes it: let it go where the robot stands, as AI2-THOR's DropHandObject does
+        if send(ctx, Action(name="DropHandObject"), f"dropping {held}") is None:
+            return Outcome(True, f"{held} dropped where the robot stands (no work surface took it)")
         return failed(f"could not set {held} down on any work surface", "blocked")
 
 
@@ -220,6 +224,9 @@ class Place(Skill):
         return unmet + ([u] if u is not None else []) + in_use_unmet(ctx, obj)
 
     def postconditions(self, call: SkillCall, ctx: SkillContext) -> list[str]:
+        broken = [o for o in members(call.target or "", ctx.objects()) if o.get("isBroken")]
+        if broken:  # it broke when picked up: what it was to hold is spilled, what it was for is lost
+            return [Unmet(f"{broken[0]['objectId']} turned out to be broken when picked up", "broken", call.target)]
         if inside(ctx, call.target or "", call.receptacle or ""):
             return []
         return [Unmet(f"{call.target} is not in {call.receptacle}", "blocked", call.receptacle)]
@@ -289,7 +296,8 @@ class Fill(Skill):
 class Bring(Skill):
     """Go to ``target`` and pick it up when it is pickupable (a sliced target: its first piece).
 
-    Postcondition: it is held, or within ``args["within"]`` metres (default 1.5) of the robot.
+    Postcondition: it is held, within ``args["within"]`` metres (default 1.5) of the robot, or interactable from
+    where the robot stands (a bathtub's centre can be farther away than its rim).
     """
 
     name = "bring"
@@ -303,7 +311,8 @@ class Bring(Skill):
     def postconditions(self, call: SkillCall, ctx: SkillContext) -> list[str]:
         within = float(call.args.get("within", BRING_METRES))
         for o in members(call.target or "", ctx.objects()):
-            if o.get("isPickedUp") or float(o.get("distance") if o.get("distance") is not None else 9e9) <= within:
+            near = o.get("distance") is not None and float(o["distance"]) <= within
+            if o.get("isPickedUp") or near or o.get("isInteractable"):
                 return []
         return [f"{call.target} is neither held nor within {within:g} m of the robot"]
 

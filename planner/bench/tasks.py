@@ -189,30 +189,40 @@ class TaskDef:
         return []
 
 
-def alfred_tasks(types: set[str], rng: random.Random) -> list[TaskDef]:
-    """ALFRED tasks that need a tool or device, on object and receptacle types the scene has (one per type)."""
+def alfred_tasks(types: set[str], rng: random.Random, compat: dict[str, frozenset[str]] | None = None) -> list[TaskDef]:
+    """ALFRED tasks that need a tool or device, on object and receptacle types the scene has (one per type).
+
+    With ``compat`` (AI2-THOR's compatible receptacles per type) only placeable tasks are drawn: the object (its
+    slice, for a sliced variant) fits the receptacle, or the movable receptacle and that the receptacle.
+    """
     out: list[TaskDef] = []
-    receps = sorted(r for r in RECEPTACLES if r in types)
     for task_type, objs in ALFRED_OBJECTS.items():
         have = sorted(o for o in objs if o in types)
         if not have:
             continue
         obj = rng.choice(have)
         light = task_type == "look_at_obj_in_light"
-        if not light and not receps:
-            continue
-        recep = None if light else rng.choice(receps)
         sliced = task_type in ("pick_and_place_simple", "pick_and_place_with_movable_recep") or (
             task_type in ("pick_heat_then_place_in_recep", "pick_cool_then_place_in_recep")
             and obj in SLICEABLE and rng.random() < 0.3)
+        piece = f"{obj}Sliced" if sliced else obj
         movable = None
         if task_type == "pick_and_place_with_movable_recep":
-            movables = sorted(m for m in MOVABLES if m in types)
+            movables = sorted(m for m in MOVABLES if m in types and _fits(compat, piece, m))
             if not movables:
                 continue
             movable = rng.choice(movables)
+        held = movable or piece
+        receps = sorted(r for r in RECEPTACLES if r in types and _fits(compat, held, r))
+        if not light and not receps:
+            continue
+        recep = None if light else rng.choice(receps)
         out.append(TaskDef("alfred", task_type, obj, recep, movable, sliced))
     return out
+
+
+def _fits(compat: dict[str, frozenset[str]] | None, obj: str, recep: str) -> bool:
+    return compat is None or recep in compat.get(obj, frozenset())
 
 
 @functools.lru_cache(maxsize=2)
@@ -292,6 +302,9 @@ class Sampler:
 
         self.cfg = cfg
         self.kb = kb
+        from ..knowledge.alfred import compatible_receptacles
+
+        self.compat = compatible_receptacles(str(kb.root))
         self.estimator = estimator or make_estimator(kb)
         self.scenes = cfg.scene_ids()
         self._info: dict[str, SceneInfo] = {}
@@ -313,7 +326,7 @@ class Sampler:
         for _ in range(MAX_DRAWS):
             scene = rng.choice(self.scenes)
             info = self.info(scene)
-            pool = alfred_tasks(info.types, rng) if rng.random() < 0.5 else list(_coat_tasks(self.kb))
+            pool = alfred_tasks(info.types, rng, self.compat) if rng.random() < 0.5 else list(_coat_tasks(self.kb))
             if not pool:
                 continue
             task = rng.choice(pool)

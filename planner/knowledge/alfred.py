@@ -16,13 +16,13 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterable
-from typing import Literal
+from typing import Any, Literal
 
 from ..errors import ConfigError, DataError, UnknownIdError
 from ..paths import resolve_data_dir
-from ..schemas import GoalCondition, Role, Target, TaskSpec
+from ..schemas import THOR_COMPATIBLE_FIXES, GoalCondition, Role, Target, TaskSpec
 from .base import close_matches
-from .task_specs import EXTENSION_TYPES, KNIVES
+from .task_specs import EXTENSION_TYPES, KNIVES, physical_roles
 
 AlfredType = Literal[
     "pick_and_place_simple", "pick_two_obj_and_place", "pick_and_place_with_movable_recep",
@@ -94,11 +94,12 @@ def alfred_spec(
         goals.append(GoalCondition(item=holder, relation="contained_in", other="place",
                                    description=f"the {what} is in / on the {recep}"))
     text = f"{task_type}{' sliced' if sliced else ''}: {obj}" + (f" -> {recep}" if recep else "")
-    return TaskSpec(task=text, family=task_type, roles=tuple(roles), targets=tuple(targets), goals=tuple(goals))
+    return TaskSpec(task=text, family=task_type, roles=tuple(physical_roles(roles, targets)), targets=tuple(targets),
+                    goals=tuple(goals))
 
 
 @functools.lru_cache(maxsize=4)
-def _thor_types(root: str) -> frozenset[str]:
+def _type_table(root: str) -> dict[str, Any]:
     path = resolve_data_dir(root, need="ai2thor") / "ai2thor" / "object_types.json"
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
@@ -106,7 +107,27 @@ def _thor_types(root: str) -> frozenset[str]:
         raise DataError(path, "", f"cannot read the AI2-THOR object-type table: {e}") from e
     if not isinstance(raw, dict) or not raw:
         raise DataError(path, "", "expected an object keyed by AI2-THOR object type")
-    return frozenset(raw)
+    for name, row in raw.items():
+        if not isinstance(row, dict) or not isinstance(row.get("compatible_receptacles", []), list):
+            raise DataError(path, f"{name}/compatible_receptacles", "expected a list of receptacle types")
+    return raw
+
+
+def _thor_types(root: str) -> frozenset[str]:
+    return frozenset(_type_table(root))
+
+
+def compatible_receptacles(data_dir: str | None = None) -> dict[str, frozenset[str]]:
+    """AI2-THOR's official "compatible receptacles" per object type (the data directory's type table).
+
+    With the few corrections of :data:`planner.schemas.THOR_COMPATIBLE_FIXES` (a mug in a microwave), as the
+    embedded simulator applies them.
+    """
+    root = str(resolve_data_dir(data_dir, need="ai2thor"))
+    out = {t: frozenset(row.get("compatible_receptacles") or ()) for t, row in _type_table(root).items()}
+    for t, extra in THOR_COMPATIBLE_FIXES.items():
+        out[t] = out.get(t, frozenset()) | frozenset(extra)
+    return out
 
 
 def object_types(data_dir: str | None = None) -> frozenset[str]:
@@ -130,4 +151,4 @@ def check_types(spec: TaskSpec, known: Iterable[str]) -> None:
                                  f"have; close types: {close_matches(ty, known) or 'none'}")
 
 
-__all__ = ["ALFRED_TYPES", "AlfredType", "alfred_spec", "check_types", "object_types"]
+__all__ = ["ALFRED_TYPES", "AlfredType", "alfred_spec", "check_types", "compatible_receptacles", "object_types"]

@@ -185,19 +185,29 @@ def _role_goals(role: Role, solids: list[Target], has_liquid: bool, spec_roles: 
 KNIVES: tuple[str, ...] = ("Knife", "ButterKnife")
 """AI2-THOR slices only with a knife in hand: a cutting role that must slice is one of these."""
 FILLABLE = "canFillWithLiquid"
+RECEPTACLE = "receptacle"
+PICKUPABLE = "pickupable"
 
 
-def _physical(roles: list[Role], targets: list[Target]) -> list[Role]:
-    """Restrict roles to what AI2-THOR can do with them: knives slice, fillable objects hold liquids."""
+def physical_roles(roles: list[Role], targets: list[Target], *, placed: Iterable[str] = ()) -> list[Role]:
+    """Restrict roles to what AI2-THOR can do with them: knives slice, fillable objects hold liquids, receptacles
+    take what is put in them, and what must be carried somewhere (``placed`` role names) can be picked up."""
     slicing = any(not t.liquid and t.name == "target" for t in targets)
     liquid = any(t.liquid for t in targets)
     holder = next((u for u in ("heating(vessel)", "carrying") if any(r.utility == u for r in roles)), None)
+    receiving = {"carrying", "storage", "disposing", "surface_support", "heating(vessel)"} if slicing else set()
+    if slicing or holder is not None:
+        receiving.add("heating(source)")  # something is put in / on the source to heat it
     out = []
     for r in roles:
         if r.utility == "cutting" and slicing and not r.types:
             r = r.model_copy(update={"types": KNIVES})
         if liquid and r.utility == holder and FILLABLE not in r.needs:
             r = r.model_copy(update={"needs": (*r.needs, FILLABLE)})
+        if r.utility in receiving and not (liquid and r.utility == holder) and RECEPTACLE not in r.needs:
+            r = r.model_copy(update={"needs": (*r.needs, RECEPTACLE)})
+        if r.name in placed and PICKUPABLE not in r.needs:
+            r = r.model_copy(update={"needs": (*r.needs, PICKUPABLE)})
         out.append(r)
     return out
 
@@ -205,7 +215,8 @@ def _physical(roles: list[Role], targets: list[Target]) -> list[Role]:
 def build_spec(task: str, roles: list[Role], targets: list[Target], place: tuple[str, ...] = (),
                note: str = "", family: str = "") -> TaskSpec:
     """A TaskSpec from roles and targets, with the goal conditions their utilities imply (module table)."""
-    roles = _physical(roles, targets)
+    dec = next((r.name for r in roles if r.utility == "decoration"), None)
+    roles = physical_roles(roles, targets, placed=[dec] if place and dec else [])
     by_name = {r.utility: r for r in roles}
     solids = [t for t in targets if not t.liquid]
     has_liquid = any(t.liquid for t in targets)
@@ -305,4 +316,7 @@ def _same(a: str, b: str) -> bool:
     return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
 
 
-__all__ = ["EXTENSION_TYPES", "KNIVES", "LIQUIDS", "TASK_TARGETS", "build_spec", "coat_spec", "free_text_targets"]
+__all__ = [
+    "EXTENSION_TYPES", "KNIVES", "LIQUIDS", "TASK_TARGETS", "build_spec", "coat_spec", "free_text_targets",
+    "physical_roles",
+]

@@ -423,8 +423,18 @@ class Decision(Contract):
         return None if self.chosen is None else self.labels.index(self.chosen)
 
 
+THOR_COMPATIBLE_FIXES: dict[str, tuple[str, ...]] = {"Mug": ("Microwave", "Fridge", "CoffeeMachine")}
+"""Receptacles missing from a type's scraped "compatible receptacles" (corrections, not extensions).
+
+The official table's Mug row lists neither the Microwave, the Fridge nor the CoffeeMachine, yet its own
+contextual interactions fill a Mug placed in a running CoffeeMachine with hot coffee, and ALFRED's heat and cool
+tasks put mugs in microwaves and fridges; without the fix ``PutObject`` (no ``forceAction``) refused a mug there.
+No recording puts a mug in one, so fidelity is untouched."""
+
+
 __all__ = [
     "COAT_TO_THOR",
+    "THOR_COMPATIBLE_FIXES",
     "LETTERS",
     "QUESTION_SETS",
     "THOR_TO_COAT",

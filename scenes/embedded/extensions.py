@@ -22,6 +22,8 @@ Example:
 
 from __future__ import annotations
 
+from planner.schemas import THOR_COMPATIBLE_FIXES
+
 from ._types import TYPES, TypeInfo
 
 _BREAD = TYPES["Bread"]
@@ -35,13 +37,8 @@ EXTENSION_TYPES: dict[str, TypeInfo] = {
 EXTENSION_SLICES: dict[str, int] = {"Cake": 8}
 """Number of pieces ``SliceObject`` makes of an extension type."""
 
-COMPATIBLE_FIXES: dict[str, tuple[str, ...]] = {"Mug": ("Microwave", "Fridge", "CoffeeMachine")}
-"""Receptacles missing from a type's scraped "compatible receptacles" (corrections, not extensions).
-
-The official table's Mug row lists neither the Microwave, the Fridge nor the CoffeeMachine, yet its own
-contextual interactions fill a Mug placed in a running CoffeeMachine with hot coffee, and ALFRED's heat and cool
-tasks put mugs in microwaves and fridges; without the fix ``PutObject`` (no ``forceAction``) refused a mug there.
-No recording puts a mug in one, so fidelity is untouched."""
+COMPATIBLE_FIXES = THOR_COMPATIBLE_FIXES
+"""See :data:`planner.schemas.THOR_COMPATIBLE_FIXES` (shared with the planner, which checks fits before acting)."""
 
 
 def _fixed(types: dict[str, TypeInfo]) -> dict[str, TypeInfo]:
