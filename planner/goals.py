@@ -124,7 +124,9 @@ def left_on_or_open(
         One line per violation (``"Microwave|... left on"``, ``"Fridge|... left open"``).
     """
     bound = bindings or {}
+    goals = list(goals)
     wanted = {bound.get(g.item, ""): g.prop for g in goals if g.value is True and g.prop in ("isToggled", "isOpen")}
+    lit = any(g.relation == "close_to" and g.other == "light" for g in goals)  # look in light: the lamp stays on
     start = {str(o.get("objectId")): o for o in initial}
     out: list[str] = []
     for o in final:
@@ -133,6 +135,8 @@ def left_on_or_open(
         if was is None:
             continue
         for prop, word in (("isToggled", "on"), ("isOpen", "open")):
+            if lit and prop == "isToggled" and o.get("objectType") in LIGHT_TYPES:
+                continue
             if o.get(prop) and not was.get(prop) and wanted.get(oid) != prop:
                 out.append(f"{oid} left {word}")
     return out

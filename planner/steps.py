@@ -157,14 +157,7 @@ def _heat(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | Non
 
 def _contain(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], bindings: Mapping[str, str],
              met: Collection[GoalCondition]) -> None:
-    for g in spec.goals:
-        if g.relation != "contained_in" or g in met:
-            continue
-        what = bindings.get(g.item)
-        where = bindings.get(g.other or "")
-        if what is None or where is None:
-            continue
-        s.place(what, where)
+    # cooling first (the apple into the fridge, cold), then where things must end (the apple onto the counter)
     for g in spec.goals:
         if g.prop == "temperature" and g.value == "Cold" and g.item == "target" and g not in met:
             fridge = roles.get("cooling")
@@ -174,6 +167,17 @@ def _contain(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], bindings: Mapp
                 s.add("close", fridge)
                 s.opened = [o for o in s.opened if o != fridge]
                 s.add("cool", fridge, object=target, max_seconds=600)
+                if any(x.relation == "contained_in" and x.item == "target" for x in spec.goals):
+                    s.add("open", fridge)  # to take it out again
+                    s.opened.append(fridge)
+    for g in spec.goals:
+        if g.relation != "contained_in" or g in met:
+            continue
+        what = bindings.get(g.item)
+        where = bindings.get(g.other or "")
+        if what is None or where is None:
+            continue
+        s.place(what, where)
 
 
 def _devices(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | None,

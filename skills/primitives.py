@@ -230,6 +230,11 @@ class Put(Skill):
     def run(self, call: SkillCall, ctx: SkillContext) -> Outcome:
         target = call.target or ""
         rec = ctx.find(target) or {}
+        holder = closed_container(ctx, rec)
+        if holder is not None:  # a bowl inside a closed cabinet: open the cabinet first
+            res = ctx.sub("open", holder["objectId"])
+            if not res.ok:
+                return relay(res, f"opening {holder['objectId']}")
         if rec.get("openable") and not rec.get("isOpen"):
             res = ctx.sub("open", target)
             if not res.ok:

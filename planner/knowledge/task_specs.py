@@ -200,8 +200,8 @@ def physical_roles(roles: list[Role], targets: list[Target], *, placed: Iterable
         receiving.add("heating(source)")  # something is put in / on the source to heat it
     out = []
     for r in roles:
-        if r.utility == "cutting" and slicing and not r.types:
-            r = r.model_copy(update={"types": KNIVES})
+        if r.utility in ("cutting", "breaking") and slicing and not r.types:
+            r = r.model_copy(update={"types": KNIVES})  # AI2-THOR slices and cracks only with a knife in hand
         if liquid and r.utility == holder and FILLABLE not in r.needs:
             r = r.model_copy(update={"needs": (*r.needs, FILLABLE)})
         if r.utility in receiving and not (liquid and r.utility == holder) and RECEPTACLE not in r.needs:
