@@ -109,9 +109,9 @@ def step_failure(call: SkillCall, res: SkillResult) -> str:
 class ClosedLoop(ABC, Generic[RunT, ResultT]):
     """Perceive -> decide -> act -> verify -> re-plan, with a re-plan budget; backends fill in the hooks.
 
-    Hooks: :meth:`act` (one skill call on the backend, required), :meth:`redecide` (a new decision for one
-    role and the steps that follow from it, required), :meth:`report` (the result, required), and
-    :meth:`verify`, :meth:`ended`, :meth:`culprit`, :meth:`wait_call`, :meth:`unusable_reason` (defaults below).
+    Required hooks: :meth:`act` (one skill call on the backend), :meth:`redecide` (a new decision for one
+    role and the steps that follow from it) and :meth:`report` (the result). Optional, with defaults:
+    :meth:`verify`, :meth:`tolerate`, :meth:`ended`, :meth:`culprit`, :meth:`wait_call`, :meth:`unusable_reason`.
 
     Attributes:
         max_replans: The re-plan budget of one run.
@@ -130,7 +130,7 @@ class ClosedLoop(ABC, Generic[RunT, ResultT]):
             res = self.step(run, call)
             if res.ok:
                 res = self.verify(run, call, res)
-            if res.ok:
+            if res.ok or self.tolerate(run, call, res):
                 continue
             if self.ended(run):
                 run.failure = "episode ended"
@@ -186,6 +186,10 @@ class ClosedLoop(ABC, Generic[RunT, ResultT]):
     def verify(self, run: RunT, call: SkillCall, res: SkillResult) -> SkillResult:
         """Check a successful step beyond the skill's postconditions; a failed result blames an object."""
         return res
+
+    def tolerate(self, run: RunT, call: SkillCall, res: SkillResult) -> bool:
+        """True for a failed step the backend lets pass, because a later step checks what it was for."""
+        return False
 
     def ended(self, run: RunT) -> bool:
         """True when the backend has ended the episode (nothing more can be done)."""
