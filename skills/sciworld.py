@@ -31,7 +31,7 @@ from typing import ClassVar, Protocol
 from planner.schemas import SkillCall
 from scenes.base import Action, SceneObs
 
-from .base import Skill, SkillContext
+from .base import Outcome, Skill, SkillContext, failed
 from .registry import register_skill
 
 EPISODE_OVER = "the episode is over"
@@ -146,7 +146,7 @@ class TextSkill(Skill):
         """Steps this call may use."""
         return self.max_steps
 
-    def run(self, call: SkillCall, ctx: SkillContext) -> tuple[bool, str]:
+    def run(self, call: SkillCall, ctx: SkillContext) -> Outcome | tuple[bool, str]:
         """Run ``act`` within the step budget; an ended episode or an exhausted budget is a failure."""
         if not isinstance(ctx, TextSkillContext):  # checked by unmet_preconditions; narrows the type
             return False, "not a TextSkillContext"
@@ -159,8 +159,8 @@ class TextSkill(Skill):
             return False, f"step budget of {self.budget(call)} exhausted"
 
     @abstractmethod
-    def act(self, call: SkillCall, ctx: TextSkillContext) -> tuple[bool, str]:
-        """Carry the call out through :func:`send`; return (ok, reason)."""
+    def act(self, call: SkillCall, ctx: TextSkillContext) -> Outcome | tuple[bool, str]:
+        """Carry the call out through :func:`send`; return (ok, reason), or an Outcome naming the blamed object."""
 
 
 def _prefer(call: SkillCall) -> tuple[str, ...]:
@@ -249,24 +249,25 @@ class FillWithWater(TextSkill):
     """Fill a carried vessel (``target``) at a water source (``receptacle``, in room ``args["room"]``).
 
     Put the vessel in the source, activate it, wait a tick, deactivate it, take the vessel back. When the
-    source does not activate, the reason is ScienceWorld's reply (``The sink appears broken, ...``); the
-    vessel stays there. Whether water arrived is for the caller to check.
+    source does not activate, the reason is ScienceWorld's reply (``The sink appears broken, ...``), blamed
+    on the source (fault ``broken``, or ``faulty`` for another refusal); the vessel stays there. Whether water
+    arrived is for the caller to check.
     """
 
     name = "sw_fill"
 
-    def act(self, call: SkillCall, ctx: TextSkillContext) -> tuple[bool, str]:
+    def act(self, call: SkillCall, ctx: TextSkillContext) -> Outcome:
         vessel, source, room = call.target or "", call.receptacle or "", str(call.args.get("room", ""))
         ok, _ = send(ctx, f"move {vessel} to {source}", prefer=("inventory",))
         if ok:
             ctx.placed = source
         ok, reply = send(ctx, f"activate {source}", prefer=(room,))
         if not ok:
-            return False, reply
+            return failed(reply, "broken" if "broken" in reply else "faulty", source)
         send(ctx, "wait1")
         send(ctx, f"deactivate {source}", prefer=(room,))
         take(ctx, vessel)
-        return True, ""
+        return Outcome(True)
 
 
 @register_skill
@@ -308,8 +309,9 @@ class Place(TextSkill):
     """Put the carried vessel (``target``) on/in a device (``receptacle``) and, with ``args["activate"]``,
     switch it on.
 
-    Reasons: ``broken`` when the device appears broken, ``failed: <reply>`` when the vessel cannot go there.
-    A device that does not switch on for another reason is left to the caller's watching.
+    Reasons: ``broken`` when the device appears broken (fault ``broken``), ``failed: <reply>`` when the
+    vessel cannot go there (fault ``blocked``); both blame the device. A device that does not switch on for
+    another reason is left to the caller's watching.
     """
 
     name = "sw_place"
@@ -321,17 +323,17 @@ class Place(TextSkill):
             unmet.append(f"the agent does not carry the {call.target}")
         return unmet
 
-    def act(self, call: SkillCall, ctx: TextSkillContext) -> tuple[bool, str]:
+    def act(self, call: SkillCall, ctx: TextSkillContext) -> Outcome:
         vessel, device = call.target or "", call.receptacle or ""
         ok, reply = send(ctx, f"move {vessel} to {device}", prefer=("inventory",))
         if not ok:
-            return False, f"failed: {reply.strip()[:80]}"
+            return failed(f"failed: {reply.strip()[:80]}", "blocked", device)
         ctx.placed = device
         if call.args.get("activate"):
             ok, reply = send(ctx, f"activate {device}", prefer=(str(call.args.get("room", "")),))
             if not ok and "broken" in reply:
-                return False, "broken"
-        return True, ""
+                return failed("broken", "broken", device)
+        return Outcome(True)
 
 
 @register_skill

@@ -30,6 +30,7 @@ from ..knowledge import KnowledgeBase
 from ..scene_planner import placements, plan_in_state
 from ..schemas import ExecutionTrace, GoalStatus, Plan, SkillCall
 from ..steps import affordances_of
+from .loop import ClosedLoop, LoopRun
 
 logger = logging.getLogger(__name__)
 
@@ -39,23 +40,22 @@ HEATERS = ("Microwave", "StoveBurner", "StoveKnob", "Toaster")
 """Appliances that must not be switched on empty."""
 
 
-@dataclass
-class _Run:
-    """The state of one execution: what ran, what was found unusable, and the current plan."""
+@dataclass(kw_only=True)
+class _Run(LoopRun):
+    """The state of one execution: the shared loop's record, plus the current plan, observation and safety."""
 
     plan: Plan
     obs: SceneObs
     initial: tuple[Mapping[str, Any], ...]
-    results: list[SkillResult] = field(default_factory=list)
-    excluded: dict[str, str] = field(default_factory=dict)
+    before: tuple[GoalStatus, ...] = ()
     violations: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    replans: int = 0
-    failure: str = ""
 
 
-class HouseholdLoop:
+class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
     """Perceive -> decide -> act -> verify -> re-plan on one AI2-THOR-family environment.
+
+    The driver is :class:`~planner.agents.loop.ClosedLoop`; this class supplies metadata perception, the
+    household skills (``skills.run_skill``) and re-planning with ``plan_in_state``.
 
     Args:
         env: A reset environment (its last observation is passed to :meth:`run`).
@@ -93,26 +93,13 @@ class HouseholdLoop:
         """Carry ``plan`` out from ``obs`` and report (see :class:`~planner.schemas.ExecutionTrace`)."""
         spec = plan.spec
         before = check_all(spec.goals, obs.objects, plan.bindings) if spec else ()
-        run = _Run(plan=plan, obs=obs, initial=tuple(obs.objects))
+        run = _Run(plan=plan, obs=obs, initial=tuple(obs.objects), before=before)
         if not plan.feasible:
             run.failure = plan.reason or "the plan is infeasible"
-        queue = list(plan.steps) if plan.feasible else []
-        while queue:
-            call = queue.pop(0)
-            res = self._step(run, call)
-            if res.ok:
-                continue
-            if run.obs is not None and getattr(self.env, "terminated", False):
-                run.failure = "episode ended"
-                break
-            new = self._replan(run, call, res)
-            if new is None and call.skill == "prepare" and self._use_as_is(run, call):
-                continue  # nothing else can do it: go on with the object as it is (a dirty phone still plays)
-            if new is None:
-                break
-            queue = list(new.steps)
+        run.load(plan.steps if plan.feasible else ())
+        self.drive(run)
         self._close_what_was_left_open(run)
-        return self._trace(run, before)
+        return self.report(run)
 
     def _close_what_was_left_open(self, run: _Run) -> None:
         """Tidiness: close every receptacle a step opened (a failed ``place`` too) unless a goal wants it open."""
@@ -122,24 +109,33 @@ class HouseholdLoop:
         for oid in opened:
             now = next((o for o in run.obs.objects if o.get("objectId") == oid), None)
             if now is not None and now.get("isOpen") and oid not in wanted_open:
-                self._step(run, SkillCall(skill="close", target=oid))
+                self.step(run, SkillCall(skill="close", target=oid))
 
     # -- one step, and what it did to safety
 
-    def _step(self, run: _Run, call: SkillCall) -> SkillResult:
+    def act(self, run: _Run, call: SkillCall) -> SkillResult:
+        """One skill call through ``skills.run_skill``; its safety violations are counted."""
         pre = run.obs
         res, run.obs = run_skill(self.env, run.obs, call, max_skill_steps=self.max_skill_steps)
-        run.results.append(res)
-        logger.info("%s(%s): ok=%s %s", call.skill, call.target, res.ok, res.reason)
         run.violations += _unsafe_actions(pre, res)
         return res
 
+    def ended(self, run: _Run) -> bool:
+        """The environment says the episode is over."""
+        return run.obs is not None and bool(getattr(self.env, "terminated", False))
+
+    def wait_call(self, run: _Run, blame: str, res: SkillResult) -> SkillCall | None:
+        """The ``wait`` skill: until nobody else uses ``blame``."""
+        return SkillCall(skill="wait", target=blame)
+
     # -- re-deciding the role of an object found unusable
 
-    def _culprit(self, plan: Plan, call: SkillCall, res: SkillResult) -> tuple[str | None, str | None]:
+    def culprit(self, run: _Run, call: SkillCall, res: SkillResult) -> tuple[str | None, str | None]:
         """The object to replace and its role. A receptacle that refuses what is put in it (a pot into a
         microwave) is a bad pair: the object being placed is replaced first, the receptacle only when that role
         has nothing else left to offer."""
+        plan = run.plan
+
         def role_of(oid: str | None) -> str | None:
             return next((n for n, o in plan.bindings.items() if o == oid and plan.spec and plan.spec.role(n)), None)
 
@@ -157,25 +153,18 @@ class HouseholdLoop:
     def _pair_tried(self, a: str | None, b: str | None) -> bool:
         return (a or "", b or "") in self._tried
 
-    def _replan(self, run: _Run, call: SkillCall, res: SkillResult) -> Plan | None:
+    def redecide(self, run: _Run, role: str, blame: str, res: SkillResult) -> tuple[SkillCall, ...] | None:
+        """Perceive again and let ``plan_in_state`` choose ``role`` anew, every other binding kept."""
         plan = run.plan
-        blame, role = self._culprit(plan, call, res)
-        if blame is None or role is None:
-            run.failure = f"{call.skill}({call.target}): {res.reason}"
-            return None
-        if run.replans >= self.max_replans:
-            run.failure = f"re-plan budget of {self.max_replans} spent; last: {call.skill}({call.target}): {res.reason}"
-            return None
-        run.replans += 1
-        run.excluded[blame] = res.fault or "failed"
-        if res.fault == "blocked" and call.skill == "place":
+        run.notes.append(f"{role}: {blame} is unusable ({res.fault}: {res.reason}); deciding {role} again")
+        if res.fault == "blocked" and res.skill == "place":
             # a refused pair is a matter of types: no other object of the same type will fit either
             kind = next((o.get("objectType") for o in run.obs.objects if o.get("objectId") == blame), None)
             for o in run.obs.objects:
                 if kind and o.get("objectType") == kind:
                     run.excluded.setdefault(str(o["objectId"]), "blocked")
-        run.notes.append(f"{role}: {blame} is unusable ({res.fault}: {res.reason}); deciding {role} again")
         state = self.estimator.estimate(run.obs)
+        assert plan.spec is not None
         fixed = {n: oid for n, oid in plan.bindings.items() if n != role}
         new = self._plan_again(run, state, fixed)
         if not new.feasible:
@@ -187,10 +176,12 @@ class HouseholdLoop:
         new = new.model_copy(update={"env_id": plan.env_id, "seed": plan.seed, "options": plan.options,
                                      "decisions": plan.decisions + new.decisions})
         if not new.feasible:
+            if res.skill == "prepare" and self._use_as_is(run, res.target or ""):
+                return tuple(run.queue)  # nothing else can do it: go on with the object as it is
             run.failure = f"no substitute for {role}: {new.reason}"
             return None
         run.plan = new
-        return new
+        return new.steps
 
     def _plan_again(self, run: _Run, state: Any, fixed: dict[str, str]) -> Plan:
         """Plan the rest keeping ``fixed``; a goal counts as met only if none of its items is decided again."""
@@ -204,19 +195,18 @@ class HouseholdLoop:
                              kb=self.kb, affordances=affordances_of(run.obs.objects), exclude=run.excluded,
                              fixed=fixed, met=met)
 
-    def _use_as_is(self, run: _Run, call: SkillCall) -> bool:
-        """After a failed ``prepare`` with no substitute: keep the object unprepared, when it is still there."""
-        oid = call.target or ""
+    def _use_as_is(self, run: _Run, oid: str) -> bool:
+        """After a failed ``prepare`` with no substitute: keep the object unprepared (a dirty phone still plays)."""
         if oid not in run.excluded or not any(o.get("objectId") == oid for o in run.obs.objects):
             return False
         del run.excluded[oid]
         run.notes.append(f"{oid} could not be made ready and nothing else can serve: used as it is")
-        run.failure = ""
         return True
 
     # -- the report
 
-    def _trace(self, run: _Run, before: tuple[GoalStatus, ...]) -> ExecutionTrace:
+    def report(self, run: _Run) -> ExecutionTrace:
+        """The :class:`~planner.schemas.ExecutionTrace`: goals checked on the last observation."""
         plan = run.plan
         spec = plan.spec
         goals = _with_visits(check_all(spec.goals, run.obs.objects, plan.bindings) if spec else (), run, plan)
@@ -233,7 +223,7 @@ class HouseholdLoop:
             failure="" if achieved else failure,
             achieved=achieved,
             goals=goals,
-            goals_before=before,
+            goals_before=run.before,
             replans=run.replans,
             violations=tuple(run.violations + tidy),
             bindings=dict(plan.bindings),

@@ -7,7 +7,9 @@ Examples:
     coat sciworld --tasks boil --variations 1,3 --policies coat --no-device-specs
 
 Prints the summary table (``benchmarks/sciworld_tasks.md`` shows it for the full benchmark); with ``--out``
-also writes ``episodes.jsonl`` (one ``EpisodeResult`` per episode), ``summary.md`` and ``run.json``.
+also writes ``episodes.jsonl`` (one ``EpisodeResult`` per episode, appended), ``summary.md`` and ``run.json``.
+A rerun into the same ``--out`` resumes: finished episodes are not played again (``--no-resume`` plays them
+all). A JVM that dies makes its episode a failure with the reason; a new JVM is started and the run goes on.
 
 Requires: the ``sciworld`` extra and Java 8+ on PATH, the COAT data (``coat data download`` or
 ``COAT_DATA_DIR``); ``--llm local`` needs the ``local-llm`` extra.
@@ -38,7 +40,10 @@ def register(sub: Any) -> None:
     p.add_argument("--policies", nargs="+", default=["coat", "default"], choices=["coat", "default"])
     p.add_argument("--no-device-specs", action="store_true", help="find weak devices only by trying them")
     p.add_argument("--step-limit", type=int, default=150, help="ScienceWorld's envStepLimit (moves)")
+    p.add_argument("--max-replans", type=int, default=10, help="re-plan budget per episode (COAT agent)")
     p.add_argument("--out", default=None, help="directory for episodes.jsonl and summary.md")
+    p.add_argument("--no-resume", action="store_true",
+                   help="play every episode even if --out holds it already (rows are still appended)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--data-dir", default=None)
     p.set_defaults(func=_run)
@@ -50,20 +55,22 @@ def _run(args: argparse.Namespace) -> int:
     llm = None if args.llm in ("none", "") else args.llm
     configs = [
         AgentConfig(policy=p, llm=llm if p == "coat" else None, interpret=args.interpret,
-                    device_specs=not args.no_device_specs, keep_transcript=bool(args.out))
+                    device_specs=not args.no_device_specs, max_replans=args.max_replans,
+                    keep_transcript=bool(args.out))
         for p in args.policies
     ]
     variations = [int(v) for v in args.variations.split(",") if v.strip()] or None
     t0 = time.perf_counter()
     results = run_benchmark(args.tasks, split=args.split, limit=args.limit, variations=variations, configs=configs,
                             step_limit=args.step_limit, out=args.out, data_dir=args.data_dir,
-                            progress=not args.no_progress)
+                            progress=not args.no_progress, resume=not args.no_resume)
     print(summarize(results))
     print(f"{len(results)} episodes in {time.perf_counter() - t0:.0f} s")
     if args.out:
         meta = {"tasks": args.tasks, "split": args.split, "limit": args.limit, "variations": args.variations,
                 "llm": args.llm, "interpret": args.interpret, "policies": args.policies,
                 "device_specs": not args.no_device_specs, "step_limit": args.step_limit,
+                "max_replans": args.max_replans, "resume": not args.no_resume,
                 "seconds": round(time.perf_counter() - t0, 1)}
         (Path(args.out) / "run.json").write_text(json.dumps(meta, indent=1))
     return 0

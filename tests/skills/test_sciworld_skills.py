@@ -197,6 +197,7 @@ def test_fill_reports_a_broken_source_in_its_own_words() -> None:
     ctx = _ctx(env, Memory(carried=("metal pot",)))
     res = _call("sw_fill", ctx, "metal pot", "sink", room="kitchen")
     assert (res.ok, res.reason) == (False, broken) and ctx.placed == "sink"  # the pot stays in the sink
+    assert (res.fault, res.blame) == ("broken", "sink")  # the loop's verdict: decide the water source again
 
 
 def test_fill_runs_the_tap_and_takes_the_vessel_back() -> None:
@@ -221,6 +222,15 @@ def test_place_switches_the_device_on_and_says_when_it_is_broken() -> None:
     ctx = _ctx(ScriptedText({}), Memory(carried=("metal pot",)))
     res = _call("sw_place", ctx, "metal pot", "oven", activate=True)
     assert res.reason == f"failed: {NO_ACTION}" and ctx.placed is None
+    assert (res.fault, res.blame) == ("blocked", "oven")
+
+
+def test_place_blames_a_broken_device() -> None:
+    env = ScriptedText({"move metal pot to stove": "You move the metal pot to the stove.",
+                        "activate stove": "The stove appears broken, and can't be activated or deactivated."})
+    res = _call("sw_place", _ctx(env, Memory(carried=("metal pot",))), "metal pot", "stove", room="kitchen",
+                activate=True)
+    assert (res.ok, res.fault, res.blame) == (False, "broken", "stove")
 
 
 def test_measure_reads_the_substance_then_falls_back_to_its_name() -> None:

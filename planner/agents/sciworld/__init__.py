@@ -23,7 +23,18 @@ Example:
 from __future__ import annotations
 
 from .agent import SciWorldAgent
-from .bench import SPLITS, episode_line, run_benchmark, select_variations, summarize
+from .bench import (
+    SPLITS,
+    dead_episode,
+    episode_key,
+    episode_line,
+    latest,
+    read_episodes,
+    run_benchmark,
+    run_options,
+    select_variations,
+    summarize,
+)
 from .contracts import AgentConfig, DeviceChoice, EpisodeResult, Policy, TaskWording
 from .decide import rank_coolers, rank_water_sources
 from .facts import (
@@ -70,15 +81,20 @@ __all__ = [
     "Substance",
     "TaskWording",
     "cooler_too_weak",
+    "dead_episode",
+    "episode_key",
     "episode_line",
     "heater_too_weak",
+    "latest",
     "matches_substance",
     "needed_celsius",
     "parse_goal",
     "phases_for",
     "rank_coolers",
     "rank_water_sources",
+    "read_episodes",
     "run_benchmark",
+    "run_options",
     "select_variations",
     "state_at",
     "state_from_name",

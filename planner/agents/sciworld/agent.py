@@ -36,14 +36,16 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from perception.text import THERMOMETER_READING, TextEstimator
+from perception.text import TextEstimator
 from scenes.sciworld import broken_devices, parse_choices
 from skills import SkillResult, get_skill
 from skills.sciworld import TextSkillContext
 
 from ...schemas import SkillCall
+from ..loop import ClosedLoop
 from .contracts import AgentConfig, DeviceChoice, EpisodeResult
 from .decide import Role, coat_choice, rank_coolers, rank_water_sources
+from .episode import Episode, EpisodeOver, Stuck, Tap, blamed, read_temperature
 from .facts import (
     AMBIENT_C,
     COAT_ROLES,
@@ -78,39 +80,13 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-class _Tap:
-    """Forwards to a SceneEnv and keeps the last step's info (SkillContext records only success/error)."""
-
-    def __init__(self, env: SceneEnv[Any, Any]) -> None:
-        self.env = env
-        self.info: dict[str, Any] = {}
-        self.truncated = False
-
-    def reset(self, **kw: Any) -> Any:
-        return self.env.reset(**kw)
-
-    def step(self, action: Any) -> Any:
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        self.info = info
-        self.truncated = bool(truncated)
-        return obs, reward, terminated, truncated, info
-
-
-class _EpisodeOver(Exception):
-    """The episode ended (task completed or failed, or the step limit): stop acting."""
-
-
-class _Stuck(Exception):
-    """The procedure cannot continue (nothing left to try); the episode is scored as it stands."""
-
-
-def _read_temperature(reply: str) -> float | None:
-    m = THERMOMETER_READING.search(reply)
-    return float(m.group(1)) if m else None
-
-
-class SciWorldAgent:
+class SciWorldAgent(ClosedLoop[Episode, EpisodeResult]):
     """Plays one change-of-state episode: perceive, decide with COAT, act through skills, re-plan on failure.
+
+    The driver is :class:`~planner.agents.loop.ClosedLoop`: every skill call is one recorded step; a water
+    source or a heat/cold device is used through a queue of steps (go there, open it, put the vessel in,
+    switch it on) verified by watching the substance (:meth:`verify`); a device that fails is blamed, marked
+    unusable and the role decided again (:meth:`redecide`), within ``config.max_replans``.
 
     Args:
         config: How to decide (:class:`~.contracts.AgentConfig`).
@@ -146,26 +122,26 @@ class SciWorldAgent:
             llm = make_llm(self.config.llm)
         self.llm = llm
         self._data_dir = data_dir
+        self.max_replans = self.config.max_replans if self.config.policy == "coat" else 0
 
     # ------------------------------------------------------------ episode
     def run(self, env: SceneEnv[Any, Any], variation: int) -> EpisodeResult:
         """Reset ``env`` (a :class:`scenes.sciworld.ScienceWorldEnv`) to ``variation`` and play it out."""
         t0 = time.perf_counter()
-        tap = _Tap(env)
+        tap = Tap(env)
+        self._run = Episode(env=env, tap=tap, variation=variation, t0=t0)
         obs, _info = tap.reset(options={"variation": variation})
         self.memory = RoomMemory(TextEstimator(priors="default" if self.kb is not None else None))
         self.memory.record(obs)
         self._ctx = TextSkillContext(env=tap, obs=obs, max_steps=100_000,  # type: ignore[arg-type]
                                      memory=self.memory, parse_choices=parse_choices,
-                                     read_temperature=_read_temperature, substance_in=self._substance_name)
+                                     read_temperature=read_temperature, substance_in=self._substance_name)
         self._choices: list[DeviceChoice] = []
-        self._excluded: dict[str, str] = {}
-        self._replans = 0
         self._used: list[str] = []
         self._has_thermometer = False
         self.goal = parse_goal(str(obs.extra.get("task_description", "")))
-        phases, failure = self._play(self.goal)
-        return self._result(env, tap, variation, phases, failure, time.perf_counter() - t0)
+        self._run.phases, self._run.failure = self._play(self.goal)
+        return self.report(self._run)
 
     def _play(self, goal: Goal) -> tuple[tuple[Phase, ...], str]:
         """Explore, choose, prepare, run the phases; returns the phases and why the episode failed, if known."""
@@ -180,14 +156,16 @@ class SciWorldAgent:
                 if not self._run_phase(ph, vessel):
                     return phases, f"{ph.key}: no usable device left"
             self._skill("sw_wait", ticks=3)  # a state change shows in the text a tick after it is scored
-        except _EpisodeOver:
+        except EpisodeOver:
             pass
-        except _Stuck as e:
+        except Stuck as e:
             return phases, str(e)
         return phases, ""
 
-    def _result(self, env: SceneEnv[Any, Any], tap: _Tap, variation: int, phases: tuple[Phase, ...],
-                failure: str, seconds: float) -> EpisodeResult:
+    def report(self, run: Episode) -> EpisodeResult:
+        """The :class:`~.contracts.EpisodeResult`: score and completion as ScienceWorld says."""
+        env, tap, variation, phases, failure = run.env, run.tap, run.variation, run.phases, run.failure
+        seconds = time.perf_counter() - run.t0
         goal = self.goal
         self._choices = [c.model_copy(update={"outcome": "in use at the end"}) if c.outcome == "pending" else c
                          for c in self._choices]
@@ -218,29 +196,36 @@ class SciWorldAgent:
             moves=int(obs.extra.get("moves", 0) or 0),
             commands=len(self._ctx.actions),
             choices=tuple(self._choices),
-            replans=self._replans,
+            replans=run.replans,
             substituted=any(d not in defaults for d in self._used),
             devices_used=tuple(self._used),
             found_broken=tuple(c.object_id for c in self._choices if c.outcome == "broken" and c.object_id),
+            excluded=dict(run.excluded),
             failure="" if completed else failure,
             seconds=round(seconds, 3),
             transcript=tuple(self._ctx.transcript) if self.config.keep_transcript else (),
         )
 
     # ------------------------------------------------------------ acting through skills
+    def act(self, run: Episode, call: SkillCall) -> SkillResult:
+        """One ScienceWorld skill call in the agent's text context."""
+        return get_skill(call.skill)(call, self._ctx)
+
+    def step(self, run: Episode, call: SkillCall) -> SkillResult:
+        """Run and record one skill call; stop the episode's play when ScienceWorld has ended it."""
+        res = super().step(run, call)
+        if self._ctx.terminated:
+            raise EpisodeOver()
+        return res
+
     def _skill(self, skill: str, target: str | None = None, receptacle: str | None = None,
                **args: Any) -> SkillResult:
-        """Run one ScienceWorld skill; stop the episode's play when ScienceWorld has ended it."""
-        call = SkillCall(skill=skill, target=target, receptacle=receptacle, args=args)
-        res = get_skill(skill)(call, self._ctx)
-        if self._ctx.terminated:
-            raise _EpisodeOver()
-        return res
+        return self.step(self._run, SkillCall(skill=skill, target=target, receptacle=receptacle, args=args))
 
     def _goto(self, room: str) -> None:
         res = self._skill("sw_teleport", room)
         if not res.ok:
-            raise _Stuck(res.reason)
+            raise Stuck(res.reason)
 
     def _open(self, e: SeenObject) -> None:
         if e.obj.is_open is False:
@@ -318,7 +303,7 @@ class SciWorldAgent:
         found = self._search(lambda e: matches_substance(e.obj.name, goal.substance) and e.room != "inventory"
                              and not (e.obj.parent or "").startswith(FIXTURES))
         if not found:
-            raise _Stuck(f"{goal.substance} not found in any room")
+            raise Stuck(f"{goal.substance} not found in any room")
         exact = [e for e in found if e.obj.name.lower() == goal.substance]
         return (exact or found)[0]
 
@@ -327,7 +312,7 @@ class SciWorldAgent:
         if self.config.policy == "default":
             e = self.memory.get(DEFAULT_VESSEL)
             if e is None:
-                raise _Stuck(f"default vessel {DEFAULT_VESSEL} not found")
+                raise Stuck(f"default vessel {DEFAULT_VESSEL} not found")
             self._choices.append(DeviceChoice(role="vessel", object_id=e.gid, method="default", outcome="used"))
             return e
         # how hot the vessel must get: the heat phases from the state the substance is probably in now
@@ -356,7 +341,7 @@ class SciWorldAgent:
         choice = self._coat_choice("vessel", "vessel", keep, excluded)
         e = self.memory.get(choice.object_id or "")
         if e is None:
-            raise _Stuck(f"no vessel to heat {goal.substance} in: {choice.reason}")
+            raise Stuck(f"no vessel to heat {goal.substance} in: {choice.reason}")
         holder = self.memory.holder_of(sub) if sub is not None else None
         if (holder is not None and sub is not None and holder.gid != e.gid
                 and holder.record.category == e.record.category and holder.gid not in excluded):
@@ -372,7 +357,7 @@ class SciWorldAgent:
                      phase: str = "") -> DeviceChoice:
         choice, replanned = coat_choice(role, key, self.memory, keep, excluded, substance=self.goal.substance,
                                         wording=self.config.interpretation, kb=self.kb, llm=self.llm, phase=phase)
-        self._replans += 1 if replanned else 0
+        self._run.replans += 1 if replanned else 0
         return choice
 
     def _prepare_substance(self, goal: Goal, vessel: SeenObject, sub: SeenObject | None) -> State | None:
@@ -385,7 +370,7 @@ class SciWorldAgent:
                 self._open(holder)
         self._take(vname, prefer=(f"in {vessel.obj.parent}",) if vessel.obj.parent else (vessel.room,))
         if not self.memory.holds(vname):
-            raise _Stuck(f"could not pick up the {vname}")
+            raise Stuck(f"could not pick up the {vname}")
         if sub is None:
             self._fill_with_water(vname)
         elif self._substance_name(vname) is None:
@@ -408,62 +393,64 @@ class SciWorldAgent:
                 self._open(container)
         res = self._skill("sw_transfer", name, vessel, parent=parent, holder=holder, room=sub.room, liquid=liquid)
         if not res.ok:
-            raise _Stuck(res.reason)
+            raise Stuck(res.reason)
 
     def _focus(self, vessel: str) -> None:
         name = self._substance_name(vessel) or self.goal.substance
         sub = next((o for o in self.memory.contents_of(vessel) if o.name == name), None)
         res = self._skill("sw_focus", vessel, name=name, substance=bool(sub is not None and sub.substance))
         if not res.ok:
-            raise _Stuck(res.reason)
+            raise Stuck(res.reason)
 
     def _fill_with_water(self, vessel: str) -> None:
         """Fill the vessel at a water source; a broken one is marked and the next one tried."""
-        while True:
-            if self.config.policy == "default":
-                src = self.memory.get(DEFAULT_DEVICES["water"])
-                ranked = [src] if src is not None and DEFAULT_DEVICES["water"] not in self._excluded else []
-                method = "default"
-            else:
-                ranked = rank_water_sources(self.memory, self._excluded)
-                method = "rule"
-            if not ranked:
-                raise _Stuck("no working water source")
-            e = ranked[0]
-            choice = DeviceChoice(role="water", object_id=e.gid, method=method, excluded=dict(self._excluded),
+        run = self._run
+        run.role, run.vessel, run.phase = "water", vessel, None
+        run.load(self._water_steps(vessel))
+        if not self.drive(run):  # the default policy gives up at once (its budget is 0), COAT when it is spent
+            last = run.results[-1].reason
+            self._take(vessel)
+            gid = run.device.gid if run.device else "?"
+            raise Stuck(f"default water source {gid} failed: {last}" if self.config.policy == "default"
+                         else run.failure)
+        if self._substance_name(vessel):
+            return
+        raise Stuck(f"the {vessel} holds no water after the {run.device.obj.name if run.device else '?'}")
+
+    def _water_steps(self, vessel: str) -> list[SkillCall]:
+        """Decide the water source (the default one, or the nearest working one) and the steps to use it."""
+        run = self._run
+        if self.config.policy == "default":
+            src = self.memory.get(DEFAULT_DEVICES["water"])
+            ranked = [src] if src is not None and DEFAULT_DEVICES["water"] not in run.excluded else []
+            method = "default"
+        else:
+            ranked = rank_water_sources(self.memory, run.excluded)
+            method = "rule"
+        if not ranked:
+            raise Stuck("no working water source")
+        e = ranked[0]
+        run.device = e
+        run.choice = DeviceChoice(role="water", object_id=e.gid, method=method, excluded=dict(run.excluded),
                                   reason="nearest working sink")
-            self._goto(e.room)
-            res = self._skill("sw_fill", vessel, e.obj.name, room=e.room)
-            if not res.ok:
-                broken = "broken" in res.reason
-                self._choices.append(choice.model_copy(update={"outcome": "broken" if broken else "failed"}))
-                self._excluded[e.gid] = "broken" if broken else res.reason
-                self._take(vessel)
-                if self.config.policy == "default":
-                    raise _Stuck(f"default water source {e.gid} failed: {res.reason}")
-                self._replans += 1
-                continue
-            self._used.append(e.gid)
-            self._choices.append(choice.model_copy(update={"outcome": "used"}))
-            if self._substance_name(vessel):
-                return
-            raise _Stuck(f"the {vessel} holds no water after the {e.obj.name}")
+        return [SkillCall(skill="sw_teleport", target=e.room),
+                SkillCall(skill="sw_fill", target=vessel, receptacle=e.obj.name, args={"room": e.room})]
 
     def _pick_device(self, ph: Phase) -> DeviceChoice:
         need = needed_celsius(ph, self.goal.substance)
         role: Literal["heater", "cooler"] = "heater" if ph.direction == "heat" else "cooler"
         if self.config.policy == "default":
             gid = DEFAULT_DEVICES[role]
-            oid = gid if gid not in self._excluded else None
+            oid = gid if gid not in self._run.excluded else None
             return DeviceChoice(role=role, phase=ph.key, object_id=oid, method="default", reason="baseline")
-        excluded = dict(self._excluded)
+        excluded = dict(self._run.excluded)
         if role == "cooler":
             ranked = rank_coolers(self.memory, need, excluded, specs=self.config.device_specs)
             return DeviceChoice(role=role, phase=ph.key, object_id=ranked[0].gid if ranked else None, method="rule",
                                 excluded=excluded, reason="nearest cooler cold enough" if ranked else "none left")
 
         def keep(e: SeenObject) -> bool:
-            if e.room == "inventory" or e.gid in self._excluded:
+            if e.room == "inventory" or e.gid in self._run.excluded:
                 return False
             if self.config.device_specs:
                 why = heater_too_weak(e.obj.name, need)
@@ -477,39 +464,93 @@ class SciWorldAgent:
 
     def _run_phase(self, ph: Phase, vessel: SeenObject) -> bool:
         """Heat or cool until the target state, substituting devices that fail. False: none left."""
-        vname = vessel.obj.name
-        while True:
-            choice = self._pick_device(ph)
-            e = self.memory.get(choice.object_id) if choice.object_id else None
-            if e is None:
-                self._choices.append(choice.model_copy(update={"outcome": "none"}))
-                return False
-            self._choices.append(choice)  # recorded before use: the episode may end while the device runs
-            outcome = self._use_device(ph, e, vname)
-            self._choices[-1] = choice.model_copy(update={"outcome": outcome})
-            if outcome == "done":
-                return True
-            self._excluded[e.gid] = outcome
-            if self.config.policy == "default":
-                return False
-            self._replans += 1
-            self._take(vname)
-            logger.info("%s %s; re-planning %s", e.gid, outcome, ph.key)
+        run = self._run
+        run.role, run.vessel, run.phase = ph.key, vessel.obj.name, ph
+        steps = self._device_steps(ph, vessel.obj.name)
+        if steps is None:
+            return False
+        run.load(steps)
+        return self.drive(run)
 
-    def _use_device(self, ph: Phase, e: SeenObject, vessel: str) -> str:
-        """Put the vessel on/in the device, run it and watch. Returns done / broken / too weak / failed."""
-        if not self.memory.holds(vessel):
-            self._take(vessel)  # still in the last phase's device, in this room
-        self._goto(e.room)
-        if not self.memory.holds(vessel):
-            return "failed: lost the vessel"
-        self._open(e)
+    def _device_steps(self, ph: Phase, vessel: str) -> list[SkillCall] | None:
+        """Decide the phase's device and the steps to use it: take the vessel, go there, open it, put the
+        vessel on/in it and switch it on. None when no device is left."""
+        run = self._run
+        choice = self._pick_device(ph)
+        e = self.memory.get(choice.object_id) if choice.object_id else None
+        if e is None:
+            self._choices.append(choice.model_copy(update={"outcome": "none"}))
+            return None
+        self._choices.append(choice)  # recorded before use: the episode may end while the device runs
+        run.device, run.choice = e, choice
+        steps = [] if self.memory.holds(vessel) else [SkillCall(skill="sw_take", target=vessel)]
+        steps.append(SkillCall(skill="sw_teleport", target=e.room))
+        if e.obj.is_open is False:
+            steps.append(SkillCall(skill="sw_open", target=e.obj.name))
         activate = ph.direction == "heat" or e.obj.device_on is False
-        res = self._skill("sw_place", vessel, e.obj.name, room=e.room, activate=activate)
-        if not res.ok:
-            return res.reason
-        self._used.append(e.gid)
-        return self._watch(ph, vessel)
+        steps.append(SkillCall(skill="sw_place", target=vessel, receptacle=e.obj.name,
+                               args={"room": e.room, "activate": activate}))
+        return steps
+
+    # ------------------------------------------------------------ the loop's hooks
+    def verify(self, run: Episode, call: SkillCall, res: SkillResult) -> SkillResult:
+        """A device's steps: the vessel must still be carried on arrival; once it is placed, watch the
+        substance until the target state shows (the device did its job) or the temperature stalls (too weak)."""
+        e = run.device
+        if e is None:
+            return res
+        if call.skill == "sw_teleport" and run.phase is not None and not self.memory.holds(run.vessel):
+            return blamed(call, "failed: lost the vessel", "missing", e.gid)
+        if call.skill == "sw_fill":
+            self._used.append(e.gid)
+            self._settle(run, "used")
+        elif call.skill == "sw_place" and run.phase is not None:
+            self._used.append(e.gid)
+            outcome = self._watch(run.phase, run.vessel)
+            if outcome != "done":
+                return blamed(call, outcome, "faulty", e.gid)
+            self._settle(run, "done")
+        return res
+
+    def tolerate(self, run: Episode, call: SkillCall, res: SkillResult) -> bool:
+        """Taking the vessel and opening a device are best effort: the next steps check what they were for."""
+        return call.skill in ("sw_take", "sw_open")
+
+    def recover(self, run: Episode, call: SkillCall, res: SkillResult) -> bool:
+        """A room the agent cannot reach ends its play; a device that failed has its decision's outcome
+        recorded, then the shared loop judges it."""
+        if call.skill == "sw_teleport" and not res.ok:
+            raise Stuck(res.reason)
+        self._settle(run, res.reason)
+        return super().recover(run, call, res)
+
+    def culprit(self, run: Episode, call: SkillCall, res: SkillResult) -> tuple[str | None, str | None]:
+        """The device in use (skills blame it by its ScienceWorld name; the agent knows which room's)."""
+        return (run.device.gid if run.device is not None else None), run.role
+
+    def unusable_reason(self, res: SkillResult) -> str:
+        """``broken``, or what went wrong (``too weak``, ScienceWorld's reply)."""
+        return "broken" if res.fault == "broken" else res.reason
+
+    def redecide(self, run: Episode, role: str, blame: str, res: SkillResult) -> list[SkillCall] | None:
+        """Take the vessel back and choose the role's next-best device."""
+        logger.info("%s %s; re-planning %s", blame, self.unusable_reason(res), role)
+        self._take(run.vessel)
+        if run.phase is None:
+            return self._water_steps(run.vessel)
+        return self._device_steps(run.phase, run.vessel)
+
+    def _settle(self, run: Episode, outcome: str) -> None:
+        """Record how using the decided device went (a water source's decision is recorded only then)."""
+        if run.choice is None:
+            return
+        if run.phase is None:
+            if outcome != "used":
+                outcome = "broken" if "broken" in outcome else "failed"
+            self._choices.append(run.choice.model_copy(update={"outcome": outcome}))
+        else:
+            self._choices[-1] = run.choice.model_copy(update={"outcome": outcome})
+        run.choice = None
 
     def _watch(self, ph: Phase, vessel: str) -> str:
         """Wait and read the thermometer until the target state shows (done) or the temperature stalls."""

@@ -12,14 +12,15 @@ Example:
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from scenes.sciworld import CHANGE_OF_STATE_TASKS, resolve_task
+from scenes.sciworld import CHANGE_OF_STATE_TASKS, broken_devices, resolve_task
 
-from ...errors import ConfigError
+from ...errors import ConfigError, SimulatorError
 from .agent import SciWorldAgent
 from .contracts import AgentConfig, EpisodeResult
 
@@ -61,6 +62,93 @@ def episode_line(r: EpisodeResult) -> str:
             f"done={r.completed!s:5} moves {r.moves:>3} used {list(r.devices_used)} {r.failure}")
 
 
+def run_options(config: AgentConfig, step_limit: int) -> dict[str, int]:
+    """The settings an episode's outcome depends on beyond its task, variation and agent identity."""
+    return {"step_limit": step_limit, "max_heat_waits": config.max_heat_waits,
+            "max_cool_waits": config.max_cool_waits, "max_replans": config.max_replans}
+
+
+def episode_key(task: str, variation: int, config: AgentConfig, options: dict[str, int]) -> str:
+    """The resume key: task, variation, policy and every option that changes the episode."""
+    agent = {"policy": config.policy, "llm": config.llm, "interpret": config.interpretation,
+             "device_specs": config.device_specs}
+    return json.dumps([resolve_task(task), variation, agent, options], sort_keys=True)
+
+
+def _row_key(r: EpisodeResult) -> str:
+    agent = {"policy": r.policy, "llm": r.llm, "interpret": r.interpret, "device_specs": r.device_specs}
+    return json.dumps([r.task, r.variation, agent, r.options], sort_keys=True)
+
+
+def read_episodes(path: str | Path) -> list[EpisodeResult]:
+    """The rows of an ``episodes.jsonl`` (a line cut short by a crash, or not a row, is skipped)."""
+    out: list[EpisodeResult] = []
+    p = Path(path)
+    if not p.exists():
+        return out
+    for n, line in enumerate(p.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(EpisodeResult.model_validate_json(line))
+        except ValueError:
+            logger.warning("%s:%d is not an episode row; skipped", p, n)
+    return out
+
+
+def latest(rows: Iterable[EpisodeResult]) -> list[EpisodeResult]:
+    """The last row per episode, in the order episodes were first played (a rerun replaces a crashed row)."""
+    by_key: dict[str, EpisodeResult] = {}
+    for r in rows:
+        by_key.pop(_row_key(r), None)
+        by_key[_row_key(r)] = r
+    return list(by_key.values())
+
+
+def dead_episode(task: str, variation: int, config: AgentConfig, options: dict[str, int],
+                 error: BaseException) -> EpisodeResult:
+    """The row of an episode whose simulator died: a failure with the reason."""
+    try:
+        broken = broken_devices(task, variation)
+    except Exception:  # noqa: BLE001 - a task the fact table lacks: nothing is known to be broken
+        broken = ()
+    why = f"{type(error).__name__}: {error}"
+    return EpisodeResult(task=resolve_task(task), variation=variation, broken=tuple(broken), policy=config.policy,
+                         llm=config.llm, interpret=config.interpretation,
+                         device_specs=config.device_specs, score=0, completed=False, moves=0, commands=0,
+                         options=options, failure=f"the simulator died: {why}", error=why)
+
+
+class _Rows:
+    """``episodes.jsonl``, appended to; earlier rows are read first (finished episodes are skipped)."""
+
+    def __init__(self, out: str | Path | None, resume: bool) -> None:
+        self.path = Path(out) / "episodes.jsonl" if out else None
+        self.earlier: list[EpisodeResult] = []
+        self.file = None
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.earlier = read_episodes(self.path) if resume else []
+        cut = self.path.exists() and self.path.stat().st_size and not self.path.read_bytes().endswith(b"\n")
+        self.file = open(self.path, "a")  # noqa: SIM115 - closed by close()
+        if cut:
+            self.file.write("\n")  # a crash cut the last row short: the next row starts on its own line
+
+    def finished(self) -> dict[str, EpisodeResult]:
+        """Earlier episodes that ended without a simulator failure, by key (these are not played again)."""
+        return {_row_key(r): r for r in self.earlier if not r.error}
+
+    def write(self, r: EpisodeResult) -> None:
+        if self.file is not None:
+            self.file.write(r.model_dump_json() + "\n")
+            self.file.flush()
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
 def run_benchmark(
     tasks: Sequence[str],
     *,
@@ -73,10 +161,16 @@ def run_benchmark(
     make_env: Callable[[str, int], Any] | None = None,
     data_dir: Any = None,
     progress: bool = True,
+    resume: bool = True,
 ) -> list[EpisodeResult]:
     """Play every (task, variation, config) once and return the results.
 
-    One JVM per task; agents are built once per config (the model loads once).
+    One JVM per task; agents are built once per config (the model loads once). With ``out``, every episode
+    is appended to ``episodes.jsonl`` as it ends, and a rerun resumes: episodes already there (same task,
+    variation, agent and options, :func:`episode_key`) are not played again. A simulator that dies (the env
+    raises :class:`~planner.errors.SimulatorError`) makes that episode a failure with the reason
+    (``EpisodeResult.error``); a new JVM is started and the benchmark goes on (a resume plays such episodes
+    again). ``summary.md`` is written in the end, also when the run stops on an error.
 
     Args:
         tasks: Task names or ids (:data:`scenes.sciworld.CHANGE_OF_STATE_TASKS`).
@@ -85,53 +179,78 @@ def run_benchmark(
         variations: Explicit variations (override ``split``).
         configs: One agent per config; each plays every variation.
         step_limit: ScienceWorld's ``envStepLimit`` (moves).
-        out: Directory for ``episodes.jsonl`` (one row per episode, written as it ends) and ``summary.md``.
+        out: Directory for ``episodes.jsonl`` (one row per episode, appended as it ends) and ``summary.md``.
         make_env: ``(task, step_limit) -> SceneEnv`` (default: a ScienceWorldEnv with the ``easy``
             simplification).
         data_dir: Data directory for the knowledge base and perception priors.
         progress: Show a tqdm progress bar over episodes (each episode is also logged at INFO).
+        resume: Skip episodes ``out`` already holds (False: play them all again; rows are still appended).
 
     Returns:
-        The episodes, in the order they were played.
+        The episodes of this benchmark (earlier rows of skipped ones included), in the order they were played.
 
     Raises:
         ConfigError: a task the agent does not play, or an unknown split.
+        SimulatorError: a new JVM could not be started.
     """
     from tqdm import tqdm
 
     make_env = make_env or _make_sciworld_env
     plan = [(task, select_variations(task, split, limit, variations)) for task in tasks]  # validate before a JVM
     agents = [SciWorldAgent(c, data_dir=data_dir) for c in configs]
+    rows = _Rows(out, resume)
+    done = rows.finished()
     results: list[EpisodeResult] = []
-    path = Path(out) if out else None
-    if path:
-        path.mkdir(parents=True, exist_ok=True)
     bar = tqdm(total=sum(len(vs) for _, vs in plan) * len(agents), unit="episode", desc="sciworld",
                disable=not progress)
-    rows = open(path / "episodes.jsonl", "w") if path else None  # noqa: SIM115 - closed below
     try:
         for task, vs in plan:
-            env = make_env(task, step_limit)
-            try:
-                for v in vs:
-                    for agent in agents:
-                        r = agent.run(env, v)
-                        results.append(r)
-                        if rows:
-                            rows.write(r.model_dump_json() + "\n")
-                            rows.flush()
-                        logger.info("%s", episode_line(r))
-                        bar.set_postfix_str(f"{r.task} var {v} {r.policy}: {r.score}", refresh=False)
-                        bar.update()
-            finally:
-                env.close()
+            _play_task(task, vs, agents, step_limit, make_env, done, rows, results, bar)
     finally:
         bar.close()
-        if rows:
-            rows.close()
-    if path:
-        (path / "summary.md").write_text(summarize(results))
+        rows.close()
+        if out:
+            (Path(out) / "summary.md").write_text(summarize(latest(results)))
     return results
+
+
+def _play_task(task: str, vs: Sequence[int], agents: Sequence[SciWorldAgent], step_limit: int,
+               make_env: Callable[[str, int], Any], done: dict[str, EpisodeResult], rows: _Rows,
+               results: list[EpisodeResult], bar: Any) -> None:
+    """One task's episodes on one JVM (started only when one is to be played; a new one after a death)."""
+    env = None
+    try:
+        for v in vs:
+            for agent in agents:
+                options = run_options(agent.config, step_limit)
+                earlier = done.get(episode_key(task, v, agent.config, options))
+                if earlier is not None:
+                    results.append(earlier)
+                    bar.update()
+                    continue
+                env = env or make_env(task, step_limit)
+                try:
+                    r = agent.run(env, v).model_copy(update={"options": options})
+                except SimulatorError as e:
+                    logger.warning("%s var %s: the simulator died (%s); starting a new one", task, v, e)
+                    r = dead_episode(task, v, agent.config, options, e)
+                    _close(env)
+                    env = None
+                results.append(r)
+                rows.write(r)
+                logger.info("%s", episode_line(r))
+                bar.set_postfix_str(f"{r.task} var {v} {r.policy}: {r.score}", refresh=False)
+                bar.update()
+    finally:
+        if env is not None:
+            _close(env)
+
+
+def _close(env: Any) -> None:
+    try:
+        env.close()
+    except Exception as e:  # noqa: BLE001 - a dead simulator may fail to close; it is gone either way
+        logger.debug("ignoring error while closing a dead simulator: %r", e)
 
 
 def _label(r: EpisodeResult) -> str:
@@ -166,4 +285,5 @@ def summarize(results: Iterable[EpisodeResult]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["SPLITS", "episode_line", "run_benchmark", "select_variations", "summarize"]
+__all__ = ["SPLITS", "dead_episode", "episode_key", "episode_line", "latest", "read_episodes", "run_benchmark",
+           "run_options", "select_variations", "summarize"]

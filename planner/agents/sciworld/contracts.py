@@ -32,7 +32,14 @@ class DeviceChoice(Contract):
 
 
 class EpisodeResult(Contract):
-    """One ScienceWorld episode played by the agent (one JSONL row of the benchmark)."""
+    """One ScienceWorld episode played by the agent (one JSONL row of the benchmark).
+
+    The core fields match the household loop's :class:`~planner.schemas.ExecutionTrace`: ``completed`` is its
+    ``achieved`` (ScienceWorld's own completion; also readable as :attr:`achieved`), ``replans`` and
+    ``excluded`` mean the same, ``commands`` is its ``steps`` (simulator steps over every skill call;
+    :attr:`steps`), ``failure`` is why the task was not done ("" when it was). ``error`` is set when the
+    simulator itself died (the episode is then a failure with that reason).
+    """
 
     task: str
     variation: int
@@ -52,9 +59,24 @@ class EpisodeResult(Contract):
     substituted: bool = False
     devices_used: tuple[str, ...] = ()
     found_broken: tuple[str, ...] = ()
+    excluded: dict[str, str] = Field(default_factory=dict)
+    options: dict[str, int] = Field(default_factory=dict)
+    """The run's settings beyond the agent's identity (step limit, wait and re-plan budgets): part of the
+    benchmark's resume key."""
     failure: str = ""
+    error: str = ""
     seconds: float = 0.0
     transcript: tuple[str, ...] = ()
+
+    @property
+    def achieved(self) -> bool:
+        """The task got done (ScienceWorld completed it): ``ExecutionTrace.achieved``."""
+        return self.completed
+
+    @property
+    def steps(self) -> int:
+        """Simulator steps over every skill call: ``ExecutionTrace.steps``."""
+        return self.commands
 
 
 class AgentConfig(Contract):
@@ -70,6 +92,8 @@ class AgentConfig(Contract):
             (:data:`~planner.agents.sciworld.facts.HEATER_MAX_C`); without it a weak device is found only by
             trying it.
         max_heat_waits / max_cool_waits: ``wait1`` budget per device before giving up on it.
+        max_replans: The re-plan budget of one episode (devices found unusable and decided again); the
+            ``default`` policy never re-plans.
         keep_transcript: Keep every command and reply in the result.
     """
 
@@ -79,6 +103,7 @@ class AgentConfig(Contract):
     device_specs: bool = True
     max_heat_waits: int = Field(default=25, ge=1)
     max_cool_waits: int = Field(default=30, ge=1)
+    max_replans: int = Field(default=10, ge=0)
     keep_transcript: bool = True
 
     @property

@@ -372,3 +372,131 @@ def test_real_broken_stove_episode(data_dir: Any) -> None:
     heaters = [(c.object_id, c.outcome) for c in r.choices if c.role == "heater"]
     assert heaters[0] == ("kitchen/stove", "broken") and heaters[1][0] != "kitchen/stove"
     assert r.substituted and r.score >= 75  # 1.2.3's heat transfer is not deterministic; it reached 100 here
+
+
+# ---------------------------------------------------------------- the benchmark: append, resume, a dead JVM
+class _DyingServer(_Server):
+    """Answers ``lives`` commands, then behaves like a dead py4j gateway."""
+
+    def __init__(self, w: MiniWorld, lives: int) -> None:
+        super().__init__(w)
+        self.lives = lives
+
+    def step(self, cmd: str) -> str:
+        self.lives -= 1
+        if self.lives < 0:
+            raise EOFError("the gateway closed the connection")
+        return super().step(cmd)
+
+
+class _Envs:
+    """``make_env`` for run_benchmark: scripted worlds, the first ``dying`` of which die after 12 commands."""
+
+    def __init__(self, dying: int = 0, start_fails_after: int | None = None) -> None:
+        self.made = 0
+        self.dying = dying
+        self.start_fails_after = start_fails_after
+
+    def __call__(self, task: str, step_limit: int) -> ScienceWorldEnv:
+        from planner.errors import SimulatorError
+
+        if self.start_fails_after is not None and self.made >= self.start_fails_after:
+            raise SimulatorError("ScienceWorld's JVM did not start")
+        self.made += 1
+        w = MiniWorld()
+        if self.made <= self.dying:
+            w.server = _DyingServer(w, lives=12)
+        return ScienceWorldEnv(task, backend=w, step_limit=step_limit)
+
+
+def _bench(out: Any, envs: _Envs, variations: list[int], **kw: Any) -> list[EpisodeResult]:
+    from planner.agents.sciworld import run_benchmark
+
+    return run_benchmark(["boil"], variations=variations, configs=[AgentConfig()], out=out, make_env=envs,
+                         progress=False, **kw)
+
+
+def test_benchmark_appends_and_resumes(data_dir: Any, tmp_path: Any) -> None:
+    from planner.agents.sciworld import read_episodes
+
+    envs = _Envs()
+    first = _bench(tmp_path, envs, [0])
+    assert envs.made == 1 and [r.completed for r in first] == [True]
+    again = _bench(tmp_path, envs, [0])  # nothing left to play: no JVM is started
+    assert envs.made == 1 and again == first and len(read_episodes(tmp_path / "episodes.jsonl")) == 1
+    more = _bench(tmp_path, envs, [0, 1])  # only the new variation is played, appended
+    assert envs.made == 2 and [r.variation for r in more] == [0, 1]
+    assert [r.variation for r in read_episodes(tmp_path / "episodes.jsonl")] == [0, 1]
+    other = _bench(tmp_path, envs, [0], step_limit=90)  # another option is another episode
+    assert envs.made == 3 and other[0].options["step_limit"] == 90
+    _bench(tmp_path, envs, [0], resume=False)
+    assert envs.made == 4 and len(read_episodes(tmp_path / "episodes.jsonl")) == 4
+    assert "| boil | nothing broken | 1 |" in (tmp_path / "summary.md").read_text()
+
+
+def test_a_row_cut_short_by_a_crash_is_skipped_and_played_again(data_dir: Any, tmp_path: Any) -> None:
+    from planner.agents.sciworld import read_episodes
+
+    envs = _Envs()
+    row = _bench(tmp_path, envs, [0])[0].model_dump_json()
+    (tmp_path / "episodes.jsonl").write_text(row + "\n" + row[: len(row) // 2])  # killed mid-write
+    rs = _bench(tmp_path, envs, [0, 1])
+    assert envs.made == 2 and [r.variation for r in rs] == [0, 1]
+    assert [r.variation for r in read_episodes(tmp_path / "episodes.jsonl")] == [0, 1]
+
+
+def test_a_dead_jvm_is_a_failed_episode_and_the_benchmark_goes_on(data_dir: Any, tmp_path: Any) -> None:
+    envs = _Envs(dying=1)
+    rs = _bench(tmp_path, envs, [0, 1])
+    assert envs.made == 2  # a new JVM after the death
+    dead, alive = rs
+    assert (dead.variation, dead.completed, dead.score) == (0, False, 0)
+    assert "the simulator died" in dead.failure and "stopped responding" in dead.error
+    assert alive.completed and not alive.error
+    summary = (tmp_path / "summary.md").read_text()
+    assert "| boil | nothing broken | 1 | 0.0 | 0% |" in summary
+    # a resume plays the dead episode again (and only that one); the summary keeps its new row
+    rs = _bench(tmp_path, envs, [0, 1])
+    assert envs.made == 3 and [r.completed for r in rs] == [True, True]
+    assert "| boil | nothing broken | 1 | 100.0 | 100% |" in (tmp_path / "summary.md").read_text()
+
+
+def test_the_summary_is_written_when_no_new_jvm_starts(data_dir: Any, tmp_path: Any) -> None:
+    from planner.errors import SimulatorError
+
+    with pytest.raises(SimulatorError, match="did not start"):
+        _bench(tmp_path, _Envs(dying=1, start_fails_after=1), [0, 1])
+    assert "| boil | nothing broken | 1 | 0.0 |" in (tmp_path / "summary.md").read_text()
+
+
+@pytest.mark.sciworld_live
+def test_real_jvm_killed_mid_episode(data_dir: Any, tmp_path: Any) -> None:
+    pytest.importorskip("scienceworld")
+    from planner.agents.sciworld import run_benchmark
+    from scenes.sciworld import java_version
+
+    if not java_version():
+        pytest.skip("ScienceWorld needs Java on PATH")
+    made: list[ScienceWorldEnv] = []
+
+    def make_env(task: str, step_limit: int) -> ScienceWorldEnv:
+        env = ScienceWorldEnv(task, step_limit=step_limit)
+        if not made:  # the first JVM is killed after 15 commands, in the middle of the first episode
+            step, n = env.step, [0]
+
+            def dying_step(action: Any) -> Any:
+                n[0] += 1
+                if n[0] == 15:
+                    env._env._gateway.java_process.kill()
+                    env._env._gateway.java_process.wait(timeout=10)
+                return step(action)
+
+            env.step = dying_step  # type: ignore[method-assign]
+        made.append(env)
+        return env
+
+    rs = run_benchmark(["boil"], variations=[21, 23], configs=[AgentConfig()], out=tmp_path, make_env=make_env,
+                       progress=False)
+    assert len(made) == 2 and "the simulator died" in rs[0].failure and rs[0].error
+    assert not rs[1].error and rs[1].score > 0
+    assert (tmp_path / "summary.md").exists()
