@@ -172,8 +172,12 @@ def _from_dump(raw: dict[str, Any], path: Path, src: str) -> SceneData:
             raise DataError(path, f"objects/{oid}/objectId", f"{o['objectId']!r} is not the key it is filed under")
         if is_extension(o["objectType"]):
             # a real iTHOR scene never has the simulator's extension types (Cake...): such a file is not a dump
-            raise DataError(path, f"objects/{oid}/objectType", "extension object types (scenes.embedded.extensions) "
-                            "are not AI2-THOR's; real iTHOR scene dumps cannot contain them")
+            raise DataError(
+                path,
+                f"objects/{oid}/objectType",
+                "extension object types (scenes.embedded.extensions) "
+                "are not AI2-THOR's; real iTHOR scene dumps cannot contain them",
+            )
     stem = path.stem
     name = stem if stem.endswith("_physics") else f"{stem}_physics"
     base = name.removesuffix("_physics")
@@ -223,8 +227,7 @@ def _from_compact(raw: dict[str, Any], path: Path, src: str) -> SceneData:
         ids[name] = m["objectId"]
         metas.append(m)
     _link(items, metas, ids, path)
-    return SceneData(name=scene.get("sceneName") or path.stem, objects=metas, agent=_compact_agent(scene),
-                     source=src)
+    return SceneData(name=scene.get("sceneName") or path.stem, objects=metas, agent=_compact_agent(scene), source=src)
 
 
 def _compact_object(it: dict[str, Any], i: int, path: Path, ids: dict[str, str]) -> tuple[str, dict[str, Any]]:
