@@ -264,7 +264,8 @@ def validate(path: Path, tp: Any, raw: Any, prefix: tuple[Any, ...] = ()) -> Any
             problem += f" (got {shown[:80]}{'...' if len(shown) > 80 else ''})"
         if len(errs) > 1:
             problem += f" [and {len(errs) - 1} more error(s) in this file]"
-        raise DataError(path, "/".join(str(p) for p in (*prefix, *first["loc"])), problem) from None
+        loc = [str(p) for p in (*prefix, *first["loc"]) if p != "[key]"]  # a dict key's error is at the key
+        raise DataError(path, "/".join(loc), problem) from None
 
 
 __all__ = [
