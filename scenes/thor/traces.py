@@ -142,7 +142,7 @@ def read_trace(directory: str | os.PathLike[str], *, frames: bool = True) -> Tra
     # read every event before comparing counts, so that a corrupt file is the error that is reported
     events = [_read_event(p) for _, p in numbered]
     if len(events) != len(actions):
-        raise DataError(d, "event_NN.json", f"{len(events)} events for {len(actions)} actions")
+        raise DataError(d / "actions.json", "", f"{len(events)} events for {len(actions)} actions")
     imgs: list[np.ndarray | None] = []
     for n, _ in numbered:
         png = d / f"event_{n:02d}.png"
@@ -209,7 +209,16 @@ def read_png(path: str | os.PathLike[str]) -> np.ndarray:
 
 
 def _decode_png(path: Path) -> np.ndarray:
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+        return _decode_png_bytes(path, data)
+    except DataError:
+        raise
+    except (OSError, ValueError, struct.error, zlib.error) as e:  # a short, damaged or truncated file
+        raise DataError(path, "", f"cannot decode the PNG: {e}") from e
+
+
+def _decode_png_bytes(path: Path, data: bytes) -> np.ndarray:
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         raise DataError(path, "", "not a PNG file")
     pos, idat, header = 8, bytearray(), None
