@@ -8,15 +8,18 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
-from typing_extensions import TypedDict
+from pydantic import ConfigDict, Field, Strict, TypeAdapter, ValidationError
+from typing_extensions import NotRequired, TypedDict
 
 from ..errors import DataError
 from ..schemas import Condition, InUse, Mass, Material, Temperature
 
 _FORBID = ConfigDict(extra="forbid")
-_NonNeg = Annotated[int, Field(ge=0)]
+# Counts, ids and penalties are strict ints: ``true`` or ``"3"`` is not a number.
+_NonNeg = Annotated[int, Strict(), Field(ge=0)]
 Name = Annotated[str, Field(min_length=1)]
+Names = Annotated[list[Name], Field(min_length=1)]
+"""A list of names that may not be empty (utilities, a utility's tasks or objects, a task's context objects)."""
 
 
 class RawIdeal(TypedDict):
@@ -40,8 +43,8 @@ class RawPoolEntry(RawConfig):
 
 class RawPools(TypedDict):
     __pydantic_config__ = _FORBID  # type: ignore[misc]
-    moderate: list[RawPoolEntry]
-    bad: list[RawPoolEntry]
+    moderate: Annotated[list[RawPoolEntry], Field(min_length=1)]
+    bad: Annotated[list[RawPoolEntry], Field(min_length=1)]
 
 
 class RawCommon(TypedDict):
@@ -55,7 +58,7 @@ class RawCommon(TypedDict):
 
 class RawPref(TypedDict):
     __pydantic_config__ = _FORBID  # type: ignore[misc]
-    good: list[Material]
+    good: Annotated[list[Material], Field(min_length=1)]
     bad: list[Material]
 
 
@@ -68,12 +71,31 @@ class RawPrefTask(TypedDict):
 class RawPrefConcept(TypedDict):
     __pydantic_config__ = _FORBID  # type: ignore[misc]
     concept: Name
-    tasks: list[RawPrefTask]
+    tasks: Annotated[list[RawPrefTask], Field(min_length=1)]
 
 
 class RawPrefFile(TypedDict):
     __pydantic_config__ = _FORBID  # type: ignore[misc]
-    mat_gt: list[RawPrefConcept]
+    mat_gt: Annotated[list[RawPrefConcept], Field(min_length=1)]
+
+
+RawIdealFile = dict[str, dict[str, Annotated[list[RawIdeal], Field(min_length=1)]]]
+"""``pouch_config_oracle.json``: utility -> task -> the ideal configurations (at least one)."""
+
+
+_Mix = Annotated[list[_NonNeg], Field(min_length=3, max_length=3)]
+"""(context, concept, random) distractor counts."""
+
+
+class RawTemplates(TypedDict):
+    """``templates.json`` before it becomes a :class:`~planner.knowledge.base.Templates` (strict numbers)."""
+
+    __pydantic_config__ = _FORBID  # type: ignore[misc]
+    source: NotRequired[str]
+    question_templates: dict[str, str]
+    utility_phrases: dict[str, str]
+    full_pipeline_variations: dict[str, Annotated[list[_Mix], Field(min_length=1)]]
+    sizes: dict[str, Annotated[int, Strict()]]
 
 
 @functools.cache
@@ -153,6 +175,8 @@ def read_json(path: Path) -> Any:
             _json_path_at(text, e.pos),
             f"invalid JSON{truncated}: {e.msg} at line {e.lineno} column {e.colno}",
         ) from e
+    except RecursionError:
+        raise DataError(path, "", "invalid JSON: nested too deeply") from None
 
 
 def _loc(parts: Iterable[Any]) -> str:
@@ -184,4 +208,3 @@ def check_keys(path: Path, prefix: str, got: Iterable[str], want: Iterable[str],
     missing = [w for w in want_l if w not in set(got_l)]
     if missing:
         raise DataError(path, prefix, f"missing {what} {missing[0]!r} that {ref} lists ({len(missing)} missing)")
-

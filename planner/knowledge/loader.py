@@ -33,12 +33,13 @@ from .files import (
     F_TEMPLATES,
     F_UTILITIES,
     OPTIONAL_FILES,
-    Name,
+    Names,
     RawCommon,
     RawConfig,
-    RawIdeal,
+    RawIdealFile,
     RawPools,
     RawPrefFile,
+    RawTemplates,
     check_keys,
     read_json,
     validate,
@@ -91,13 +92,13 @@ class _Loader:
 
     def _read_vocabulary(self) -> None:
         p = self.p
-        utilities = tuple(self._read(F_UTILITIES, list[Name]))
+        utilities = tuple(self._read(F_UTILITIES, Names))
         if len(set(utilities)) != len(utilities):
             dup = next(u for u in utilities if utilities.count(u) > 1)
             raise DataError(p[F_UTILITIES], str(utilities.index(dup)), f"duplicate utility {dup!r}")
         self.utilities = utilities
 
-        raw_tasks: dict[str, list[str]] = self._read(F_TASKS, dict[str, list[Name]])
+        raw_tasks: dict[str, list[str]] = self._read(F_TASKS, dict[str, Names])
         check_keys(p[F_TASKS], "", raw_tasks, utilities, "utility", F_UTILITIES)
         self.combinations: list[Combination] = []
         for u, ts in raw_tasks.items():
@@ -108,14 +109,14 @@ class _Loader:
         self.tasks = {u: tuple(raw_tasks[u]) for u in utilities}
         self.combo_keys = [(c.utility, c.task) for c in self.combinations]
 
-        raw_objects: dict[str, list[str]] = self._read(F_OBJECTS, dict[str, list[Name]])
+        raw_objects: dict[str, list[str]] = self._read(F_OBJECTS, dict[str, Names])
         check_keys(p[F_OBJECTS], "", raw_objects, utilities, "utility", F_UTILITIES)
         self.utility_objects = {u: tuple(raw_objects[u]) for u in utilities}
         self.universe = {o for objs in self.utility_objects.values() for o in objs}
 
     def _read_context(self) -> None:
         path = self.p[F_ORACLE]
-        raw_oracle: dict[str, dict[str, list[str]]] = self._read(F_ORACLE, dict[str, dict[str, list[Name]]])
+        raw_oracle: dict[str, dict[str, list[str]]] = self._read(F_ORACLE, dict[str, dict[str, Names]])
         check_keys(path, "", raw_oracle, self.utilities, "utility", F_TASKS)
         self.context: dict[Combo, tuple[str, ...]] = {}
         for u in self.utilities:
@@ -184,7 +185,7 @@ class _Loader:
 
     def _read_ideal(self) -> None:
         path = self.p[F_IDEAL]
-        raw_ideal: dict[str, dict[str, list[RawIdeal]]] = self._read(F_IDEAL, dict[str, dict[str, list[RawIdeal]]])
+        raw_ideal: RawIdealFile = self._read(F_IDEAL, RawIdealFile)
         self._check_combos(path, raw_ideal)
         self.ideal: dict[Combo, tuple[ObjectConfig, ...]] = {}
         for u, t in self.combo_keys:
@@ -263,7 +264,7 @@ class _Loader:
             raw_templates["full_pipeline_variations"] = {
                 k: v for k, v in raw_templates["full_pipeline_variations"].items() if not k.startswith("_")
             }
-        self.templates: Templates = validate(path, Templates, raw_templates)
+        self.templates: Templates = validate(path, Templates, validate(path, RawTemplates, raw_templates))
         check_keys(path, "utility_phrases", self.templates.utility_phrases, self.utilities, "utility", F_UTILITIES)
 
     def _check_optional_files(self) -> None:

@@ -26,7 +26,6 @@ like ``Sink|...|SinkBasin``. Everything else comes from the per-type table (:mod
 from __future__ import annotations
 
 import copy
-import json
 import logging
 from dataclasses import dataclass, field
 from importlib import resources
@@ -37,7 +36,8 @@ from planner.errors import DataError, UnknownIdError
 
 from .extensions import ALL_TYPES as TYPES
 from .extensions import is_extension
-from .metadata import FLAG_KEYS, LIQUIDS, OBJECT_KEYS, TEMPERATURES, aabb, make_object_id, oobb, vec
+from .metadata import FLAG_KEYS, OBJECT_KEYS, aabb, make_object_id, oobb, vec
+from .validation import CompactScene, EventScene, ObjectMeta, read_json, validate
 
 log = logging.getLogger(__name__)
 
@@ -123,31 +123,25 @@ def load_scene(scene: str | Path, *, data_dir: str | Path | None = None) -> Scen
         return load_scene_file(Path(p), source=f"package:{s}")
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise DataError(path, "", f"cannot read the file: {e}") from e
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise DataError(path, f"line {e.lineno} column {e.colno}", f"invalid JSON: {e.msg}") from e
+def _is_event(raw: dict[str, Any]) -> bool:
+    objs = raw.get("objects")
+    if "screenWidth" in raw or "lastActionSuccess" in raw:
+        return True
+    return isinstance(objs, list) and any(isinstance(o, dict) and "objectId" in o for o in objs)
 
 
 def load_scene_file(path: Path, *, source: str | None = None) -> SceneData:
-    """Load a compact scene file, an iTHOR scene dump (objectId -> metadata) or an event metadata file."""
-    raw = _read_json(path)
+    """Load a compact scene file, an iTHOR scene dump (objectId -> metadata) or an event metadata file.
+
+    Key paths in errors: ``objects/<i>/...`` (compact scene, event), ``objects/<objectId>/...`` (dump).
+    """
+    raw = read_json(path)
     src = source or str(path)
-    if (
-        isinstance(raw, dict)
-        and isinstance(raw.get("objects"), list)
-        and raw["objects"]
-        and "objectId" in raw["objects"][0]
-    ):
+    if isinstance(raw, dict) and _is_event(raw):
         return scene_from_event(raw, source=src, path=path)
     if isinstance(raw, dict) and "objects" in raw:
         return _from_compact(raw, path, src)
-    if isinstance(raw, dict) and raw and all(isinstance(v, dict) and "objectId" in v for v in raw.values()):
+    if isinstance(raw, dict) and any(isinstance(v, dict) and "objectId" in v for v in raw.values()):
         return _from_dump(raw, path, src)
     raise DataError(
         path,
@@ -157,27 +151,33 @@ def load_scene_file(path: Path, *, source: str | None = None) -> SceneData:
     )
 
 
-def _check_object(o: Any, path: Path, key: str) -> dict[str, Any]:
-    if not isinstance(o, dict):
-        raise DataError(path, key, f"expected an object metadata dict, got {type(o).__name__}")
-    missing = [k for k in OBJECT_KEYS if k not in o]
-    if missing:
-        raise DataError(path, key, f"missing AI2-THOR metadata keys {missing[:5]}{'...' if len(missing) > 5 else ''}")
-    if o["temperature"] not in TEMPERATURES:
-        raise DataError(path, f"{key}.temperature", f"{o['temperature']!r} is not one of {list(TEMPERATURES)}")
-    for k in ("position", "axisAlignedBoundingBox"):
-        if not isinstance(o[k], dict):
-            raise DataError(path, f"{key}.{k}", "expected a dict")
-    return {k: o[k] for k in OBJECT_KEYS}
+def _validate_objects(path: Path, tp: Any, raw: Any, objects: Any) -> Any:
+    """``validate``, with a missing metadata key reported as the object's list of missing keys."""
+    try:
+        return validate(path, tp, raw, prefix=() if tp is EventScene else ("objects",))
+    except DataError as e:
+        parts = e.key.split("/")
+        if e.problem.startswith("Field required") and len(parts) == 3 and parts[0] == "objects":
+            o = objects[int(parts[1])] if isinstance(objects, list) else objects[parts[1]]
+            missing = [k for k in OBJECT_KEYS if k not in o]
+            more = "..." if len(missing) > 5 else ""
+            raise DataError(path, "/".join(parts[:2]), f"missing AI2-THOR metadata keys {missing[:5]}{more}") from None
+        raise
 
 
 def _from_dump(raw: dict[str, Any], path: Path, src: str) -> SceneData:
-    objs = [_check_object(copy.deepcopy(o), path, oid) for oid, o in raw.items()]
-    ext = [o["objectId"] for o in objs if is_extension(o["objectType"])]
-    if ext:
-        # a real iTHOR scene never has the simulator's extension types (Cake...): such a file is not a dump
-        raise DataError(path, ext[0], "extension object types (scenes.embedded.extensions) are not AI2-THOR's; "
-                        "real iTHOR scene dumps cannot contain them")
+    checked: dict[str, dict[str, Any]] = _validate_objects(path, dict[str, ObjectMeta], raw, raw)
+    for oid, o in checked.items():
+        if o["objectId"] != oid:
+            raise DataError(path, f"objects/{oid}/objectId", f"{o['objectId']!r} is not the key it is filed under")
+        if is_extension(o["objectType"]):
+            # a real iTHOR scene never has the simulator's extension types (Cake...): such a file is not a dump
+            raise DataError(
+                path,
+                f"objects/{oid}/objectType",
+                "extension object types (scenes.embedded.extensions) "
+                "are not AI2-THOR's; real iTHOR scene dumps cannot contain them",
+            )
     stem = path.stem
     name = stem if stem.endswith("_physics") else f"{stem}_physics"
     base = name.removesuffix("_physics")
@@ -185,27 +185,31 @@ def _from_dump(raw: dict[str, Any], path: Path, src: str) -> SceneData:
     if base in KNOWN_STARTS:
         x, y, z, yaw = KNOWN_STARTS[base]
         agent = {"position": vec(x, y, z), "rotation": yaw, "horizon": 0.0, "standing": True}
-    return SceneData(name=name, objects=objs, agent=agent, source=src)
+    return SceneData(name=name, objects=list(checked.values()), agent=agent, source=src)
 
 
 def scene_from_event(meta: dict[str, Any], *, source: str = "event", path: Path | None = None) -> SceneData:
-    """Build a SceneData from a recorded ``event.metadata`` dict (objects, agent pose, held object)."""
+    """Build a SceneData from a recorded ``event.metadata`` dict (objects, agent pose, held object).
+
+    Raises:
+        DataError: the metadata does not match :class:`~scenes.embedded.validation.EventScene`.
+    """
     p = path or Path(source)
-    objs = [_check_object(copy.deepcopy(o), p, f"objects[{i}]") for i, o in enumerate(meta["objects"])]
-    ag = meta.get("agent") or {}
+    checked = _validate_objects(p, EventScene, meta, meta.get("objects") if isinstance(meta, dict) else None)
+    ag = checked.get("agent") or {}
     agent = None
     if ag.get("position"):
         agent = {
-            "position": dict(ag["position"]),
+            "position": ag["position"],
             "rotation": float((ag.get("rotation") or {}).get("y", 0.0)),
             "horizon": float(ag.get("cameraHorizon", 0.0)),
             "standing": bool(ag.get("isStanding", True)),
         }
-    inv = meta.get("inventoryObjects") or []
+    inv = checked.get("inventoryObjects") or []
     held = inv[0]["objectId"] if inv else None
     return SceneData(
-        name=str(meta.get("sceneName") or "EventScene"),
-        objects=objs,
+        name=str(checked.get("sceneName") or "EventScene"),
+        objects=checked["objects"],
         agent=agent,
         held=held,
         source=source,
@@ -213,16 +217,9 @@ def scene_from_event(meta: dict[str, Any], *, source: str = "event", path: Path 
     )
 
 
-def _vec3(v: Any, path: Path, key: str) -> tuple[float, float, float]:
-    if not isinstance(v, (list, tuple)) or len(v) != 3 or not all(isinstance(a, (int, float)) for a in v):
-        raise DataError(path, key, f"expected [x, y, z] numbers, got {v!r}")
-    return float(v[0]), float(v[1]), float(v[2])
-
-
 def _from_compact(raw: dict[str, Any], path: Path, src: str) -> SceneData:
-    items = raw.get("objects")
-    if not isinstance(items, list) or not items:
-        raise DataError(path, "objects", "expected a non-empty list of objects")
+    scene = validate(path, CompactScene, raw)
+    items = scene["objects"]
     ids: dict[str, str] = {}
     metas: list[dict[str, Any]] = []
     for i, it in enumerate(items):
@@ -230,46 +227,56 @@ def _from_compact(raw: dict[str, Any], path: Path, src: str) -> SceneData:
         ids[name] = m["objectId"]
         metas.append(m)
     _link(items, metas, ids, path)
-    return SceneData(name=str(raw.get("sceneName") or path.stem), objects=metas, agent=_compact_agent(raw, path),
-                     source=src)
+    return SceneData(name=scene.get("sceneName") or path.stem, objects=metas, agent=_compact_agent(scene), source=src)
 
 
-def _compact_object(it: Any, i: int, path: Path, ids: dict[str, str]) -> tuple[str, dict[str, Any]]:
-    """One compact object entry as AI2-THOR metadata (its name, and the record); ``ids`` holds those before it."""
-    key = f"objects[{i}]"
-    if not isinstance(it, dict):
-        raise DataError(path, key, "expected an object")
-    t = it.get("type")
-    if t not in TYPES:
-        raise DataError(path, f"{key}.type", f"unknown object type {t!r} (AI2-THOR types and the extension types)")
+def _compact_object(it: dict[str, Any], i: int, path: Path, ids: dict[str, str]) -> tuple[str, dict[str, Any]]:
+    """One validated compact object entry as AI2-THOR metadata (its name, and the record).
+
+    ``ids`` maps the names of the entries before it to their objectIds.
+    """
+    key = f"objects/{i}"
+    t = it["type"]
     name = it.get("name") or f"{t}_{i}"
     if name in ids:
-        raise DataError(path, f"{key}.name", f"duplicate name {name!r}")
+        raise DataError(path, f"{key}/name", f"duplicate name {name!r}")
     info = TYPES[t]
-    center = _vec3(it.get("center"), path, f"{key}.center")
-    size = _vec3(it["size"], path, f"{key}.size") if "size" in it else info.size
+    center = tuple(it["center"])
+    size = tuple(it["size"]) if "size" in it else info.size
     pos = (center[0], center[1] - size[1] / 2, center[2])
     if "part_of" in it:
         parent = it["part_of"]
         if parent not in ids:
-            raise DataError(path, f"{key}.part_of", f"{parent!r} must be defined before {name!r}")
+            raise DataError(path, f"{key}/part_of", f"{parent!r} must be defined before {name!r}")
         oid = f"{ids[parent]}|{t}"
     else:
         oid = make_object_id(t, *pos)
     if oid in ids.values():
         raise DataError(path, key, f"two objects get the id {oid!r}; move one of them")
     flags = {k: (k in info.flags) for k in FLAG_KEYS}
-    over = it.get("flags") or {}
-    for k, v in over.items():
-        if k not in flags or not isinstance(v, bool):
-            raise DataError(
-                path, f"{key}.flags.{k}", f"unknown flag or non-bool value; flags are {list(FLAG_KEYS)}"
-            )
-        flags[k] = v
+    flags.update(it.get("flags") or {})
+    m = _compact_metadata(it, name, oid, flags, center, size)
+    for k, v in it.get("state", {}).items():
+        _apply_state(m, k, v)
+    return name, m
+
+
+def _compact_metadata(
+    it: dict[str, Any],
+    name: str,
+    oid: str,
+    flags: dict[str, bool],
+    center: tuple[float, ...],
+    size: tuple[float, ...],
+) -> dict[str, Any]:
+    """The 42-key record of a compact entry, in its initial state."""
+    t = it["type"]
+    info = TYPES[t]
+    pos = (center[0], center[1] - size[1] / 2, center[2])
     movable = flags["pickupable"] or flags["moveable"]
     mass = float(it.get("mass", info.mass if movable or t == "Floor" else 0.0))
     mats = it.get("materials", list(info.materials) if (info.materials and (movable or t == "Floor")) else None)
-    m: dict[str, Any] = {
+    return {
         "name": name,
         "position": vec(*pos),
         "rotation": vec(0.0, float(it.get("yaw", 0.0)), 0.0),
@@ -313,34 +320,28 @@ def _compact_object(it: Any, i: int, path: Path, ids: dict[str, str]) -> tuple[s
         "axisAlignedBoundingBox": aabb(center, size),
         "objectOrientedBoundingBox": oobb(center, size) if flags["pickupable"] else None,
     }
-    for k, v in (it.get("state") or {}).items():
-        _apply_state(m, k, v, path, f"{key}.state.{k}")
-    return name, m
 
 
 def _link(items: list[Any], metas: list[dict[str, Any]], ids: dict[str, str], path: Path) -> None:
     """Second pass, once every id is known: containment, knob-to-burner links, lit burners."""
     by_id = {m["objectId"]: m for m in metas}
     for i, (it, m) in enumerate(zip(items, metas, strict=True)):
-        key = f"objects[{i}]"
-        parents = it.get("in") or []
-        if isinstance(parents, str):
-            parents = [parents]
+        key = f"objects/{i}"
         pids = []
-        for p in parents:
+        for j, p in enumerate(it.get("in", [])):
             if p not in ids:
-                raise DataError(path, f"{key}.in", f"unknown receptacle name {p!r}")
+                raise DataError(path, f"{key}/in/{j}", f"unknown receptacle name {p!r}")
             r = by_id[ids[p]]
             if not r["receptacle"]:
-                raise DataError(path, f"{key}.in", f"{p!r} ({r['objectType']}) is not a receptacle")
+                raise DataError(path, f"{key}/in/{j}", f"{p!r} ({r['objectType']}) is not a receptacle")
             pids.append(r["objectId"])
             r["receptacleObjectIds"].append(m["objectId"])
         m["parentReceptacles"] = pids or None
         if "controls" in it:
             ctl = []
-            for c in it["controls"]:
+            for j, c in enumerate(it["controls"]):
                 if c not in ids:
-                    raise DataError(path, f"{key}.controls", f"unknown object name {c!r}")
+                    raise DataError(path, f"{key}/controls/{j}", f"unknown object name {c!r}")
                 ctl.append(ids[c])
             m["controlledObjects"] = ctl
     # a knob that is on lights its burners (AI2-THOR reports the burner's isToggled)
@@ -350,47 +351,26 @@ def _link(items: list[Any], metas: list[dict[str, Any]], ids: dict[str, str], pa
                 by_id[c]["isToggled"] = True
 
 
-def _compact_agent(raw: dict[str, Any], path: Path) -> dict[str, Any] | None:
-    ag = raw.get("agent")
-    if not ag:
+def _compact_agent(scene: dict[str, Any]) -> dict[str, Any] | None:
+    ag = scene.get("agent")
+    if not ag or "position" not in ag:
         return None
-    p = ag.get("position")
-    if not isinstance(p, (list, tuple)) or len(p) not in (2, 3):
-        raise DataError(path, "agent.position", "expected [x, z] or [x, y, z]")
-    x, z = float(p[0]), float(p[-1])
-    y = float(p[1]) if len(p) == 3 else None
+    p = ag["position"]
     return {
-        "position": {"x": x, "y": y, "z": z},
-        "rotation": float(ag.get("rotation", 0.0)),
-        "horizon": float(ag.get("horizon", 0.0)),
+        "position": {"x": p[0], "y": p[1] if len(p) == 3 else None, "z": p[-1]},
+        "rotation": ag.get("rotation", 0.0),
+        "horizon": ag.get("horizon", 0.0),
         "standing": True,
     }
 
 
-def _apply_state(m: dict[str, Any], k: str, v: Any, path: Path, key: str) -> None:
-    bool_keys = ("isOpen", "isToggled", "isDirty", "isBroken", "isSliced", "isCooked", "isUsedUp", "isFilledWithLiquid")
-    if k in bool_keys:
-        if not isinstance(v, bool):
-            raise DataError(path, key, f"expected true/false, got {v!r}")
-        m[k] = v
-        if k == "isOpen":
-            m["openness"] = 1.0 if v else 0.0
-    elif k == "temperature":
-        if v not in TEMPERATURES:
-            raise DataError(path, key, f"{v!r} is not one of {list(TEMPERATURES)}")
-        m[k] = v
+def _apply_state(m: dict[str, Any], k: str, v: Any) -> None:
+    """Set one validated ``state`` entry, with what goes with it (openness, isFilledWithLiquid)."""
+    m[k] = v
+    if k == "isOpen":
+        m["openness"] = 1.0 if v else 0.0
     elif k == "fillLiquid":
-        if v is not None and v not in LIQUIDS:
-            raise DataError(path, key, f"{v!r} is not one of {list(LIQUIDS)}")
-        m[k] = v
         m["isFilledWithLiquid"] = v is not None
-    else:
-        raise DataError(
-            path,
-            key,
-            "unknown state key; use isOpen, isToggled, isDirty, isBroken, isSliced, isCooked, "
-            "isUsedUp, isFilledWithLiquid, fillLiquid, temperature",
-        )
 
 
 __all__ = ["KNOWN_STARTS", "SceneData", "load_scene", "load_scene_file", "packaged_scene_names", "scene_from_event"]

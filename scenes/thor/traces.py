@@ -17,7 +17,6 @@ Example:
 from __future__ import annotations
 
 import copy
-import json
 import logging
 import os
 import re
@@ -34,12 +33,11 @@ from planner.errors import DataError, DataNotFoundError, UnknownIdError
 from planner.paths import resolve_data_dir
 
 from ..base import Action
+from ..embedded.validation import ActionRecord, EventMeta, read_json, validate
 
 logger = logging.getLogger(__name__)
 
 _EVENT_RE = re.compile(r"^event_(\d+)\.json$")
-# Keys ``ai2thor.server.Event(metadata)`` reads on construction or in its common accessors.
-_REQUIRED_KEYS = ("screenWidth", "screenHeight", "lastActionSuccess", "objects")
 
 
 @dataclass(frozen=True)
@@ -144,7 +142,7 @@ def read_trace(directory: str | os.PathLike[str], *, frames: bool = True) -> Tra
     # read every event before comparing counts, so that a corrupt file is the error that is reported
     events = [_read_event(p) for _, p in numbered]
     if len(events) != len(actions):
-        raise DataError(d, "event_NN.json", f"{len(events)} events for {len(actions)} actions")
+        raise DataError(d / "actions.json", "", f"{len(events)} events for {len(actions)} actions")
     imgs: list[np.ndarray | None] = []
     for n, _ in numbered:
         png = d / f"event_{n:02d}.png"
@@ -153,26 +151,15 @@ def read_trace(directory: str | os.PathLike[str], *, frames: bool = True) -> Tra
 
 
 def _read_actions(path: Path) -> list[Action]:
-    raw_actions = _read_json(path)
-    if not isinstance(raw_actions, list):
-        raise DataError(path, "", f"expected a list of actions, got {type(raw_actions).__name__}")
-    actions: list[Action] = []
-    for i, a in enumerate(raw_actions):
-        if not isinstance(a, dict) or not isinstance(a.get("action"), str):
-            raise DataError(path, f"[{i}]", "expected an object with an 'action' string")
-        a = {k: v for k, v in a.items() if k != "sequenceId"}
-        actions.append(Action.from_thor(a))
-    return actions
+    raw_actions = validate(path, list[ActionRecord], read_json(path))
+    return [Action.from_thor({k: v for k, v in a.items() if k != "sequenceId"}) for a in raw_actions]
 
 
 def _read_event(path: Path) -> dict[str, Any]:
-    meta = _read_json(path)
-    if not isinstance(meta, dict):
-        raise DataError(path, "", "expected the event metadata object")
-    missing = [k for k in _REQUIRED_KEYS if k not in meta]
-    if missing:
-        raise DataError(path, missing[0], "missing key in event metadata")
-    return meta
+    """The event metadata as recorded (every key kept), once it is known to match :class:`EventMeta`."""
+    meta = read_json(path)
+    validate(path, EventMeta, meta)
+    return meta  # type: ignore[no-any-return]
 
 
 def event_from_metadata(
@@ -202,16 +189,6 @@ def event_from_metadata(
     return ev
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except json.JSONDecodeError as e:
-        raise DataError(path, "", f"invalid JSON: {e}") from e
-    except OSError as e:
-        raise DataError(path, "", f"cannot read: {e}") from e
-
-
 def read_png(path: str | os.PathLike[str]) -> np.ndarray:
     """Read an 8-bit RGB/RGBA PNG as an HxWx3 uint8 RGB array.
 
@@ -232,7 +209,16 @@ def read_png(path: str | os.PathLike[str]) -> np.ndarray:
 
 
 def _decode_png(path: Path) -> np.ndarray:
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+        return _decode_png_bytes(path, data)
+    except DataError:
+        raise
+    except (OSError, ValueError, struct.error, zlib.error) as e:  # a short, damaged or truncated file
+        raise DataError(path, "", f"cannot decode the PNG: {e}") from e
+
+
+def _decode_png_bytes(path: Path, data: bytes) -> np.ndarray:
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         raise DataError(path, "", "not a PNG file")
     pos, idat, header = 8, bytearray(), None

@@ -265,6 +265,65 @@ def test_wrong_type(coat_copy: Path) -> None:
     _expect(coat_copy, "task-1/possible_configurations_v1.json", "10/id")
 
 
+@pytest.mark.parametrize(
+    ("file", "keys", "value"),
+    [
+        ("task-2/pouch_suboptimal.json", ["cutting", "cut apple", "moderate", 0, "time_penalty"], True),
+        ("task-2/pouch_suboptimal.json", ["cutting", "cut apple", "bad", 1, "material_penalty"], "2"),
+        ("task-1/possible_configurations_v1.json", [10, "id"], True),
+        ("task-1/possible_configurations_v1.json", [10, "id"], 11.0),
+        ("templates.json", ["sizes", "seed"], False),
+        ("templates.json", ["full_pipeline_variations", "2", 0, 1], True),
+    ],
+)
+def test_booleans_and_strings_are_not_counts(coat_copy: Path, file: str, keys: list, value: object) -> None:
+    f = coat_copy / "coat" / file
+    d = json.loads(f.read_text())
+    node = d
+    for k in keys[:-1]:
+        node = node[k]
+    node[keys[-1]] = value
+    f.write_text(json.dumps(d))
+    err = _expect(coat_copy, file, "/".join(str(k) for k in keys))
+    assert "valid integer" in err.problem and repr(value) in err.problem
+
+
+@pytest.mark.parametrize(
+    ("file", "keys"),
+    [
+        ("utilities.json", []),
+        ("tasks.json", ["cutting"]),
+        ("objects.json", ["cutting"]),
+        ("oracle.json", ["cutting", "cut apple"]),
+        ("task-1/pouch_config_oracle.json", ["cutting", "cut apple"]),
+        ("task-2/pouch_suboptimal.json", ["cutting", "cut apple", "moderate"]),
+        ("task-2/pouch_suboptimal.json", ["cutting", "cut apple", "bad"]),
+        ("task-2/material_preference.json", ["mat_gt"]),
+        ("task-2/material_preference.json", ["mat_gt", 0, "tasks"]),
+        ("templates.json", ["full_pipeline_variations", "3"]),
+    ],
+)
+def test_required_lists_may_not_be_empty(coat_copy: Path, file: str, keys: list) -> None:
+    f = coat_copy / "coat" / file
+    d = json.loads(f.read_text())
+    if keys:
+        node = d
+        for k in keys[:-1]:
+            node = node[k]
+        node[keys[-1]] = []
+    else:
+        d = []
+    f.write_text(json.dumps(d))
+    if keys:
+        err = _expect(coat_copy, file, "/".join(str(k) for k in keys))
+    else:
+        with pytest.raises(DataError) as exc:
+            load_knowledge(coat_copy)
+        err = exc.value
+        assert err.path.endswith(file) and f"{file}: at <root>: " in str(err), err
+    assert "at least 1 item" in err.problem
+
+
 def test_pool_id_must_match_its_configuration(coat_copy: Path) -> None:
     f = coat_copy / "coat/task-2/pouch_suboptimal.json"
     d = json.loads(f.read_text())

@@ -108,7 +108,7 @@ def test_unknown_scene_and_corrupt_scene_file(tmp_path: Path) -> None:
         load_scene(bad)
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({"objects": [{"type": "Spaceship", "center": [0, 1, 0]}]}))
-    with pytest.raises(DataError, match=r"wrong.json: at objects\[0\].type"):
+    with pytest.raises(DataError, match=r"wrong.json: at objects/0/type: unknown object type 'Spaceship'"):
         load_scene(wrong)
     dump = tmp_path / "FloorPlan999_physics.json"
     dump.write_text(json.dumps({"Apple|+00.00|+00.00|+00.00": {"objectId": "Apple|+00.00|+00.00|+00.00"}}))
