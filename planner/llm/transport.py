@@ -44,10 +44,10 @@ def _chain(exc: BaseException) -> list[BaseException]:
 
 
 def status_of(exc: BaseException) -> int | None:
-    """The HTTP status carried by a provider error (or one it was raised from), if any."""
+    """The HTTP error status (4xx, 5xx) carried by a provider error or one it was raised from, if any."""
     for e in _chain(exc):
         for v in (getattr(e, "status_code", None), getattr(getattr(e, "response", None), "status_code", None)):
-            if isinstance(v, int) and 100 <= v < 600:
+            if isinstance(v, int) and 400 <= v < 600:  # a 2xx seen on the way is not the failure
                 return v
     return None
 
