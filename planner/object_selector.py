@@ -334,13 +334,17 @@ class ObjectSelector:
     def _llm(self, task: str | None, utility: str, names: list[str], trace: PromptLog) -> ObjectSelection:
         assert self.llm is not None
         base = {"task": task, "utility": utility, "candidates": tuple(names)}
-        if self.llm.supports_scoring:
-            if self.keep_rule == "yesno":
-                return self._yesno(task, utility, names, trace, base)
-            if self.keep_rule == "ensemble":
-                return self._ensemble(task, utility, names, trace, base)
-            return self._margin(task, utility, names, trace, base)
-        return self._generated(task, utility, names, trace, base)
+        if not self.llm.supports_scoring:
+            return self._generated(task, utility, names, trace, base)
+        rules = {"yesno": (self._yesno, "llm-yesno"), "ensemble": (self._ensemble, "llm-ensemble"),
+                 "margin": (self._margin, "llm-scored")}
+        decide, method = rules[self.keep_rule]
+        try:
+            return decide(task, utility, names, trace, base)
+        except SelectionError as e:  # the backend refused the model's scores (NaN, wrong count...)
+            log.info("stage 1 scores unusable for (%s, %s): %s", utility, task, e)
+            return ObjectSelection(**base, ranking=tuple(names), method=method, reason=f"unparsed: {e}",
+                                   unparsed=True)
 
     def _signal(self, name: str, task: str | None, utility: str, names: list[str], trace: PromptLog) -> list[float]:
         """One ensemble signal for every candidate (higher = more suitable)."""

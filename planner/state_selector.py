@@ -196,7 +196,11 @@ class StateSelector:
             trace.prompts.append(prompt)
             answers = [prompting.describe_state(o, s) for o, s in pairs]
             kind = "object" if template == "object_choice" else "option"
-            scores = self.llm.score(prompt, answers, neutral_prompt=prompting.neutral_prompt(kind))
+            try:
+                scores = self.llm.score(prompt, answers, neutral_prompt=prompting.neutral_prompt(kind))
+            except SelectionError as e:  # the backend refused the model's scores (NaN, wrong count...)
+                log.info("stage 2 scores unusable for (%s, %s): %s", utility, task, e)
+                return StateRanking(n_candidates=n, chosen=None, method="llm-scored", reason=f"unparsed: {e}")
             order = sorted(range(n), key=lambda i: (-scores[i], i))
             runner_up = f" vs {scores[order[1]]:.2f}" if n > 1 else ""
             return StateRanking(

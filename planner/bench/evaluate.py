@@ -24,10 +24,17 @@ import logging
 import math
 import os
 import random
-from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections import defaultdict, deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 from ..errors import ConfigError, DataError
 from ..prompting import templates_hash
@@ -199,6 +206,69 @@ def _check_resume(rows: Sequence[Mapping[str, Any]], run: Mapping[str, Any], pat
             raise ConfigError(f"{path} holds rows of a different run ({shown}); use another --out or delete it")
 
 
+def _lock_out(f: IO[str], path: Path) -> None:
+    """Hold an advisory lock on the results file for the run, or refuse: two writers would duplicate rows."""
+    if fcntl is None:  # not POSIX: no advisory locks, one writer per file is up to the user
+        return
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as e:
+        raise ConfigError(
+            f"{path} is being written by another run (it holds the file's lock); wait for that run to finish, "
+            "or give this one another --out"
+        ) from e
+
+
+def _open_out(path: Path, run: Mapping[str, Any]) -> tuple[IO[str], dict[str, dict[str, Any]]]:
+    """Open ``path`` for appending under its lock; the rows already there (the torn last line dropped)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    f = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - closed by run_eval
+    try:
+        _lock_out(f, path)
+        old = read_rows(path)
+        _check_resume(old, run, path)
+        f.seek(0)
+        text = f.read()
+        if text and not text.endswith("\n"):  # drop the torn last line before appending
+            f.truncate(text.rfind("\n") + 1)
+    except BaseException:
+        f.close()
+        raise
+    return f, {r["question_id"]: r for r in old}
+
+
+def _decisions(questions: Sequence[Question], pipeline: DecisionPipeline, concurrency: int) -> Iterator[Decision]:
+    """``pipeline.decide`` of every question, in order; up to ``concurrency`` decisions run at once."""
+    if concurrency == 1:
+        for q in questions:
+            yield pipeline.decide(q)
+        return
+    ex = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="coat-eval")
+    try:
+        todo = iter(questions)
+        # a bounded window: a failure (an unreachable server) stops the run with few answers in flight
+        pending = deque(ex.submit(pipeline.decide, q) for q in islice(todo, 2 * concurrency))
+        while pending:
+            decision = pending.popleft().result()
+            nxt = next(todo, None)
+            if nxt is not None:
+                pending.append(ex.submit(pipeline.decide, nxt))
+            yield decision
+    finally:
+        ex.shutdown(wait=True, cancel_futures=True)
+
+
+def _check_concurrency(concurrency: int, pipeline: DecisionPipeline) -> None:
+    if not isinstance(concurrency, int) or concurrency < 1:
+        raise ConfigError(f"--concurrency must be an integer >= 1, got {concurrency!r}")
+    llm = getattr(pipeline, "llm", None)
+    if concurrency > 1 and llm is not None and not getattr(llm, "concurrent", False):
+        raise ConfigError(
+            f"--concurrency {concurrency} needs a model behind a server (openai:<model>, ollama:<model>); "
+            f"{getattr(llm, 'model_id', llm)!r} answers in this process one call at a time: use --concurrency 1"
+        )
+
+
 def run_eval(
     questions: Sequence[Question],
     pipeline: DecisionPipeline,
@@ -206,6 +276,7 @@ def run_eval(
     run: Mapping[str, Any],
     out: str | os.PathLike[str] | None = None,
     progress: bool = True,
+    concurrency: int = 1,
 ) -> list[dict[str, Any]]:
     """Answer every question and return one row per question (resuming from ``out``).
 
@@ -215,26 +286,23 @@ def run_eval(
             :class:`~planner.baseline.SinglePromptBaseline`.
         run: Run settings written into every row: ``set``, ``pipeline``, ``strategy``, ``llm``, ``seed``,
             ``stage1`` (the two-stage pipeline's stage-1 rule, see ``ObjectSelector.rule``; None for single).
-        out: JSONL file to append rows to; rows already there are reused, not recomputed.
+        out: JSONL file to append rows to; rows already there are reused, not recomputed. The file is
+            locked for the run (POSIX advisory lock), so a second run on it is refused.
         progress: Show a tqdm progress bar.
+        concurrency: Questions decided at once (threads), for models behind a server. Rows are written
+            in question order, so the file is the sequential run's (a stopped run resumes the same way);
+            only latency differs, and calls/cache hits when two questions in flight send the same prompt.
 
     Returns:
         The rows of ``questions``, in their order.
 
     Raises:
-        ConfigError: ``out`` holds rows of a run with other settings.
+        ConfigError: ``out`` holds rows of a run with other settings, is being written by another run,
+            or ``concurrency`` is not allowed for this model.
     """
-    done: dict[str, dict[str, Any]] = {}
+    _check_concurrency(concurrency, pipeline)
     path = Path(out) if out is not None else None
-    if path is not None:
-        old = read_rows(path)
-        _check_resume(old, run, path)
-        done = {r["question_id"]: r for r in old}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if old and not path.read_text(encoding="utf-8").endswith("\n"):
-            # drop the torn last line before appending
-            text = path.read_text(encoding="utf-8")
-            path.write_text(text[: text.rfind("\n") + 1], encoding="utf-8")
+    f, done = _open_out(path, run) if path is not None else (None, {})
     todo = [q for q in questions if q.id not in done]
     if done:
         log.info("resuming: %d of %d questions already answered in %s", len(questions) - len(todo), len(questions),
@@ -244,10 +312,10 @@ def run_eval(
         from tqdm import tqdm
 
         bar = tqdm(total=len(questions), initial=len(questions) - len(todo), unit="q", desc=str(run.get("set", "")))
-    f = open(path, "a", encoding="utf-8") if path is not None else None  # noqa: SIM115 - closed below
+    decisions = _decisions(todo, pipeline, concurrency)
     try:
-        for q in todo:
-            row = question_row(q, pipeline.decide(q), {**run, "set": q.set})
+        for q, decision in zip(todo, decisions, strict=False):
+            row = question_row(q, decision, {**run, "set": q.set})
             done[q.id] = row
             if f is not None:
                 f.write(json.dumps(row) + "\n")
@@ -255,8 +323,9 @@ def run_eval(
             if bar is not None:
                 bar.update(1)
     finally:
+        decisions.close()  # stops the worker threads of a run that failed
         if f is not None:
-            f.close()
+            f.close()  # releases the lock
         if bar is not None:
             bar.close()
     return [done[q.id] for q in questions]
@@ -283,6 +352,7 @@ def _group_stats(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     if n == 0:
         return {"n": 0}
     has_bad = any(r.get("n_bad_options") for r in rows)
+    s1 = [r for r in rows if r.get("stage1_kept") is not None]
     timed = [r["latency"] for r in rows if r.get("calls", 0) > 0] or [r["latency"] for r in rows]
     return {
         "n": n,
@@ -291,6 +361,8 @@ def _group_stats(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "bad_rate": _pct(sum(bool(r["bad"]) for r in rows) / n) if has_bad else None,
         "bad_chance": _pct(sum(r.get("n_bad_options", 0) / r["n_options"] for r in rows) / n) if has_bad else None,
         "unparsed_rate": _pct(sum(bool(r["unparsed"]) for r in rows) / n),
+        # stage 1 unparsed: stage 2 then saw every option, so the final answer may still parse
+        "stage1_unparsed_rate": _pct(sum(bool(r.get("stage1_unparsed")) for r in s1) / len(s1)) if s1 else None,
         "fallback_rate": _pct(sum(bool(r.get("fallback")) for r in rows) / n),
         "calls_per_q": round(sum(r.get("calls", 0) for r in rows) / n, 2),
         "cache_hits_per_q": round(sum(r.get("cache_hits", 0) for r in rows) / n, 2),
@@ -337,14 +409,14 @@ def markdown_table(header: Sequence[str], body: Iterable[Sequence[Any]]) -> str:
     return "\n".join(lines)
 
 
-_COLS = ("n", "acc %", "chance %", "bad %", "bad chance %", "unparsed %", "calls/q", "tokens/q", "p50 s", "p95 s")
+_COLS = ("n", "acc %", "chance %", "bad %", "bad chance %", "unparsed %", "s1 unparsed %", "calls/q", "tokens/q",
+         "p50 s", "p95 s")
 
 
 def _row(label: Any, g: Mapping[str, Any]) -> list[Any]:
-    return [
-        label, g.get("n"), g.get("accuracy"), g.get("chance"), g.get("bad_rate"), g.get("bad_chance"),
-        g.get("unparsed_rate"), g.get("calls_per_q"), g.get("tokens_per_q"), g.get("latency_p50"), g.get("latency_p95"),
-    ]  # fmt: skip
+    keys = ("n", "accuracy", "chance", "bad_rate", "bad_chance", "unparsed_rate", "stage1_unparsed_rate",
+            "calls_per_q", "tokens_per_q", "latency_p50", "latency_p95")
+    return [label, *(g.get(k) for k in keys)]
 
 
 def format_summary(summary: Mapping[str, Any], labels: Mapping[int, str] | None = None) -> str:
@@ -356,7 +428,8 @@ def format_summary(summary: Mapping[str, Any], labels: Mapping[int, str] | None 
     if "stage1_recall" in o:
         parts.append(
             f"\nstage 1 kept the correct option's object in {o['stage1_recall']} % of questions "
-            f"(mean {o['stage1_kept_mean']} objects kept); stage 2 saw all options in {o['fallback_rate']} %"
+            f"(mean {o['stage1_kept_mean']} objects kept); stage 1's answer was unparsed in "
+            f"{o['stage1_unparsed_rate']} %; stage 2 saw all options in {o['fallback_rate']} %"
         )
     parts += ["", markdown_table(("options", *_COLS), [_row(n, g) for n, g in summary["by_options"].items()])]
     var_rows = []

@@ -52,6 +52,12 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="add W x stage 1's ensemble score of each option's object to the single prompt's scores "
                         "(the same signals two-stage filters on; scoring models). eval: with --pipeline single; "
                         "ablate: adds a third pipeline, single+prior")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="seconds one request to a model server may take (openai:, ollama:); a failing server is "
+                        "retried twice with backoff, then the run stops with an error and resumes later")
+    p.add_argument("--concurrency", type=int, default=1, metavar="N",
+                   help="questions decided at once, for models behind a server (openai:, ollama:); rows are "
+                        "written in question order, as a sequential run writes them")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -83,7 +89,7 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any]]:
     if spec is not None:
         from ..llm import make_llm
 
-        llm = make_llm(spec, cache=not args.no_cache)
+        llm = make_llm(spec, cache=not args.no_cache, timeout=args.timeout)
     kw = {"keep_rule": args.keep_rule, "margin": args.margin, "signals": tuple(args.signals) if args.signals else None,
           "scale": args.scale,
           "stage1_strategy": args.stage1_strategy}
@@ -120,7 +126,7 @@ def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], 
     stage1 = pipe.objects.rule if isinstance(pipe, TwoStagePipeline) else getattr(pipe, "prior_rule", None)
     run = {"set": set_name, "pipeline": pipeline, "strategy": pipe.strategy, "llm": info["spec"], "seed": args.seed,
            "stage1": stage1}
-    return run_eval(qs, pipe, run=run, out=out, progress=not args.no_progress)
+    return run_eval(qs, pipe, run=run, out=out, progress=not args.no_progress, concurrency=args.concurrency)
 
 
 def _eval_handler(args: argparse.Namespace) -> int:
@@ -191,15 +197,17 @@ def ablation_report(kb: Any, results: dict[str, dict[str, list[dict[str, Any]]]]
              f"Command: `{meta['command']}`", "",
              f"Model: {meta['model_id']}; strategy: {meta['strategy']}; seed {meta['seed']}; "
              f"{meta['limit']} questions per set (stratified over variations). Chance is beside every number.", "",
-             "| set | pipeline | n | acc % | chance % | bad % | bad chance % | unparsed % | calls/q | p50 s | p95 s |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| set | pipeline | n | acc % | chance % | bad % | bad chance % | unparsed % | s1 unparsed % | calls/q "
+             "| p50 s | p95 s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     details: list[str] = []
     for set_name, by_pipe in results.items():
         summaries = {p: summarize(rows) for p, rows in by_pipe.items()}
         for p, s in summaries.items():
             o = s["overall"]
             cells = [set_name, p, o["n"], o["accuracy"], o["chance"], o.get("bad_rate"), o.get("bad_chance"),
-                     o["unparsed_rate"], o["calls_per_q"], o["latency_p50"], o["latency_p95"]]
+                     o["unparsed_rate"], o.get("stage1_unparsed_rate"), o["calls_per_q"], o["latency_p50"],
+                     o["latency_p95"]]
             lines.append("| " + " | ".join("-" if c is None else str(c) for c in cells) + " |")
         labels = _labels(kb, set_name)
         png = out / f"{set_name}.png"

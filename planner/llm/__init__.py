@@ -3,6 +3,7 @@
 - :mod:`.base`: :class:`LLMBackend`, the protocol the stages use, and :class:`LLMStats`;
 - :mod:`.parsing`: a raw reply into a validated pydantic answer;
 - :mod:`.langchain`: :class:`LangChainBackend`, the adapter over any langchain chat model (re-ask, cache);
+- :mod:`.transport`: which provider errors are retried (with backoff) and what the rest become;
 - :mod:`.factory`: :func:`make_llm` from a spec string (``local``, ``openai:<model>``, ``ollama:<model>``, ``fake``);
 - :mod:`.local`: the embedded llama.cpp models; :mod:`.cache`: the on-disk call cache;
   :mod:`.embedding`: the MiniLM sentence encoder; :mod:`.fakes`: fake models for tests and demos.

@@ -9,6 +9,8 @@ stages prefer scoring when it is available.
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -16,7 +18,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
-from ..errors import ConfigError
+from ..errors import ConfigError, SelectionError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -71,6 +73,8 @@ class LLMBackend(Protocol):
 
         Raises:
             NotImplementedError: when the model cannot score (see :attr:`supports_scoring`).
+            SelectionError: the model's scores are unusable (see :func:`check_scores`); the stages count
+                the answer as unparsed.
         """
         ...
 
@@ -88,4 +92,35 @@ def check_options(options: Sequence[str]) -> None:
         raise ConfigError(f"score() got duplicate options {dupes}; options must be distinct")
 
 
-__all__ = ["LLMBackend", "LLMStats", "check_options"]
+def check_scores(scores: Any, options: Sequence[str], model_id: str) -> list[float]:
+    """Validate a model's option scores: one finite number per option, else the answer is unusable.
+
+    NaN would sort as if it were the best option and a wrong-length list would be read against the wrong
+    options, so neither is ever used: the stages turn this error into an unparsed answer.
+
+    Raises:
+        SelectionError: not a list, a length other than ``len(options)``, a non-number or a non-finite
+            number (``attempts=1``; ``last_raw`` is the scores' repr).
+    """
+    problem = ""
+    out: list[float] = []
+    if isinstance(scores, (str, bytes, Mapping)) or not isinstance(scores, Sequence):
+        problem = f"scores must be a list of numbers, got {type(scores).__name__}"
+    elif len(scores) != len(options):
+        problem = f"{len(scores)} scores for {len(options)} options"
+    else:
+        for i, v in enumerate(scores):
+            if isinstance(v, bool) or not isinstance(v, numbers.Real):
+                problem = f"score #{i} is {v!r}, not a number"
+                break
+            if not math.isfinite(float(v)):
+                problem = f"score #{i} is {v!r}, not finite"
+                break
+            out.append(float(v))
+    if problem:
+        raise SelectionError(f"{model_id} gave unusable scores: {problem}", attempts=1, last_raw=repr(scores)[:500],
+                             errors=[problem])
+    return out
+
+
+__all__ = ["LLMBackend", "LLMStats", "check_options", "check_scores"]

@@ -33,6 +33,7 @@ def make_llm(
     max_retries: int = 2,
     base_url: str | None = None,
     timeout: float = 60.0,
+    transport_retries: int = 2,
     structured_mode: StructuredMode = "auto",
     **model_kwargs: Any,
 ) -> LLMBackend:
@@ -50,7 +51,11 @@ def make_llm(
         temperature: Sampling temperature; 0 is greedy and reproducible.
         max_retries: Re-asks after an invalid answer.
         base_url: Server URL for ``openai:`` / ``ollama:``.
-        timeout: Seconds before an unreachable or silent server is an error.
+        timeout: Seconds one request to a server may take (``openai:`` / ``ollama:``); a silent server
+            costs at most ``(transport_retries + 1) * timeout`` plus backoff before
+            :class:`~planner.errors.ModelUnavailableError`.
+        transport_retries: Retries of a request the server failed transiently (see
+            :class:`LangChainBackend`).
         structured_mode: See :class:`LangChainBackend`.
         **model_kwargs: Passed to the chat model (e.g. ``n_ctx``, ``max_tokens``, ``seed`` for local).
 
@@ -58,9 +63,11 @@ def make_llm(
         An :class:`LLMBackend`.
 
     Raises:
-        ConfigError: unknown spec (the message lists the valid forms).
+        ConfigError: unknown spec (the message lists the valid forms), or a timeout that is not > 0.
         DependencyNotInstalled: the provider's extra is not installed (the message has the pip line).
     """
+    if not (timeout > 0) or timeout == float("inf"):
+        raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
     kind, _, name = spec.strip().partition(":")
     kind = kind.lower()
     if kind == "fake" and not name:
@@ -98,11 +105,12 @@ def make_llm(
             api_key=key_,
             temperature=temperature,
             timeout=timeout,
-            max_retries=1,
+            max_retries=0,  # retried by LangChainBackend, with backoff and a clear error at the end
             **model_kwargs,
         )
         return LangChainBackend(
-            model, model_id=f"openai:{name}", cache=_cache(), endpoint=url or "https://api.openai.com/v1", **common
+            model, model_id=f"openai:{name}", cache=_cache(), endpoint=url or "https://api.openai.com/v1",
+            transport_retries=transport_retries, **common,
         )
     if kind == "ollama" and name:
         mod = require("langchain_ollama", "ollama")
@@ -110,7 +118,8 @@ def make_llm(
         model = mod.ChatOllama(
             model=name, base_url=url, temperature=temperature, client_kwargs={"timeout": timeout}, **model_kwargs
         )
-        return LangChainBackend(model, model_id=f"ollama:{name}", cache=_cache(), endpoint=url, **common)
+        return LangChainBackend(model, model_id=f"ollama:{name}", cache=_cache(), endpoint=url,
+                                transport_retries=transport_retries, **common)
     raise ConfigError(f"unknown model spec {spec!r}; valid forms are: {', '.join(SPEC_FORMS)}")
 
 

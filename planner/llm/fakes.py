@@ -25,7 +25,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import ValidationError
 
 from ..errors import SelectionError
-from .base import LLMStats, M, check_options
+from .base import LLMStats, M, check_options, check_scores
 from .cache import LLMCache
 from .langchain import LangChainBackend
 from .parsing import format_validation_error
@@ -35,11 +35,13 @@ class ScriptedChatModel(GenericFakeChatModel):
     """GenericFakeChatModel that records what it was asked and can return scripted option scores.
 
     ``messages`` is the reply script (an iterator of str or AIMessage); ``scores`` a list of score lists
-    returned in order by :meth:`score_options` (leave empty for a model that cannot score).
+    returned in order by :meth:`score_options` (leave empty for a model that cannot score). Scores are
+    returned as scripted, even when unusable (NaN, the wrong count, strings), so tests can check that the
+    backend's :meth:`~planner.llm.langchain.LangChainBackend.score` refuses them.
     """
 
     requests: list[list[BaseMessage]] = []
-    scores: list[list[float]] | None = None
+    scores: list[list[Any]] | None = None
     score_requests: list[tuple[str, list[str], str | None]] = []
 
     def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Any:
@@ -55,14 +57,11 @@ class ScriptedChatModel(GenericFakeChatModel):
         """True only when scores were scripted, so ``supports_scoring`` follows the script."""
         return self.scores is not None
 
-    def score_options(self, prompt: str, options: Sequence[str], *, neutral_prompt: str | None = None) -> list[float]:
+    def score_options(self, prompt: str, options: Sequence[str], *, neutral_prompt: str | None = None) -> list[Any]:
         self.score_requests.append((prompt, list(options), neutral_prompt))
         if not self.scores:
             raise RuntimeError("ScriptedChatModel ran out of scripted scores")
-        s = self.scores.pop(0)
-        if len(s) != len(options):
-            raise RuntimeError(f"scripted scores {s} do not match {len(options)} options")
-        return list(s)
+        return list(self.scores.pop(0))
 
 
 class FakeLLM(LangChainBackend):
@@ -89,7 +88,7 @@ class FakeLLM(LangChainBackend):
         self,
         replies: Iterable[str | AIMessage] = (),
         *,
-        scores: Iterable[Sequence[float]] | None = None,
+        scores: Iterable[Sequence[Any]] | None = None,
         max_retries: int = 2,
         model_id: str = "fake:scripted",
         cache: LLMCache | None = None,
@@ -161,7 +160,8 @@ class DeterministicLLM:
         check_options(options)
         self.stats.calls += 1
         pw = _words(prompt)
-        return [float(len(_words(o) & pw)) - 0.001 * i for i, o in enumerate(options)]
+        return check_scores([float(len(_words(o) & pw)) - 0.001 * i for i, o in enumerate(options)], options,
+                            self.model_id)
 
     def structured(
         self,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
@@ -13,7 +14,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ConfigError, ModelUnavailableError, SelectionError
-from .base import LLMStats, M, check_options
+from . import transport
+from .base import LLMStats, M, check_options, check_scores
 from .cache import LLMCache
 from .parsing import JSON_INSTRUCTIONS, REASK_TEMPLATE, format_validation_error, parse_reply
 
@@ -49,16 +51,12 @@ def _supports_tools(model: BaseChatModel) -> bool:
     return type(model).bind_tools is not BaseChatModel.bind_tools
 
 
-def _is_connection_error(exc: BaseException) -> bool:
-    seen: set[int] = set()
-    e: BaseException | None = exc
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        name = type(e).__name__
-        if isinstance(e, (ConnectionError, TimeoutError)) or "Connect" in name or "Timeout" in name:
-            return True
-        e = e.__cause__ or e.__context__
-    return False
+ANSWER_PARAMS: tuple[str, ...] = (
+    "temperature", "max_tokens", "max_completion_tokens", "num_predict", "num_ctx", "seed", "top_p", "top_k",
+    "min_p", "stop", "n", "presence_penalty", "frequency_penalty", "repeat_penalty", "format", "reasoning_effort",
+)
+"""Model attributes that change an answer, added to the cache key when a provider's ``_identifying_params``
+leaves them out (ChatOllama lists none; ChatOpenAI omits the server URL, which the key also holds)."""
 
 
 class LangChainBackend:
@@ -72,7 +70,14 @@ class LangChainBackend:
         structured_mode: ``"tools"`` uses ``with_structured_output(schema, include_raw=True)``;
             ``"text"`` puts the JSON schema in the prompt and parses the reply; ``"auto"`` picks tools
             when the model implements tool calling.
-        endpoint: Server URL, named in the error when the server cannot be reached.
+        endpoint: Server URL: part of every cache key (two servers with one model name give different
+            answers) and named in the error when the server cannot be reached.
+        transport_retries: Retries of a call the server failed transiently (unreachable, timed out,
+            HTTP 429/5xx, a body that is not JSON), with backoff from 0.5 s doubling; then
+            :class:`~planner.errors.ModelUnavailableError`.
+
+    ``stats`` counts the calling thread's work, so concurrent decisions (``coat eval --concurrency``)
+    each account for their own calls.
     """
 
     def __init__(
@@ -84,9 +89,12 @@ class LangChainBackend:
         cache: LLMCache | None = None,
         structured_mode: StructuredMode = "auto",
         endpoint: str | None = None,
+        transport_retries: int = 2,
     ) -> None:
         if max_retries < 0:
             raise ConfigError(f"max_retries must be >= 0, got {max_retries}")
+        if transport_retries < 0:
+            raise ConfigError(f"transport_retries must be >= 0, got {transport_retries}")
         if structured_mode not in ("auto", "tools", "text"):
             raise ConfigError(f"structured_mode must be one of 'auto', 'tools', 'text'; got {structured_mode!r}")
         self.model = model
@@ -94,17 +102,36 @@ class LangChainBackend:
         self.max_retries = max_retries
         self.cache = cache
         self.endpoint = endpoint
+        self.transport_retries = transport_retries
         self.use_tools = structured_mode == "tools" or (structured_mode == "auto" and _supports_tools(model))
-        self.stats = LLMStats()
+        self._tls = threading.local()
         self._runnables: dict[type[BaseModel], Any] = {}
+        self._runnables_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"LangChainBackend({self.model_id!r}, tools={self.use_tools}, cache={self.cache!r})"
 
     # -- stats
 
+    @property
+    def stats(self) -> LLMStats:
+        """The calling thread's counters."""
+        st = getattr(self._tls, "stats", None)
+        if st is None:
+            st = self._tls.stats = LLMStats()
+        return st
+
+    @stats.setter
+    def stats(self, value: LLMStats) -> None:
+        self._tls.stats = value
+
+    @property
+    def concurrent(self) -> bool:
+        """True when calls may run in parallel threads: a model behind a server (an ``endpoint``)."""
+        return self.endpoint is not None
+
     def reset_stats(self) -> None:
-        """Zero the counters."""
+        """Zero the calling thread's counters."""
         self.stats = LLMStats()
 
     # -- structured answers
@@ -136,6 +163,10 @@ class LangChainBackend:
         attempts = self.max_retries + 1
         for attempt in range(1, attempts + 1):
             raw = self._ask(msgs, schema)
+            if raw is None:  # the server refused this request: asking again the same way cannot help
+                errors.append("the server refused the request")
+                raw = ""
+                break
             try:
                 return parse_reply(raw, schema, context)
             except (ValidationError, ValueError) as exc:
@@ -155,8 +186,15 @@ class LangChainBackend:
         )
 
     def generate(self, messages: Sequence[BaseMessage]) -> str:
-        """Return the model's plain text reply (cached like every call)."""
-        return self._ask(list(messages), None)
+        """Return the model's plain text reply (cached like every call).
+
+        Raises:
+            ModelUnavailableError: the server could not answer, or refused the request.
+        """
+        text = self._ask(list(messages), None)
+        if text is None:
+            raise ModelUnavailableError(f"the model server for {self.model_id} at {self.endpoint} refused the request")
+        return text
 
     def _params(self, schema: type[BaseModel] | None) -> dict[str, Any]:
         try:
@@ -164,34 +202,67 @@ class LangChainBackend:
         except Exception:  # a provider whose params cannot be listed: key on the id alone
             params = {}
         params.pop("messages", None)  # fake models list their script here
+        params.pop("scores", None)
+        for name in ANSWER_PARAMS:
+            value = getattr(self.model, name, None)
+            if name not in params and value is not None and not callable(value):
+                params[name] = value
+        if self.endpoint is not None:
+            params["endpoint"] = self.endpoint
         if self.use_tools and schema is not None:
             params["tool_schema"] = schema.model_json_schema()
         return params
 
-    def _ask(self, msgs: list[BaseMessage], schema: type[BaseModel] | None) -> str:
+    def _cached(self, key: str, field: str) -> Any | None:
+        """A cached value's ``field``, or None (a miss) when absent or of the wrong shape."""
+        assert self.cache is not None
+        hit = self.cache.get(key)
+        if hit is None:
+            return None
+        value = hit.get(field) if isinstance(hit, dict) else None
+        if field == "text" and not isinstance(value, str):
+            log.warning("%s: cache entry %s has no text (%r); treating it as a miss", self.cache.path, key[:12], hit)
+            return None
+        return value
+
+    def _call(self, what: str, call: Any) -> Any:
+        """Run one model call with transport retries; map provider failures (see :mod:`.transport`)."""
+        try:
+            return transport.with_retries(call, retries=self.transport_retries, what=f"{self.model_id} {what}")
+        except Exception as exc:
+            kind = transport.classify(exc)
+            if kind == "refused":
+                log.warning("%s: the server refused a %s request: %s", self.model_id, what, transport.describe(exc))
+                return None
+            if kind in ("transient", "fatal"):
+                where = self.endpoint or "its default URL"
+                tries = self.transport_retries + 1 if kind == "transient" else 1
+                raise ModelUnavailableError(
+                    f"the model server for {self.model_id} at {where} failed ({transport.describe(exc)}) after "
+                    f"{tries} tries. Start or fix the server, or the base URL (--llm, OPENAI_BASE_URL / "
+                    "OLLAMA_HOST), or raise --timeout; cached answers and written rows are kept."
+                ) from exc
+            raise
+
+    def _ask(self, msgs: list[BaseMessage], schema: type[BaseModel] | None) -> str | None:
+        """The reply text (from the cache or the model), or None when the server refused the request."""
         method = "structured" if (self.use_tools and schema is not None) else "generate"
         key = None
         if self.cache is not None:
             key = LLMCache.make_key(self.model_id, method, _message_payload(msgs), self._params(schema))
-            hit = self.cache.get(key)
+            hit = self._cached(key, "text")
             if hit is not None:
                 self.stats.cache_hits += 1
-                return str(hit["text"])
+                return str(hit)
         t0 = time.perf_counter()
-        try:
-            if method == "structured":
-                text, usage = self._invoke_tools(msgs, schema)  # type: ignore[arg-type]
-            else:
-                reply = self.model.invoke(msgs)
-                text, usage = _text_of(reply), getattr(reply, "usage_metadata", None) or {}
-        except Exception as exc:
-            if _is_connection_error(exc):
-                where = self.endpoint or "its default URL"
-                raise ModelUnavailableError(
-                    f"cannot reach the model server for {self.model_id} at {where}: {exc}. Start the server "
-                    "or fix the base URL (--llm, OPENAI_BASE_URL / OLLAMA_HOST); cached answers are kept."
-                ) from exc
-            raise
+        if method == "structured":
+            out = self._call(method, lambda: self._invoke_tools(msgs, schema))  # type: ignore[arg-type]
+        else:
+            reply = self._call(method, lambda: self.model.invoke(msgs))
+            out = None if reply is None else (_text_of(reply), getattr(reply, "usage_metadata", None) or {})
+        if out is None:
+            return None
+        text, usage = out
         dt = time.perf_counter() - t0
         self.stats.calls += 1
         self.stats.seconds += dt
@@ -202,20 +273,24 @@ class LangChainBackend:
         return text
 
     def _invoke_tools(self, msgs: list[BaseMessage], schema: type[BaseModel]) -> tuple[str, dict[str, Any]]:
-        runnable = self._runnables.get(schema)
-        if runnable is None:
-            try:
-                runnable = self.model.with_structured_output(schema, include_raw=True, method="function_calling")
-            except (TypeError, ValueError):  # providers without a `method` argument
-                runnable = self.model.with_structured_output(schema, include_raw=True)
-            self._runnables[schema] = runnable
+        with self._runnables_lock:
+            runnable = self._runnables.get(schema)
+            if runnable is None:
+                try:
+                    runnable = self.model.with_structured_output(schema, include_raw=True, method="function_calling")
+                except (TypeError, ValueError):  # providers without a `method` argument
+                    runnable = self.model.with_structured_output(schema, include_raw=True)
+                self._runnables[schema] = runnable
         out = runnable.invoke(msgs)
         raw = out["raw"] if isinstance(out, dict) else out
         usage = getattr(raw, "usage_metadata", None) or {}
         # Validate ourselves (with the context) from the raw tool arguments; fall back to the text.
         calls = getattr(raw, "tool_calls", None) or []
         if calls:
-            return json.dumps(calls[0]["args"], ensure_ascii=False), usage
+            try:
+                return json.dumps(calls[0]["args"], ensure_ascii=False), usage
+            except (RecursionError, TypeError, ValueError):  # arguments nested past any answer: unusable
+                return "", usage
         return _text_of(raw), usage
 
     # -- scoring
@@ -231,6 +306,8 @@ class LangChainBackend:
         Raises:
             NotImplementedError: the wrapped model cannot score.
             ConfigError: no options, or duplicate options.
+            SelectionError: the model's scores are unusable (NaN, infinite, not numbers, the wrong count;
+                see :func:`~planner.llm.base.check_scores`): the stages count the answer as unparsed.
         """
         if not self.supports_scoring:
             raise NotImplementedError(
@@ -243,17 +320,24 @@ class LangChainBackend:
         if self.cache is not None:
             payload = {"prompt": prompt, "options": options, "neutral_prompt": neutral_prompt}
             key = LLMCache.make_key(self.model_id, "score", payload, self._params(None))
-            hit = self.cache.get(key)
+            hit = self._cached(key, "scores")
             if hit is not None:
-                self.stats.cache_hits += 1
-                return [float(x) for x in hit["scores"]]
+                try:
+                    scores = check_scores(hit, options, self.model_id)
+                except SelectionError:
+                    log.warning("%s: cache entry %s holds unusable scores %r; treating it as a miss",
+                                self.cache.path, key[:12], hit)
+                else:
+                    self.stats.cache_hits += 1
+                    return scores
         t0 = time.perf_counter()
-        scores = [float(s) for s in self.model.score_options(prompt, options, neutral_prompt=neutral_prompt)]  # type: ignore[attr-defined]
+        raw = self.model.score_options(prompt, options, neutral_prompt=neutral_prompt)  # type: ignore[attr-defined]
         self.stats.calls += 1
         self.stats.seconds += time.perf_counter() - t0
         usage = getattr(self.model, "last_score_usage", None) or {}
         self.stats.prompt_tokens += int(usage.get("prompt_tokens", 0))
         self.stats.completion_tokens += int(usage.get("completion_tokens", 0))
+        scores = check_scores(raw, options, self.model_id)  # unusable scores are never cached
         if self.cache is not None and key is not None:
             self.cache.put(key, {"scores": scores}, model_id=self.model_id, method="score")
         return scores

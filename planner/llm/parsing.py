@@ -19,7 +19,6 @@ JSON_INSTRUCTIONS = (
 )
 
 
-
 def format_validation_error(exc: Exception) -> str:
     """Render a validation error compactly, one ``field: problem`` per line, for re-asking the model."""
     if isinstance(exc, ValidationError):
@@ -33,23 +32,87 @@ def format_validation_error(exc: Exception) -> str:
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 
+MAX_REPLY_CHARS = 64_000
+"""Longest reply parsed (characters). A stage's answer is a few hundred; a longer reply is a runaway
+generation, treated as unusable (re-asked, then counted unparsed) rather than scanned."""
+MAX_NESTING = 64
+"""Deepest ``{``/``[`` nesting parsed. Answers nest two or three levels; deeper replies are unusable, and
+bounding the depth keeps the JSON decoders far from Python's recursion limit."""
+
+
+def _check_size(text: str) -> None:
+    """Refuse a reply too long or too deeply nested to be an answer (a ValueError, so it is re-asked)."""
+    if len(text) > MAX_REPLY_CHARS:
+        raise ValueError(
+            f"the reply is {len(text)} characters long, over the {MAX_REPLY_CHARS} accepted; reply with only "
+            "the short JSON object"
+        )
+    depth = 0
+    in_str = False
+    esc = False
+    for ch in text:
+        if in_str:
+            # A JSON string never holds a raw newline: a stray quote in prose ends at the line's end.
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"' or ch == "\n":
+                in_str = False
+        elif ch == '"' and depth > 0:
+            in_str = True
+        elif ch in "{[":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise ValueError(
+                    f"the reply nests brackets more than {MAX_NESTING} levels deep; reply with only the flat "
+                    "JSON object"
+                )
+        elif ch in "}]" and depth > 0:
+            depth -= 1
+
+
+def _brace_spans(text: str) -> list[tuple[int, int]]:
+    """Every balanced ``{...}`` span (string-aware), in order of its opening brace: one linear scan."""
+    spans: list[tuple[int, int]] = []
+    stack: list[int] = []
+    in_str = False
+    esc = False
+    for i, ch in enumerate(text):
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"' or ch == "\n":
+                in_str = False
+        elif ch == '"' and stack:
+            in_str = True
+        elif ch == "{":
+            stack.append(i)
+        elif ch == "}" and stack:
+            spans.append((stack.pop(), i + 1))
+    spans.sort()
+    return spans
+
 
 def _json_objects(text: str) -> Iterable[Any]:
-    """Yield JSON objects found in ``text``: fenced blocks first, then balanced ``{...}`` spans."""
+    """Yield JSON objects found in ``text``: fenced blocks first, then balanced ``{...}`` spans.
+
+    Linear in the reply: each span is decoded on its own (``_check_size`` bounds the nesting, so the
+    spans hold at most ``MAX_NESTING`` times the reply's length in all), never the rest of the reply from
+    every brace.
+    """
     for m in _FENCE.finditer(text):
         try:
             yield json.loads(m.group(1))
         except json.JSONDecodeError:
             pass
-    decoder = json.JSONDecoder()
-    i = text.find("{")
-    while i != -1:
+    for start, end in _brace_spans(text):
         try:
-            obj, _end = decoder.raw_decode(text, i)
-            yield obj
+            yield json.loads(text[start:end])
         except json.JSONDecodeError:
             pass
-        i = text.find("{", i + 1)
 
 
 def _single_field(schema: type[BaseModel]) -> str | None:
@@ -99,11 +162,14 @@ def parse_reply(raw: str, schema: type[M], context: Mapping[str, Any] | None = N
     Order: the whole reply as JSON; the first JSON object inside it; for a schema with a single
     (required) field, the bare answer (a letter, an id, an enum value) put into that field.
 
+    A reply over :data:`MAX_REPLY_CHARS` or nested deeper than :data:`MAX_NESTING` is not parsed at all.
+
     Raises:
         ValidationError: the reply had usable JSON (or a bare answer) that does not validate.
-        ValueError: nothing usable in the reply.
+        ValueError: nothing usable in the reply, or a reply too long or too deeply nested.
     """
     text = raw.strip()
+    _check_size(text)
     try:
         return schema.model_validate_json(text, context=context)
     except ValidationError as exc:
@@ -119,4 +185,11 @@ def parse_reply(raw: str, schema: type[M], context: Mapping[str, Any] | None = N
     raise ValueError("the reply contains no JSON object; reply with a JSON object matching the schema")
 
 
-__all__ = ["JSON_INSTRUCTIONS", "REASK_TEMPLATE", "format_validation_error", "parse_reply"]
+__all__ = [
+    "JSON_INSTRUCTIONS",
+    "MAX_NESTING",
+    "MAX_REPLY_CHARS",
+    "REASK_TEMPLATE",
+    "format_validation_error",
+    "parse_reply",
+]

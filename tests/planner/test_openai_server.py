@@ -125,3 +125,35 @@ def test_open_answer_is_validated_against_the_context_and_reasked(server: str) -
         assert err.attempts == 2 and err.last_raw and llm.stats.retries == 1
     else:
         assert choice.object_id in ctx["candidate_ids"]
+
+
+@pytest.mark.llm_live  # 2 x 8 questions through the server: ~1 min on 2 busy cores
+def test_concurrent_eval_matches_sequential_and_measures_throughput(server: str, tmp_path, data_dir) -> None:
+    import json as json_
+
+    from planner.bench.evaluate import load_set, run_eval, sample_questions
+    from planner.knowledge import load_knowledge
+    from planner.llm import make_llm
+    from planner.pipeline import make_pipeline
+
+    kb = load_knowledge(data_dir)
+    qs = sample_questions(load_set(kb, "task_u", seed=0), 8, seed=0)
+    run = {"set": "task_u", "pipeline": "single", "strategy": "llm", "llm": "openai:smollm2", "seed": 0,
+           "stage1": None}
+    took: dict[int, float] = {}
+    rows: dict[int, list[dict]] = {}
+    # warm the server up on the same questions first, so neither timed run pays for a cold start
+    warm = make_llm("openai:smollm2", base_url=server, cache=False, timeout=120, max_tokens=24, max_retries=0,
+                    structured_mode="text")
+    run_eval(qs[:2], make_pipeline("single", "llm", warm, kb), run=run, progress=False)
+    for n in (1, 4):
+        llm = make_llm("openai:smollm2", base_url=server, cache_path=tmp_path / f"c{n}.sqlite", timeout=120,
+                       max_tokens=24, max_retries=0, structured_mode="text")
+        t0 = time.perf_counter()
+        rows[n] = run_eval(qs, make_pipeline("single", "llm", llm, kb), run=run, out=tmp_path / f"r{n}.jsonl",
+                           progress=False, concurrency=n)
+        took[n] = time.perf_counter() - t0
+    keep = ("question_id", "chosen", "unparsed", "calls", "prompt_hash")
+    assert [{k: r[k] for k in keep} for r in rows[4]] == [{k: r[k] for k in keep} for r in rows[1]]
+    figure = {n: {"seconds": round(t, 2), "questions_per_s": round(len(qs) / t, 3)} for n, t in took.items()}
+    print("\nconcurrency throughput:", json_.dumps(figure))  # recorded in benchmarks/llm.md
