@@ -11,10 +11,16 @@ A data directory has ``coat/`` (the COAT annotations) and, for scenes and percep
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 from pathlib import Path
+from typing import Any
 
-from .errors import DataNotFoundError
+import pydantic_core
+from pydantic import TypeAdapter, ValidationError
+
+from .errors import DataError, DataNotFoundError
 
 ENV_VAR = "COAT_DATA_DIR"
 
@@ -97,3 +103,94 @@ def resolve_data_dir(
         + "\n".join(searched)
         + f"\nFix: run `coat data download`, or point --data-dir / {ENV_VAR} at a directory holding {need}/."
     )
+
+
+# ---------------------------------------------------------------- reading the data files
+
+
+def _json_path_at(text: str, pos: int) -> str:
+    """Return the key path (``a/b/3``) of the JSON value being read at character ``pos``.
+
+    Used to name where a truncated or malformed file breaks; it scans the text once, tracking the
+    open objects/arrays, the last key read in each object and the element index in each array.
+    """
+    stack: list[list[Any]] = []  # [kind, key_or_index, expecting_key]
+    i, n = 0, min(pos, len(text))
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            j = i + 1
+            while j < len(text) and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            if stack and stack[-1][0] == "{" and stack[-1][2]:
+                try:
+                    stack[-1][1] = json.loads(text[i : j + 1])
+                except ValueError:
+                    stack[-1][1] = text[i + 1 : j]
+                stack[-1][2] = False
+            i = j + 1
+            continue
+        if ch == "{":
+            stack.append(["{", None, True])
+        elif ch == "[":
+            stack.append(["[", 0, False])
+        elif ch in "}]":
+            if stack:
+                stack.pop()
+        elif ch == "," and stack:
+            if stack[-1][0] == "[":
+                stack[-1][1] += 1
+            else:
+                stack[-1][2] = True
+        i += 1
+    return "/".join(str(f[1]) for f in stack if f[1] is not None)
+
+
+def read_json(path: Path, *, missing: str = "file is missing (run `coat data download`)") -> Any:
+    """Parse a data file's JSON; an unreadable, non-UTF-8, malformed or truncated file is a DataError naming the
+    file and, for malformed JSON, the key path where it breaks.
+
+    The parser is pydantic-core's (the same values as :func:`json.loads`, about twice as fast, and it refuses
+    nesting deeper than a limit instead of overflowing the stack).
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as e:
+        raise DataError(path, "", missing) from e
+    except (OSError, UnicodeDecodeError) as e:
+        raise DataError(path, "", f"cannot read the file as UTF-8 text: {e}") from e
+    try:
+        return pydantic_core.from_json(text)
+    except ValueError as e:
+        msg = str(e)
+    try:  # where it breaks, as a key path: json's decoder reports the position
+        json.loads(text)
+    except json.JSONDecodeError as e:
+        truncated = " (the file looks truncated)" if e.pos >= len(text.rstrip()) else ""
+        raise DataError(path, _json_path_at(text, e.pos),
+                        f"invalid JSON{truncated}: {e.msg} at line {e.lineno} column {e.colno}") from None
+    except RecursionError:
+        pass
+    raise DataError(path, "", f"invalid JSON: {msg}")
+
+
+@functools.cache
+def _adapter(tp: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(tp)
+
+
+def validate(path: Path, tp: Any, raw: Any, prefix: tuple[Any, ...] = ()) -> Any:
+    """Validate ``raw`` against ``tp``; the first error becomes a DataError with the file and the key path."""
+    try:
+        return _adapter(tp).validate_python(raw)
+    except ValidationError as e:
+        errs = e.errors(include_url=False)
+        first = errs[0]
+        problem = first["msg"].removeprefix("Value error, ")
+        if first["type"] not in ("missing", "extra_forbidden", "value_error") and "input" in first:
+            shown = repr(first["input"])  # the value, except where the message already says it
+            problem += f" (got {shown[:80]}{'...' if len(shown) > 80 else ''})"
+        if len(errs) > 1:
+            problem += f" [and {len(errs) - 1} more error(s) in this file]"
+        loc = [str(p) for p in (*prefix, *first["loc"]) if p != "[key]"]  # a dict key's error is at the key
+        raise DataError(path, "/".join(loc), problem) from None

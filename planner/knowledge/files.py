@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, Strict, TypeAdapter, ValidationError
+from pydantic import ConfigDict, Field, Strict, TypeAdapter
 from typing_extensions import NotRequired, TypedDict
 
 from ..errors import DataError
@@ -119,84 +118,6 @@ OPTIONAL_FILES: tuple[str, ...] = ("task-1/choice_config_oracle.json", "task-2/3
 
 
 # ---------------------------------------------------------------- helpers: reading, errors, names
-
-
-def _json_path_at(text: str, pos: int) -> str:
-    """Return the key path (``a/b/3``) of the JSON value being read at character ``pos``.
-
-    Used to name where a truncated or malformed file breaks; it scans the text once, tracking the
-    open objects/arrays, the last key read in each object and the element index in each array.
-    """
-    stack: list[list[Any]] = []  # [kind, key_or_index, expecting_key]
-    i, n = 0, min(pos, len(text))
-    while i < n:
-        ch = text[i]
-        if ch == '"':
-            j = i + 1
-            while j < len(text) and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            if stack and stack[-1][0] == "{" and stack[-1][2]:
-                try:
-                    stack[-1][1] = json.loads(text[i : j + 1])
-                except ValueError:
-                    stack[-1][1] = text[i + 1 : j]
-                stack[-1][2] = False
-            i = j + 1
-            continue
-        if ch == "{":
-            stack.append(["{", None, True])
-        elif ch == "[":
-            stack.append(["[", 0, False])
-        elif ch in "}]":
-            if stack:
-                stack.pop()
-        elif ch == "," and stack:
-            if stack[-1][0] == "[":
-                stack[-1][1] += 1
-            else:
-                stack[-1][2] = True
-        i += 1
-    return "/".join(str(f[1]) for f in stack if f[1] is not None)
-
-
-def read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as e:
-        raise DataError(path, "", "file is missing (run `coat data download`)") from e
-    except (OSError, UnicodeDecodeError) as e:
-        raise DataError(path, "", f"cannot read file: {e}") from e
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        truncated = " (the file looks truncated)" if e.pos >= len(text.rstrip()) else ""
-        raise DataError(
-            path,
-            _json_path_at(text, e.pos),
-            f"invalid JSON{truncated}: {e.msg} at line {e.lineno} column {e.colno}",
-        ) from e
-    except RecursionError:
-        raise DataError(path, "", "invalid JSON: nested too deeply") from None
-
-
-def _loc(parts: Iterable[Any]) -> str:
-    return "/".join(str(p) for p in parts)
-
-
-def validate(path: Path, tp: Any, raw: Any, prefix: tuple[Any, ...] = ()) -> Any:
-    """Validate ``raw`` against ``tp``; turn the first pydantic error into a DataError with its key path."""
-    try:
-        return _adapter(tp).validate_python(raw)
-    except ValidationError as e:
-        errs = e.errors(include_url=False)
-        first = errs[0]
-        problem = first["msg"]
-        if first.get("type") not in ("missing", "extra_forbidden") and "input" in first:
-            shown = repr(first["input"])
-            problem += f" (got {shown[:80]}{'...' if len(shown) > 80 else ''})"
-        if len(errs) > 1:
-            problem += f" [and {len(errs) - 1} more error(s) in this file]"
-        raise DataError(path, _loc(prefix + tuple(first["loc"])), problem) from None
 
 
 def check_keys(path: Path, prefix: str, got: Iterable[str], want: Iterable[str], what: str, ref: str) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import DataError
-from ..paths import resolve_data_dir
+from ..paths import read_json, resolve_data_dir, validate
 from ..schemas import VARIABLES, ObjectConfig, PhysicalState
 from .base import Combination, CommonValues, KnowledgeBase, MaterialPreference, PoolEntry, Templates, state_key
 from .files import (
@@ -41,8 +41,6 @@ from .files import (
     RawPrefFile,
     RawTemplates,
     check_keys,
-    read_json,
-    validate,
 )
 
 logger = logging.getLogger(__name__)

@@ -16,20 +16,16 @@ object type against AI2-THOR's table plus the extension types, the id lists), no
 from __future__ import annotations
 
 import functools
-import re
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import pydantic_core
-from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError, with_config
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, TypeAdapter, with_config
 from typing_extensions import NotRequired, TypedDict
 
-from planner.errors import DataError
+from planner.paths import read_json, validate
 
 from .extensions import ALL_TYPES
 from .metadata import FLAG_KEYS, LIQUIDS, TEMPERATURES
 
-_JSON_AT = re.compile(r" at line (\d+) column (\d+)$")
 _STRICT = ConfigDict(strict=True, allow_inf_nan=False)
 _FORBID = ConfigDict(strict=True, allow_inf_nan=False, extra="forbid")
 
@@ -227,45 +223,6 @@ class CompactScene(TypedDict):
 def adapter(tp: Any) -> TypeAdapter[Any]:
     """The (cached) pydantic adapter of a schema."""
     return TypeAdapter(tp)
-
-
-def read_json(path: Path) -> Any:
-    """Parse a JSON file; unreadable, non-UTF-8 or malformed files raise a DataError naming the file.
-
-    The parser is pydantic-core's (the same values as :func:`json.loads`, about twice as fast, and it
-    refuses nesting deeper than a limit instead of overflowing the stack).
-    """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as e:
-        raise DataError(path, "", "file is missing") from e
-    except (OSError, UnicodeDecodeError) as e:
-        raise DataError(path, "", f"cannot read the file as UTF-8 text: {e}") from e
-    try:
-        return pydantic_core.from_json(text)
-    except ValueError as e:
-        msg = str(e)
-        m = _JSON_AT.search(msg)
-        truncated = " (the file looks truncated)" if msg.startswith("EOF") else ""
-        key = f"line {m.group(1)} column {m.group(2)}" if m else ""
-        raise DataError(path, key, f"invalid JSON{truncated}: {msg[: m.start()] if m else msg}") from None
-
-
-def validate(path: Path, tp: Any, raw: Any, prefix: tuple[Any, ...] = ()) -> Any:
-    """Validate ``raw`` against ``tp``; the first error becomes a DataError with the file and the key path."""
-    try:
-        return adapter(tp).validate_python(raw)
-    except ValidationError as e:
-        errs = e.errors(include_url=False)
-        first = errs[0]
-        problem = first["msg"].removeprefix("Value error, ")
-        if first["type"] not in ("missing", "extra_forbidden", "value_error"):  # a value error shows the value
-            shown = repr(first.get("input"))
-            problem += f" (got {shown[:80]}{'...' if len(shown) > 80 else ''})"
-        if len(errs) > 1:
-            problem += f" [and {len(errs) - 1} more error(s) in this file]"
-        loc = [str(p) for p in (*prefix, *first["loc"]) if p != "[key]"]  # a dict key's error is at the key
-        raise DataError(path, "/".join(loc), problem) from None
 
 
 __all__ = [
