@@ -120,6 +120,9 @@ def check_data_args(kb: Any, data_dir: Any) -> None:
         check_type("kb", kb, KnowledgeBase, "a planner.knowledge.KnowledgeBase (load_knowledge()) or None")
     if data_dir is not None:
         check_type("data_dir", data_dir, (str, os.PathLike), "a directory path (str or os.PathLike) or None")
+        path = os.fspath(data_dir)
+        if (b"\x00" if isinstance(path, bytes) else "\x00") in path:
+            raise ConfigError(f"data_dir {shown(data_dir)} contains a NUL character; no path can")
 
 
 def check_decision_args(*, llm: Any, planner: Any, strategy: Any, kb: Any, data_dir: Any) -> None:

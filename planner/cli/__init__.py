@@ -69,6 +69,11 @@ def _escape(c: str) -> str:
     return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
 
 
+def echo(text: object = "") -> None:
+    """Print ``text`` on stdout with every line made safe (:func:`safe_text`): for lines holding user text."""
+    print("\n".join(safe_text(line) for line in str(text).split("\n")))
+
+
 def one_line(text: object, limit: int | None = None) -> str:
     """``text`` as one safe line (lines joined with "; "), shortened to ``limit`` characters."""
     s = "; ".join(part.strip() for part in str(text).splitlines() if part.strip())

@@ -166,3 +166,9 @@ def test_coat_plan_prints_the_task_escaped(monkeypatch, capsys, rich) -> None:
     for raw in ("\x1b", "\r", "\u202e"):
         assert raw not in out
     assert "Task: cut \\x1b[2J[bold red]apple[/bold red]\\u202e\\r" in out  # markup shown, not interpreted
+
+
+def test_coat_data_where_echoes_the_path_escaped(capsys) -> None:
+    assert main(["data", "where", "--data-dir", "\x1b[2J\ud800"]) == 1
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\\x1b[2J\\ud800" in out
