@@ -263,10 +263,7 @@ def plan_in_state(
     """
     check_plan_args(task, llm=llm, planner=planner, strategy=strategy, utility=utility, interpret=interpret,
                     kb=kb, data_dir=data_dir)
-    check_type("state", state, SceneState, "a planner.schemas.SceneState")
-    for name, value in (("affordances", affordances), ("exclude", exclude), ("fixed", fixed)):
-        if value is not None:
-            check_type(name, value, Mapping, "a mapping of object ids or None")
+    _check_state_args(state, affordances=affordances, exclude=exclude, fixed=fixed)
     kb = load_kb(kb, data_dir)
     backend = make_backend(llm) if strategy != "knowledge" else None
     if isinstance(task, TaskSpec):
@@ -312,6 +309,14 @@ def plan_in_state(
         bindings=bindings,
         alternatives=tuple(draft.alternatives),
     )
+
+
+def _check_state_args(state: Any, **mappings: Any) -> None:
+    """The state is a SceneState; ``affordances`` / ``exclude`` / ``fixed`` are mappings or None."""
+    check_type("state", state, SceneState, "a planner.schemas.SceneState")
+    for name, value in mappings.items():
+        if value is not None:
+            check_type(name, value, Mapping, "a mapping of object ids or None")
 
 
 def _fit_goals(spec: TaskSpec, bindings: Mapping[str, str], affordances: Affordances) -> TaskSpec:

@@ -121,7 +121,7 @@ def check_out_path(
 
 
 def _can_write_in(folder: Path) -> bool:
-    """Whether a file can be created in ``folder`` (tried: permission bits say nothing for root or /proc)."""
+    """Whether a file can be created in ``folder`` (tried: permission bits mislead for root, special file systems)."""
     try:
         with tempfile.TemporaryFile(dir=folder):
             return True
