@@ -20,7 +20,18 @@ import logging
 from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import ConfigError
-from .scene_planner import Interpret, load_kb, make_backend, plan_in_state, roles_for
+from .scene_planner import (
+    Interpret,
+    check_data_args,
+    check_decision_args,
+    check_plan_args,
+    check_type,
+    load_kb,
+    make_backend,
+    plan_in_state,
+    roles_for,
+    shown,
+)
 from .schemas import ExecutionTrace, Plan, SceneState, TaskSpec
 from .steps import affordances_of
 
@@ -33,6 +44,18 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 DEFAULT_SCENE = "embedded/kitchen-v0"
+_SCENE_ID = "a scene id str (e.g. 'embedded/kitchen-v0'; `coat scenes list`)"
+
+
+def _check_scene_args(seed: Any, options: Any) -> None:
+    """A seed is an int or None, reset options a dict with str keys or None."""
+    if seed is not None:
+        check_type("seed", seed, int, "an int or None")
+    if options is not None:
+        check_type("options", options, dict, "a dict of scene reset options (e.g. {'scenario': 'knife-dirty'}) or None")
+        bad = [k for k in options if not isinstance(k, str)]
+        if bad:
+            raise TypeError(f"options keys must be str (option names such as 'scenario'), got {shown(bad[0])}")
 
 
 def make_estimator(kb: KnowledgeBase) -> Any:
@@ -59,7 +82,17 @@ def observe(
     Returns:
         The open environment (close it, or use it as a context manager), its first observation, and the
         perceived SceneState.
+
+    Raises:
+        TypeError: an argument of the wrong type (the message names it, its value and what is accepted).
+        UnknownIdError: unknown scene id.
     """
+    check_type("scene", scene, str, _SCENE_ID)
+    _check_scene_args(seed, options)
+    if estimator is not None and not callable(getattr(estimator, "estimate", None)):
+        raise TypeError(f"estimator must have an estimate(obs) method (perception.base), got "
+                        f"{type(estimator).__name__} {shown(estimator)}")
+    check_data_args(kb, data_dir)
     import scenes
 
     env = scenes.make(scene)
@@ -114,9 +147,17 @@ def plan(
         target is absent.
 
     Raises:
-        ConfigError: bad arguments (unknown planner/strategy/utility, a strategy that needs a model without one).
+        TypeError: an argument of the wrong type (a task that is neither a str nor a TaskSpec, a scene that is
+            neither a scene id nor a SceneState, an llm without the LLMBackend members, ...); the message names
+            the argument, its value and what is accepted.
+        ConfigError: bad arguments (an empty or overlong task, unknown planner/strategy/utility, a strategy that
+            needs a model without one).
         UnknownIdError: unknown scene id, or a TaskSpec naming an object type AI2-THOR does not have.
     """
+    check_plan_args(task, llm=llm, planner=planner, strategy=strategy, utility=utility, interpret=interpret,
+                    kb=kb, data_dir=data_dir)
+    check_type("scene", scene, (str, SceneState), f"{_SCENE_ID} or a planner.schemas.SceneState")
+    _check_scene_args(seed, options)
     kb = load_kb(kb, data_dir)
     if isinstance(task, TaskSpec):
         from .knowledge.alfred import check_types, object_types
@@ -166,9 +207,15 @@ def execute_plan(
         ``replans``, safety violations, every step with its outcome, and ``final_objects``.
 
     Raises:
+        TypeError: an argument of the wrong type (``plan_`` not a Plan, ...).
         ConfigError: ``scene`` / ``seed`` / ``options`` differ from the plan's own (a plan is bound to the objects
-            of the scene it was made in), or the plan records no scene to rebuild.
+            of the scene it was made in), the plan records no scene to rebuild, or a negative ``max_replans``.
     """
+    check_type("plan_", plan_, Plan, "a planner.schemas.Plan (what plan() returns)")
+    check_decision_args(llm=llm, planner=planner, strategy=strategy, kb=kb, data_dir=data_dir)
+    check_type("max_replans", max_replans, int, "an int >= 0")
+    if max_replans < 0:
+        raise ConfigError(f"max_replans must be >= 0, got {max_replans}")
     from .agents.household import HouseholdLoop
 
     kb = load_kb(kb, data_dir)
@@ -185,8 +232,13 @@ def open_plan_scene(
     """Make and reset the scene a plan was made in (its env id, seed and options, a random draw included).
 
     Raises:
+        TypeError: ``plan_`` is not a Plan, or ``scene`` / ``seed`` / ``options`` have the wrong type.
         ConfigError: ``scene`` / ``seed`` / ``options`` differ from the plan's own.
     """
+    check_type("plan_", plan_, Plan, "a planner.schemas.Plan (what plan() returns)")
+    if scene is not None:
+        check_type("scene", scene, str, f"{_SCENE_ID} or None")
+    _check_scene_args(seed, options)
     import scenes
 
     env_id = _own(plan_.env_id, scene, "scene") or DEFAULT_SCENE

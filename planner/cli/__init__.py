@@ -11,16 +11,33 @@ Usage:
 
 Each subcommand lives in its own module (``planner/cli/<name>.py``) exposing ``register(subparsers)``;
 the modules import heavy dependencies only inside their handlers, so ``coat --help`` stays fast.
+
+Exit codes: 0 done; 1 a known error (``coat: error: ...`` on one line: bad input, missing data, a path that
+cannot be used, a model that cannot be reached), or a check that failed; 2 usage errors (argparse) and
+internal errors (one line naming the log file that holds the traceback); 3 no feasible plan; 4 a plan
+carried out without reaching its goal; 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import importlib
 import logging
+import os
 import sys
+import tempfile
+import traceback
+from pathlib import Path
+from typing import Literal
 
-from ..errors import PlannerError
+from ..errors import ConfigError, PlannerError
+
+EXIT_ERROR = 1
+"""A known error: bad input, missing data, an unusable path."""
+EXIT_INTERNAL = 2
+"""An unexpected exception (its traceback is in a log file); argparse's usage errors exit 2 too."""
+EXIT_INTERRUPTED = 130
 
 # subcommand modules, in the order they appear in --help; a module that is missing is skipped
 _COMMAND_MODULES: tuple[str, ...] = (
@@ -35,9 +52,95 @@ _COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+def safe_text(text: object) -> str:
+    """``text`` fit for a terminal: control characters, escape sequences, bidi overrides, lone surrogates and
+    other invisible characters are shown as Python escapes (``\\x1b``, ``\\u202e``) instead of acting."""
+    s = str(text)
+    if s.isprintable():
+        return s
+    return "".join(c if c.isprintable() else _escape(c) for c in s)
+
+
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escape(c: str) -> str:
+    if c in _NAMED:
+        return _NAMED[c]
+    n = ord(c)
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
+
+
+def echo(text: object = "") -> None:
+    """Print ``text`` on stdout with every line made safe (:func:`safe_text`): for lines holding user text."""
+    print("\n".join(safe_text(line) for line in str(text).split("\n")))
+
+
+def one_line(text: object, limit: int | None = None) -> str:
+    """``text`` as one safe line (lines joined with "; "), shortened to ``limit`` characters."""
+    s = "; ".join(part.strip() for part in str(text).splitlines() if part.strip())
+    s = safe_text(s)
+    return s if limit is None or len(s) <= limit else f"{s[: limit - 3]}..."
+
+
+def check_out_path(
+    path: str | os.PathLike[str], *, kind: Literal["file", "dir"], flag: str = "--out", makes_parents: bool = True
+) -> Path:
+    """Check, before the work starts, that a command can write ``path`` (a ``kind``) given with ``flag``.
+
+    Args:
+        path: The path the user gave.
+        kind: ``file`` (written or replaced) or ``dir`` (created when missing, files written into it).
+        flag: The option, for the message.
+        makes_parents: Whether the command creates missing parent directories itself.
+
+    Returns:
+        The path, with ``~`` expanded.
+
+    Raises:
+        ConfigError: the path is a directory where a file is wanted (or a file where a directory is), its
+            parent directory is missing, or it cannot be written; the message names the path.
+    """
+    p = Path(path).expanduser()
+    where = f"{flag} {safe_text(p)}"
+    if kind == "file" and p.is_dir():
+        raise ConfigError(f"{where}: is a directory; give a file path inside it, e.g. {safe_text(p / 'out')}")
+    if kind == "dir" and p.exists() and not p.is_dir():
+        raise ConfigError(f"{where}: is a file, not a directory; give a directory (it is created when missing)")
+    if p.exists():
+        if not (_can_write_in(p) if kind == "dir" else os.access(p, os.W_OK)):
+            raise ConfigError(f"{where}: is not writable; give a path you can write")
+        return p
+    parent = p.parent
+    if not makes_parents and not parent.is_dir():
+        raise ConfigError(f"{where}: its parent directory {safe_text(parent)} does not exist; create it first")
+    anc = next((a for a in (parent, *parent.parents) if a.exists()), None)
+    if anc is None or not anc.is_dir():
+        raise ConfigError(f"{where}: cannot be created: {safe_text(anc)} is not a directory")
+    if not _can_write_in(anc):
+        raise ConfigError(f"{where}: cannot be created: directory {safe_text(anc)} is not writable")
+    return p
+
+
+def _can_write_in(folder: Path) -> bool:
+    """Whether a file can be created in ``folder`` (tried: permission bits mislead for root, special file systems)."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with user text in its error messages made safe for the terminal."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        super().error(safe_text(message))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with every available subcommand."""
-    parser = argparse.ArgumentParser(prog="coat", description="COAT physical-commonsense planner.")
+    parser = _Parser(prog="coat", description="COAT physical-commonsense planner.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMAND_MODULES:
@@ -52,7 +155,32 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``coat``; returns the process exit code."""
+    """Entry point of ``coat``; returns the process exit code (see the module docstring).
+
+    Known errors print one line ``coat: error: ...`` on stderr; anything unexpected prints one line naming the
+    log file that holds its traceback. argparse's usage errors and ``--help`` raise SystemExit as usual.
+    """
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        _say("coat: interrupted")
+        return EXIT_INTERRUPTED
+    except PlannerError as e:
+        _say(f"coat: error: {one_line(e)}")
+        return EXIT_ERROR
+    except BrokenPipeError:  # the reader went away (`coat ... | head`): nothing left to tell it
+        _quiet_stdout()
+        return EXIT_ERROR
+    except OSError as e:
+        if e.filename is None:
+            return _internal(e, argv)
+        _say(f"coat: error: {_os_message(e)}")
+        return EXIT_ERROR
+    except Exception as e:  # the last resort: one line, the traceback in a file
+        return _internal(e, argv)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     level = logging.DEBUG if args.verbose else logging.WARNING
@@ -60,9 +188,59 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    return int(args.func(args) or 0)
+
+
+def _say(line: str) -> None:
     try:
-        return int(args.func(args) or 0)
-    except PlannerError as e:
-        print(f"coat: error: {e}", file=sys.stderr)
-        return 1
+        print(line, file=sys.stderr)
+    except (OSError, ValueError):  # stderr closed: the exit code still tells
+        pass
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at devnull so the interpreter's final flush does not fail on the closed pipe again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _os_message(e: OSError) -> str:
+    what = {
+        FileNotFoundError: "does not exist (or a parent directory is missing)",
+        IsADirectoryError: "is a directory, not a file",
+        NotADirectoryError: "a part of it is not a directory",
+        PermissionError: "permission denied",
+        FileExistsError: "already exists",
+    }.get(type(e), e.strerror or type(e).__name__)
+    paths = " -> ".join(safe_text(f) for f in (e.filename, e.filename2) if f is not None)
+    return f"{paths}: {what}"
+
+
+def log_dir() -> Path:
+    """Where ``coat`` writes the traceback of an unexpected error (the user log directory)."""
+    import platformdirs
+
+    return Path(platformdirs.user_log_dir("coat-planner"))
+
+
+def _internal(e: BaseException, argv: list[str] | None) -> int:
+    """Write the traceback to a log file and say so in one line."""
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    text = (f"coat {' '.join(map(repr, sys.argv[1:] if argv is None else argv))}\n"
+            + "".join(traceback.format_exception(type(e), e, e.__traceback__)))
+    where = "(the traceback could not be written)"
+    for d in (log_dir, lambda: Path(tempfile.gettempdir())):
+        try:
+            folder = d()
+            folder.mkdir(parents=True, exist_ok=True)
+            f = folder / f"coat-{stamp}-{os.getpid()}.log"
+            f.write_text(text, encoding="utf-8", errors="backslashreplace")
+            where = f"(traceback in {safe_text(f)})"
+            break
+        except (OSError, ImportError):
+            continue
+    _say(f"coat: internal error: {type(e).__name__}: {one_line(e, 200)} {where}; please report it")
+    return EXIT_INTERNAL
 

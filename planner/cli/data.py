@@ -20,6 +20,7 @@ from .. import download as dl
 from .. import paths as data_mod
 from ..download.sources import FLOORPLANS
 from ..errors import DataNotFoundError
+from . import echo
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -85,9 +86,9 @@ def _download(args: argparse.Namespace) -> int:
     report = dl.download(
         args.dest, components=components, mirror=args.mirror, retries=args.retries, progress=not args.quiet
     )
-    print(f"{len(report.fetched)} fetched, {len(report.skipped)} already present and verified, into {report.root}")
+    echo(f"{len(report.fetched)} fetched, {len(report.skipped)} already present and verified, into {report.root}")
     if report.root != data_mod.cache_data_dir():
-        print(f"Use it with --data-dir {report.root} or {data_mod.ENV_VAR}={report.root}")
+        echo(f"Use it with --data-dir {report.root} or {data_mod.ENV_VAR}={report.root}")
     return 0
 
 
@@ -106,25 +107,25 @@ def _status(root: Path, need: str) -> str:
 
 
 def _where(args: argparse.Namespace) -> int:
-    print("Data directory resolution order (the first with a complete coat/ is used):")
+    echo("Data directory resolution order (the first with a complete coat/ is used):")
     cands = dict(data_mod.candidate_dirs(args.data_dir))
     for i, origin in enumerate(("--data-dir", data_mod.ENV_VAR, "user cache"), 1):
         root = cands.get(origin)
         if root is None:
-            print(f"  {i}. {origin:<14} ({'not given' if origin == '--data-dir' else 'not set'})")
+            echo(f"  {i}. {origin:<14} ({'not given' if origin == '--data-dir' else 'not set'})")
             continue
-        print(f"  {i}. {origin:<14} {root}")
+        echo(f"  {i}. {origin:<14} {root}")
         if args.data_dir is not None and origin != "--data-dir":
-            print("       not tried: an explicit --data-dir is authoritative")
+            echo("       not tried: an explicit --data-dir is authoritative")
         else:
-            print(f"       coat/: {_status(root, 'coat')}; ai2thor/: {_status(root, 'ai2thor')}")
+            echo(f"       coat/: {_status(root, 'coat')}; ai2thor/: {_status(root, 'ai2thor')}")
     try:
         root = data_mod.resolve_data_dir(args.data_dir)
     except DataNotFoundError as e:
-        print(f"Using: none\n{e}")
+        echo(f"Using: none\n{e}")
         return 1
     origin = next((o for o, r in cands.items() if r == root), "?")
-    print(f"Using: {root} ({origin})")
+    echo(f"Using: {root} ({origin})")
     return 0
 
 
@@ -135,13 +136,13 @@ def _verify(args: argparse.Namespace) -> int:
     report = dl.verify_dir(root, tuple(args.only) if args.only else None)
     for label, paths in (("MISSING", report.missing), ("MISMATCH", report.mismatched)):
         for p in paths:
-            print(f"{label:<9}{p}")
+            echo(f"{label:<9}{p}")
     if report.unchecked:
         hint = "pip install 'coat-planner[traces]'"
-        print(f"{len(report.unchecked)} PNG frame(s) not checked: Pillow is not installed ({hint})")
-    print(f"{root}: {len(report.ok)} ok, {len(report.missing)} missing, {len(report.mismatched)} mismatched")
+        echo(f"{len(report.unchecked)} PNG frame(s) not checked: Pillow is not installed ({hint})")
+    echo(f"{root}: {len(report.ok)} ok, {len(report.missing)} missing, {len(report.mismatched)} mismatched")
     if not report.passed:
-        print(f"Fix: coat data download --dest {root}  (re-fetches missing or mismatched files)")
+        echo(f"Fix: coat data download --dest {root}  (re-fetches missing or mismatched files)")
     return 0 if report.passed else 1
 
 

@@ -15,6 +15,7 @@ import argparse
 from typing import Any
 
 from ..schemas import QUESTION_SETS
+from . import check_out_path, safe_text
 
 
 def register(subparsers: Any) -> None:
@@ -60,13 +61,14 @@ def _build(args: argparse.Namespace) -> int:
     from ..bench.datasets import write_sets
     from ..knowledge import load_knowledge
 
+    check_out_path(args.out, kind="dir")
     kb = load_knowledge(args.data_dir)
     manifest = write_sets(
         kb, args.out, seed=args.seed, sets=args.sets, progress=not args.no_progress, data_dir=args.data_dir
     )
     built = args.sets or list(QUESTION_SETS)
     total = sum(manifest["totals"].get(s, 0) for s in built)
-    print(f"wrote {total:,} questions ({', '.join(built)}) to {args.out} (seed {args.seed})")
+    print(f"wrote {total:,} questions ({', '.join(built)}) to {safe_text(args.out)} (seed {args.seed})")
     return 0
 
 
@@ -81,10 +83,11 @@ def _stats(args: argparse.Namespace) -> int:
     if args.out is not None:
         manifest = read_manifest(args.out)
         if manifest is None:
-            raise DataNotFoundError(f"no manifest.json in {args.out}; run `coat datasets build --out {args.out}`")
+            out = safe_text(args.out)
+            raise DataNotFoundError(f"no manifest.json in {out}; run `coat datasets build --out {out}`")
         for s in wanted:
             counts[s] = {int(v): int(n) for v, n in manifest.get("counts", {}).get(s, {}).items()}
-        source = f"{args.out} (seed {manifest.get('seed')}, generator {manifest.get('generator_version')})"
+        source = f"{safe_text(args.out)} (seed {manifest.get('seed')}, generator {manifest.get('generator_version')})"
     else:
         # counts do not depend on the seed, and plan_counts gives exactly what a build would write
         for (s, v), n in plan_counts(kb, wanted).items():

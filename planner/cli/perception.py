@@ -16,8 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from . import check_out_path
 
 
 def register(subparsers: Any) -> None:
@@ -30,29 +33,29 @@ def register(subparsers: Any) -> None:
     a.add_argument("--material-rule", default="first", choices=["first", "densest", "prior"])
     a.add_argument("--limit", type=int, default=None, help="only the first N floorplans")
     a.add_argument("--json", type=Path, default=None, help="write the full result here")
-    a.set_defaults(func=_agreement)
+    a.set_defaults(func=_checked(_agreement))
 
     f = sub.add_parser("frames", help="vision estimator on the recorded AI2-THOR frames vs their metadata")
     f.add_argument("--checkpoint", type=Path, default=None, help="torch state classifier (.pt2 / TorchScript)")
     f.add_argument("--json", type=Path, default=None)
-    f.set_defaults(func=_frames)
+    f.set_defaults(func=_checked(_frames))
 
     m = sub.add_parser("mass-size", help="mass bucket from 3D box size vs AI2-THOR kg (held-out floorplans)")
     m.add_argument("--json", type=Path, default=None)
-    m.set_defaults(func=_mass_size)
+    m.set_defaults(func=_checked(_mass_size))
 
     b = sub.add_parser("embedded", help="vision estimators on the embedded simulator's frames vs its metadata")
     b.add_argument("--seeds", type=int, default=10, help="episodes per scene")
     b.add_argument("--perturbations", type=int, default=12, help="random state changes per episode")
     b.add_argument("--json", type=Path, default=None)
-    b.set_defaults(func=_embedded)
+    b.set_defaults(func=_checked(_embedded))
 
     t = sub.add_parser("sciworld", help="text estimator vs ScienceWorld's object tree on gold paths (starts a JVM)")
     t.add_argument("--tasks", default=None, help="comma-separated task names (default: 8 tasks, see --help)")
     t.add_argument("--per-task", type=int, default=3, help="first N test variations of each task")
     t.add_argument("--every", type=int, default=5, help="score every N gold steps (and the last)")
     t.add_argument("--json", type=Path, default=None)
-    t.set_defaults(func=_sciworld)
+    t.set_defaults(func=_checked(_sciworld))
 
     e = sub.add_parser("estimate", help="estimate the five variables in one floorplan")
     e.add_argument("scene", help="e.g. FloorPlan1")
@@ -60,6 +63,17 @@ def register(subparsers: Any) -> None:
     e.set_defaults(func=_estimate)
 
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def _checked(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """``run``, after checking that its ``--json`` file can be written (before a long benchmark, not after)."""
+
+    def checked(args: argparse.Namespace) -> int:
+        if args.json is not None:
+            check_out_path(args.json, kind="file", flag="--json", makes_parents=False)
+        return run(args)
+
+    return checked
 
 
 def _root(args: argparse.Namespace) -> Path:

@@ -18,6 +18,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..errors import ConfigError
+from . import check_out_path, safe_text
+
+_FRAME_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
+
 
 def register(sub: Any) -> None:
     """Add ``coat plan`` to the CLI."""
@@ -62,6 +67,10 @@ def _tasks(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from ..api import observe, plan
 
+    if args.frame:
+        check_out_path(args.frame, kind="file", flag="--frame", makes_parents=False)
+        if not args.frame.lower().endswith(_FRAME_SUFFIXES):
+            raise ConfigError(f"--frame {safe_text(args.frame)}: give a picture file ({', '.join(_FRAME_SUFFIXES)})")
     options = {"scenario": args.scenario} if args.scenario else None
     llm = None if args.llm in ("none", "") else args.llm
     env, _obs, state = observe(args.scene, seed=args.seed, options=options, data_dir=args.data_dir)
@@ -101,7 +110,11 @@ def _execute(args: argparse.Namespace, p: Any, llm: Any) -> Any:
 
 
 class _Out:
-    """Tables and lines on stdout: through rich when it is installed (the ``report`` extra), else plain text."""
+    """Tables and lines on stdout: through rich when it is installed (the ``report`` extra), else plain text.
+
+    Every text is user or model text (the task, object ids, a model's reasons): it is made safe for the terminal
+    (:func:`planner.cli.safe_text`) and given to rich as ``Text``, so markup in it is shown, never interpreted.
+    """
 
     def __init__(self) -> None:
         from .._optional import is_available
@@ -114,19 +127,24 @@ class _Out:
 
     def line(self, text: str, style: str | None = None) -> None:
         if self.console is not None:
-            self.console.print(f"[{style}]{text}[/{style}]" if style else text, markup=bool(style), highlight=False)
+            from rich.text import Text
+
+            self.console.print(Text(safe_text(text), style=style or ""), highlight=False)
         else:
-            print(text)
+            print(safe_text(text))
 
     def table(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], bold_row: int | None) -> None:
+        title = safe_text(title)
+        rows = [[safe_text(v) for v in row] for row in rows]
         if self.console is not None:
             from rich.table import Table
+            from rich.text import Text
 
-            table = Table(title=title, show_lines=False)
+            table = Table(title=Text(title), show_lines=False)
             for col in columns:
-                table.add_column(col)
+                table.add_column(Text(col))
             for i, row in enumerate(rows):
-                table.add_row(*row, style="bold green" if i == bold_row else None)
+                table.add_row(*(Text(v) for v in row), style="bold green" if i == bold_row else None)
             self.console.print(table)
             return
         widths = [max(len(c), *(len(r[k]) for r in rows)) for k, c in enumerate(columns)]
@@ -216,8 +234,9 @@ def _save_frames(args: argparse.Namespace, p: Any, frames: tuple[Any, Any] | Non
             frames = (env.render(), None)
     shown = [f for f in frames if f is not None and hasattr(f, "shape")]
     if not shown:
-        sys.stderr.write(f"coat: scene {args.scene} renders no frame\n")
+        sys.stderr.write(f"coat: scene {safe_text(args.scene)} renders no frame\n")
         return
     image = np.concatenate(shown, axis=1) if len(shown) == 2 else shown[0]
-    cv2.imwrite(args.frame, cv2.cvtColor(image, cv2.COLOR_RGB2BGR))
-    sys.stderr.write(f"frame{'s before | after' if len(shown) == 2 else ''} written to {args.frame}\n")
+    if not cv2.imwrite(args.frame, cv2.cvtColor(image, cv2.COLOR_RGB2BGR)):
+        raise ConfigError(f"--frame {safe_text(args.frame)}: the picture could not be written there")
+    sys.stderr.write(f"frame{'s before | after' if len(shown) == 2 else ''} written to {safe_text(args.frame)}\n")

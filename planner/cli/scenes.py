@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from . import check_out_path, safe_text
+
 DEFAULT_REPORT = "benchmarks/scenes.md"
 
 
@@ -63,7 +65,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
     ids = scenes.registry_ids(args.family)
     if not ids:
-        print(f"no ids in family {args.family!r}", file=sys.stderr)
+        print(f"coat: error: no ids in family {safe_text(repr(args.family))}", file=sys.stderr)
         return 1
     shown = ids if args.expand else compact_ids(ids)
     for i in shown:
@@ -151,6 +153,8 @@ def _cmd_fidelity(args: argparse.Namespace) -> int:
     from scenes.embedded.fidelity import replay
     from scenes.thor.traces import load_traces
 
+    if args.out:
+        check_out_path(args.out, kind="file")
     results = [replay(t) for t in load_traces(args.data_dir, frames=False)]
     cmd = "coat scenes fidelity" + (f" --out {args.out}" if args.out else "")
     report = fidelity_report(results, cmd)
@@ -174,6 +178,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.actions <= 0 or args.repeats <= 0:
         print("coat: error: --actions and --repeats must be > 0", file=sys.stderr)
         return 2
+    if args.out:
+        check_out_path(args.out, kind="file")
     runs = [
         benchmark(args.scene, n_actions=args.actions, seed=args.seed, frames=args.frames, data_dir=args.data_dir)
         for _ in range(args.repeats)

@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from . import check_out_path
+
 _FAMILIES = "boil, melt, freeze, change-the-state-of-matter-of"
 
 
@@ -33,7 +35,8 @@ def register(sub: Any) -> None:
     p.add_argument("--tasks", nargs="+", default=["boil"], help=f"any of {_FAMILIES}")
     p.add_argument("--split", default="test", help="train, dev, test or all")
     p.add_argument("--limit", type=int, default=None, help="first N variations of the split per task")
-    p.add_argument("--variations", default="", help="explicit variations, e.g. 0,1,2,3 (overrides --split)")
+    p.add_argument("--variations", default="", type=_variations,
+                   help="explicit variations, e.g. 0,1,2,3 (overrides --split)")
     p.add_argument("--llm", default="none", help="none (COAT knowledge), local, fake, openai:<model>...")
     p.add_argument("--interpret", choices=["mapped", "literal"], default=None,
                    help="how a phase is put to COAT: its annotated analogue (mapped) or ScienceWorld's words")
@@ -49,9 +52,19 @@ def register(sub: Any) -> None:
     p.set_defaults(func=_run)
 
 
+def _variations(text: str) -> str:
+    """``--variations``: comma-separated ints (argparse reports anything else as a usage error)."""
+    bad = [v for v in text.split(",") if v.strip() and not v.strip().isdigit()]
+    if bad:
+        raise argparse.ArgumentTypeError(f"variations are comma-separated numbers (e.g. 0,1,2), not {bad[0]!r}")
+    return text
+
+
 def _run(args: argparse.Namespace) -> int:
     from ..agents.sciworld import AgentConfig, run_benchmark, summarize
 
+    if args.out:
+        check_out_path(args.out, kind="dir")
     llm = None if args.llm in ("none", "") else args.llm
     configs = [
         AgentConfig(policy=p, llm=llm if p == "coat" else None, interpret=args.interpret,

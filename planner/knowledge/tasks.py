@@ -84,7 +84,14 @@ def resolve_task(
 
     Returns:
         Matches, best first; empty only for an empty query.
+
+    Raises:
+        TypeError: ``query`` is not a str (e.g. bytes: decode it first).
     """
+    if not isinstance(query, str):
+        shown = repr(query)
+        shown = shown if len(shown) <= 60 else f"{shown[:57]}..."
+        raise TypeError(f"task must be a str (e.g. 'cut cake'), got {type(query).__name__} {shown}")
     q = " ".join(query.lower().split())
     if not q:
         return []

@@ -119,3 +119,82 @@ def test_coat_tasks_lists_annotated_tasks(capsys) -> None:
     assert main(["tasks", "--utility", "cutting"]) == 0
     out = capsys.readouterr().out
     assert "'cut apple': context objects" in out and "Knife" in out
+
+
+# --- argument validation at the boundary: a TypeError / ConfigError naming the argument, its value and what is
+# accepted, before any work is done (no AttributeError from deep inside)
+
+_STATE = SceneState(scene_id="s", objects=(_rec("apple", "Apple", material="Food"), _rec("k", "Knife")))
+
+
+@pytest.mark.parametrize(("kwargs", "error", "names"), [
+    ({"task": None}, TypeError, ("task", "None", "TaskSpec")),
+    ({"task": 42}, TypeError, ("task", "42", "TaskSpec")),
+    ({"task": ["cut apple"]}, TypeError, ("task", "['cut apple']")),
+    ({"task": b"cut apple"}, TypeError, ("task", "b'cut apple'")),
+    ({"task": ""}, ConfigError, ("empty task", "''")),
+    ({"task": " \t\n "}, ConfigError, ("empty task",)),
+    ({"task": "cut apple " * 300}, ConfigError, ("3,000 characters", "at most 2,000", "'cut apple cut")),
+    ({"task": "cut \ud800 apple"}, ConfigError, ("not valid Unicode",)),
+    ({"scene": None}, TypeError, ("scene", "None", "SceneState")),
+    ({"scene": 5}, TypeError, ("scene", "5", "scene id")),
+    ({"scene": {}}, TypeError, ("scene", "{}")),
+    ({"llm": 5}, TypeError, ("llm", "5", "LLMBackend", "supports_scoring")),
+    ({"llm": object()}, TypeError, ("llm", "object", "no structured, score, supports_scoring")),
+    ({"planner": "triple"}, ConfigError, ("planner", "'triple'", "'two-stage', 'single'")),
+    ({"planner": 2}, TypeError, ("planner", "2", "'two-stage'")),
+    ({"strategy": "magic"}, ConfigError, ("strategy", "'magic'", "'hybrid', 'llm', 'knowledge'")),
+    ({"strategy": None}, TypeError, ("strategy", "None")),
+    ({"interpret": 5}, TypeError, ("interpret", "5", "'exact', 'nearest'")),
+    ({"utility": 5}, TypeError, ("utility", "5", "utilities")),
+    ({"options": ["scenario"]}, TypeError, ("options", "['scenario']", "dict")),
+    ({"options": {1: "x"}}, TypeError, ("options keys", "1")),
+    ({"seed": "x"}, TypeError, ("seed", "'x'", "int")),
+    ({"seed": True}, TypeError, ("seed", "True", "int")),
+    ({"kb": "x"}, TypeError, ("kb", "'x'", "KnowledgeBase")),
+    ({"data_dir": 5}, TypeError, ("data_dir", "5", "path")),
+])
+def test_plan_names_the_bad_argument(kwargs, error, names) -> None:
+    args = {"task": "cut apple", "llm": None, **kwargs}
+    with pytest.raises(error) as info:
+        plan(args.pop("task"), **args)
+    for name in names:
+        assert name in str(info.value), (name, str(info.value))
+    assert not isinstance(info.value, AttributeError)
+
+
+def test_an_annotated_task_does_not_accept_a_bad_llm_silently() -> None:
+    with pytest.raises(TypeError, match="llm must be"):
+        plan_in_state("cut apple", _STATE, llm=5)
+    with pytest.raises(TypeError, match="llm must be"):
+        plan("slice bread please", llm=5)
+
+
+def test_the_value_in_the_message_is_shortened() -> None:
+    with pytest.raises(TypeError) as info:
+        plan(list(range(1000)), llm=None)
+    assert len(str(info.value)) < 200 and "..." in str(info.value)
+
+
+def test_plan_in_state_checks_the_state_and_its_mappings() -> None:
+    with pytest.raises(TypeError, match="state must be a planner.schemas.SceneState, got NoneType None"):
+        plan_in_state("cut apple", None, llm=None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="exclude"):
+        plan_in_state("cut apple", _STATE, llm=None, exclude=["k"])  # type: ignore[arg-type]
+    assert plan_in_state("cut apple", _STATE, llm=None).feasible
+
+
+def test_execute_plan_and_observe_check_their_arguments() -> None:
+    from planner.api import observe
+
+    with pytest.raises(TypeError, match="plan_ must be a planner.schemas.Plan .*got NoneType None"):
+        execute_plan(None)  # type: ignore[arg-type]
+    p = plan_in_state("cut apple", _STATE, llm=None)
+    with pytest.raises(ConfigError, match="max_replans must be >= 0, got -1"):
+        execute_plan(p, max_replans=-1)
+    with pytest.raises(TypeError, match="llm must be"):
+        execute_plan(p, llm=3.5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="scene must be a scene id str.*got NoneType None"):
+        observe(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="estimator must have an estimate"):
+        observe(estimator=5)
