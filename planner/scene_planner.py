@@ -282,9 +282,9 @@ def plan_in_state(
                 f"strategy 'knowledge' needs a COAT task; {spec.task!r} is not one. Use interpret='nearest', "
                 "strategy='hybrid' with a model, or one of the COAT tasks (`coat tasks` lists them)."
             )
-        misfits = _misfits(spec, role.name, bindings, state, kb)
+        unfit = misfits(spec, role.name, bindings, state, kb)
         found = _fill_role(role, role.task or (None if exact else spec.task), state, kb, set(bindings.values()),
-                           set(exclude or {}) | misfits, make_pipeline(planner, role_strategy, backend, kb), draft,
+                           set(exclude or {}) | unfit, make_pipeline(planner, role_strategy, backend, kb), draft,
                            affordances=affordances)
         if found is not None:
             rec, decision = found
@@ -333,7 +333,7 @@ def placements(spec: TaskSpec) -> list[tuple[str, str]]:
     return pairs
 
 
-def _misfits(spec: TaskSpec, role: str, bindings: Mapping[str, str], state: SceneState,
+def misfits(spec: TaskSpec, role: str, bindings: Mapping[str, str], state: SceneState,
              kb: KnowledgeBase) -> set[str]:
     """Objects that cannot take what this role receives (or cannot go where this role is put), by AI2-THOR's
     compatible receptacles; types the table does not know (extensions) are not constrained."""

@@ -57,7 +57,7 @@ BUSY_SECONDS = 60.0
 """How long someone else uses the ideal objects in the ``busy`` condition."""
 MAX_DRAWS = 400
 """Draws per episode before giving up on finding a feasible (scene, task) pair for its condition."""
-BENCH_VERSION = 1
+BENCH_VERSION = 2
 """Bumped when sampling or metrics change (part of the config hash)."""
 STRUCTURAL: frozenset[str] = frozenset({"Floor"})
 """Types no condition perturbs (the room itself; removing the floor is no household situation)."""
@@ -360,7 +360,11 @@ class Sampler:
             ideal_type = info.type_of(ideal)
             if ideal_type in target_types or ideal_type in STRUCTURAL:
                 continue
-            perturb = perturbation(condition, role, ideal, ideal_type, info, self.kb, target_types, rng)
+            from ..scene_planner import misfits
+
+            others_bound = {n: oid for n, oid in plan.bindings.items() if n != role.name}
+            unfit = misfits(spec, role.name, others_bound, info.state, self.kb)
+            perturb = perturbation(condition, role, ideal, ideal_type, info, self.kb, target_types, rng, unfit)
             if perturb is None:
                 continue
             return Episode(
@@ -385,30 +389,33 @@ def task_type(task: TaskDef, spec: TaskSpec) -> str:
     return f"coat:{spec.family}"
 
 
-def role_types(role: Any, info: SceneInfo, kb: KnowledgeBase) -> set[str]:
-    """The scene's object types that could fill ``role`` (its utility's objects, or its fixed types, with its needs)."""
+def role_types(role: Any, info: SceneInfo, kb: KnowledgeBase, unfit: set[str] = frozenset()) -> set[str]:
+    """The scene's object types that could fill ``role`` (its utility's objects, or its fixed types, with its needs;
+    not the ``unfit`` objects, which AI2-THOR's compatible receptacles rule out for what the role holds)."""
     allowed = set(role.types) if role.types else set(kb.utility_objects(role.utility))
     if not role.types and role.task and kb.is_annotated(role.utility, role.task):
         allowed |= set(kb.context_objects(role.utility, role.task))
     out = set()
     for o in info.objects:
         ty = str(o.get("objectType"))
-        if ty in allowed and set(role.needs) <= info.affordances.get(str(o.get("objectId")), frozenset()):
+        oid = str(o.get("objectId"))
+        if ty in allowed and oid not in unfit and set(role.needs) <= info.affordances.get(oid, frozenset()):
             out.add(ty)
     return out
 
 
 def perturbation(condition: str, role: Any, ideal: str, ideal_type: str, info: SceneInfo, kb: KnowledgeBase,
-                 target_types: set[str], rng: random.Random) -> list[dict[str, Any]] | None:
+                 target_types: set[str], rng: random.Random,
+                 unfit: set[str] = frozenset()) -> list[dict[str, Any]] | None:
     """The reset perturbations that put ``role`` in ``condition``, or None when the condition does not apply."""
     from scenes.embedded.perturb import appliance_types
 
     aff = info.affordances.get(ideal, frozenset())
-    others = role_types(role, info, kb) - {ideal_type}
+    others = role_types(role, info, kb, unfit) - {ideal_type}
     if condition == "present":
         return []
     if condition == "none-usable":
-        every = role_types(role, info, kb)
+        every = role_types(role, info, kb, unfit)
         if every & (target_types | STRUCTURAL):
             return None
         how = rng.choice(("broken", "missing"))
