@@ -415,7 +415,7 @@ def perturbation(condition: str, role: Any, ideal: str, ideal_type: str, info: S
     if condition == "present":
         return []
     if condition == "none-usable":
-        every = role_types(role, info, kb, unfit)
+        every = role_types(role, info, kb)  # every candidate, fitting or not: nothing may be left to use
         if every & (target_types | STRUCTURAL):
             return None
         how = rng.choice(("broken", "missing"))
