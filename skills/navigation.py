@@ -17,7 +17,7 @@ from .base import Outcome, SkillContext, failed
 
 GOTO_POSITIONS = 4
 """Reachable positions (nearest the target first) ``goto`` tries before it gives up."""
-GOTO_HORIZONS = (30.0, 0.0, 60.0)
+GOTO_HORIZONS = (30.0, 0.0, 60.0, -30.0)
 """Camera pitches ``goto`` tries at each position (positive looks down), as a robot would look around."""
 NEAR_METRES = 1.0
 """An interactable object this close to the agent is reached without moving."""
