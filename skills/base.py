@@ -19,6 +19,7 @@ Example:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
@@ -177,11 +178,14 @@ class SkillContext:
             return Unmet(f"{object_id} is being used by someone else ({use}{more})", fault="in-use", blame=object_id)
         return None
 
+    resolve: ClassVar[Callable[[str], Skill] | None] = None
+    """Skill name -> skill; the registry installs its lookup here, so a replaced built-in skill is the one used."""
+
     def sub(self, skill: str, target: str | None = None, **fields: Any) -> SkillResult:
         """Run another registered skill inside this one (its actions count in this context)."""
-        from .registry import get_skill  # late: users may replace a built-in skill
-
-        return get_skill(skill)(SkillCall(skill=skill, target=target, **fields), self)
+        if SkillContext.resolve is None:
+            raise RuntimeError("no skill registry: import skills (the package installs its lookup)")
+        return SkillContext.resolve(skill)(SkillCall(skill=skill, target=target, **fields), self)
 
     def wait(self, seconds: float) -> bool:
         """Let time pass: ``Wait`` (embedded simulator) or, where that action does not exist, ``Pass``."""

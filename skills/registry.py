@@ -6,7 +6,7 @@ import difflib
 
 from planner.errors import RegistrationError, UnknownIdError
 
-from .base import Skill
+from .base import Skill, SkillContext
 
 _SKILLS: dict[str, Skill] = {}
 
@@ -52,3 +52,6 @@ def skill_names() -> list[str]:
 def unregister_skill(name: str) -> None:
     """Remove a skill (for tests and notebooks that re-run a registration)."""
     _SKILLS.pop(name, None)
+
+
+SkillContext.resolve = get_skill  # one lookup for skills run inside skills (SkillContext.sub)
