@@ -95,7 +95,7 @@ def observe(
     check_data_args(kb, data_dir)
     import scenes
 
-    env = scenes.make(scene)
+    env = scenes.make(scene, **_scene_kwargs(scene, data_dir))
     try:
         obs, _info = env.reset(seed=seed, options=options)
         est = estimator if estimator is not None else make_estimator(load_kb(kb, data_dir))
@@ -104,6 +104,11 @@ def observe(
         env.close()
         raise
     return env, obs, state
+
+
+def _scene_kwargs(scene: str, data_dir: Any) -> dict[str, Any]:
+    """The data directory reaches the embedded scenes too (FloorPlanN comes from its ``ai2thor/``)."""
+    return {"data_dir": data_dir} if data_dir is not None and scene.startswith("embedded/") else {}
 
 
 def plan(
@@ -219,7 +224,7 @@ def execute_plan(
     from .agents.household import HouseholdLoop
 
     kb = load_kb(kb, data_dir)
-    env, obs = open_plan_scene(plan_, scene, seed=seed, options=options)
+    env, obs = open_plan_scene(plan_, scene, seed=seed, options=options, data_dir=data_dir)
     with env:
         loop = HouseholdLoop(env, make_estimator(kb), kb, llm=make_backend(llm), planner=planner, strategy=strategy,
                              max_replans=max_replans)
@@ -227,7 +232,8 @@ def execute_plan(
 
 
 def open_plan_scene(
-    plan_: Plan, scene: str | None = None, *, seed: int | None = None, options: dict[str, Any] | None = None
+    plan_: Plan, scene: str | None = None, *, seed: int | None = None, options: dict[str, Any] | None = None,
+    data_dir: Any = None,
 ) -> tuple[SceneEnv[Any, Any], SceneObs]:
     """Make and reset the scene a plan was made in (its env id, seed and options, a random draw included).
 
@@ -246,7 +252,7 @@ def open_plan_scene(
     # "scenario_drawn" is a record for the reader: "random" with the same seed draws the same scenario again
     recorded = {k: v for k, v in (plan_.options or {}).items() if k != "scenario_drawn"}
     opts = dict(_own(recorded or None, options, "options") or {})
-    env = scenes.make(env_id)
+    env = scenes.make(env_id, **_scene_kwargs(env_id, data_dir))
     try:
         obs, _ = env.reset(seed=seed, options=opts or None)
     except BaseException:

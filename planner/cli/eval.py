@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..schemas import QUESTION_SETS
+from . import check_out_path
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +133,8 @@ def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], 
 def _eval_handler(args: argparse.Namespace) -> int:
     from ..bench.evaluate import PAPER_TASK_U, format_summary, summarize
 
+    if args.out:
+        check_out_path(args.out, kind="file")  # before any model loads or question runs
     kb, llm, info = _setup(args)
     pipeline = args.pipeline
     if args.object_prior is not None:
@@ -232,6 +235,7 @@ def ablation_report(kb: Any, results: dict[str, dict[str, list[dict[str, Any]]]]
 
 
 def _ablate_handler(args: argparse.Namespace) -> int:
+    check_out_path(args.out, kind="dir")
     kb, llm, info = _setup(args)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -99,7 +99,7 @@ def _execute(args: argparse.Namespace, p: Any, llm: Any) -> Any:
     from ..knowledge import load_knowledge
 
     kb = load_knowledge(args.data_dir)
-    env, obs = open_plan_scene(p)
+    env, obs = open_plan_scene(p, data_dir=args.data_dir)
     with env:
         before = env.render() if args.frame else None
         loop = HouseholdLoop(env, make_estimator(kb), kb, llm=llm, planner=args.planner, strategy=args.strategy)
@@ -229,7 +229,7 @@ def _save_frames(args: argparse.Namespace, p: Any, frames: tuple[Any, Any] | Non
     cv2 = require("cv2", "vision")
     np = require("numpy", "vision")
     if frames is None:
-        env, _obs = open_plan_scene(p)
+        env, _obs = open_plan_scene(p, data_dir=args.data_dir)
         with env:
             frames = (env.render(), None)
     shown = [f for f in frames if f is not None and hasattr(f, "shape")]

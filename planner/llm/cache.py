@@ -109,7 +109,11 @@ class LLMCache:
         if lock_timeout < 0:
             raise ConfigError(f"lock_timeout must be >= 0 seconds, got {lock_timeout}")
         self.path = Path(path).expanduser() if path is not None else default_cache_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ConfigError(f"cannot create the model-call cache at {self.path} ({e.strerror or e}); set "
+                              f"{ENV_VAR} to a writable file, or run with --no-cache") from e
         self.lock_timeout = lock_timeout
         # One connection shared by threads, guarded by a lock: sqlite3 connections are not thread-safe.
         self._lock = threading.Lock()
