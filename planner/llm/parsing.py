@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -40,19 +40,16 @@ MAX_NESTING = 64
 bounding the depth keeps the JSON decoders far from Python's recursion limit."""
 
 
-def _check_size(text: str) -> None:
-    """Refuse a reply too long or too deeply nested to be an answer (a ValueError, so it is re-asked)."""
-    if len(text) > MAX_REPLY_CHARS:
-        raise ValueError(
-            f"the reply is {len(text)} characters long, over the {MAX_REPLY_CHARS} accepted; reply with only "
-            "the short JSON object"
-        )
+def _brackets(text: str) -> Iterator[tuple[int, str]]:
+    """``(index, char)`` of every bracket outside JSON strings, in one linear pass.
+
+    A string starts only inside brackets, and a JSON string never holds a raw newline, so a stray quote in
+    prose ends at the line's end instead of swallowing the rest of the reply.
+    """
     depth = 0
-    in_str = False
-    esc = False
-    for ch in text:
+    in_str = esc = False
+    for i, ch in enumerate(text):
         if in_str:
-            # A JSON string never holds a raw newline: a stray quote in prose ends at the line's end.
             if esc:
                 esc = False
             elif ch == "\\":
@@ -63,32 +60,35 @@ def _check_size(text: str) -> None:
             in_str = True
         elif ch in "{[":
             depth += 1
-            if depth > MAX_NESTING:
-                raise ValueError(
-                    f"the reply nests brackets more than {MAX_NESTING} levels deep; reply with only the flat "
-                    "JSON object"
-                )
+            yield i, ch
         elif ch in "}]" and depth > 0:
             depth -= 1
+            yield i, ch
+
+
+def _check_size(text: str) -> None:
+    """Refuse a reply too long or too deeply nested to be an answer (a ValueError, so it is re-asked)."""
+    if len(text) > MAX_REPLY_CHARS:
+        raise ValueError(
+            f"the reply is {len(text)} characters long, over the {MAX_REPLY_CHARS} accepted; reply with only "
+            "the short JSON object"
+        )
+    depth = 0
+    for _i, ch in _brackets(text):
+        depth += 1 if ch in "{[" else -1
+        if depth > MAX_NESTING:
+            raise ValueError(
+                f"the reply nests brackets more than {MAX_NESTING} levels deep; reply with only the flat "
+                "JSON object"
+            )
 
 
 def _brace_spans(text: str) -> list[tuple[int, int]]:
     """Every balanced ``{...}`` span (string-aware), in order of its opening brace: one linear scan."""
     spans: list[tuple[int, int]] = []
     stack: list[int] = []
-    in_str = False
-    esc = False
-    for i, ch in enumerate(text):
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"' or ch == "\n":
-                in_str = False
-        elif ch == '"' and stack:
-            in_str = True
-        elif ch == "{":
+    for i, ch in _brackets(text):
+        if ch == "{":
             stack.append(i)
         elif ch == "}" and stack:
             spans.append((stack.pop(), i + 1))
