@@ -343,22 +343,28 @@ def misfits(spec: TaskSpec, role: str, bindings: Mapping[str, str], state: Scene
     by_id = {r.object_id: r for r in state.objects}
     sliced = {t.name for t in spec.targets if t.sliced}
 
-    def kind(name: str, oid: str) -> str:
-        t = thor_object_name(by_id[oid].category)
-        return f"{t}Sliced" if name in sliced else t
+    def kind(name: str, oid: str) -> str | None:
+        """The AI2-THOR type of what is bound (its pieces' type once it is sliced); None when it is gone."""
+        rec = by_id.get(oid) or next((r for r in state.objects if r.object_id.startswith(oid + "|")), None)
+        if rec is None:
+            return None
+        t = thor_object_name(rec.category)
+        return f"{t}Sliced" if name in sliced and rec.object_id == oid else t
 
     out: set[str] = set()
     for receiver, placed in placements(spec):
+        thing = kind(placed, bindings[placed]) if receiver == role and placed in bindings else None
+        into = kind(receiver, bindings[receiver]) if placed == role and receiver in bindings else None
+        if thing is None and into is None:
+            continue
         for r in state.objects:
             t = thor_object_name(r.category)
-            if receiver == role and placed in bindings and bindings[placed] in by_id:
-                thing = kind(placed, bindings[placed])
+            if thing is not None:
                 if thing in compat and t not in compat[thing]:
                     out.add(r.object_id)
-            elif placed == role and receiver in bindings and bindings[receiver] in by_id:
-                into = kind(receiver, bindings[receiver])
-                thing = f"{t}Sliced" if role in sliced else t
-                if thing in compat and into not in compat[thing]:
+            elif into is not None:
+                mine = f"{t}Sliced" if role in sliced else t
+                if mine in compat and into not in compat[mine]:
                     out.add(r.object_id)
     return out
 

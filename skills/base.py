@@ -250,9 +250,15 @@ class Skill(ABC):
         unmet = self.unmet_preconditions(call, ctx)
         if unmet:
             return Outcome(False, "; ".join(unmet), *_first_fault(unmet))
+        intact = {o["objectId"] for o in ctx.objects() if not o.get("isBroken")}
         out = Outcome(*self.run(call, ctx))
         if not out.ok:
             return out
+        # what the call touched and found broken (a mug that breaks when picked up) fails it, whatever the skill
+        broke = [str(a.object_id) for a in ctx.actions if a.object_id in intact
+                 and (ctx.find(a.object_id) or {}).get("isBroken")]
+        if broke:
+            return Outcome(False, f"{broke[0]} turned out to be broken when used", "broken", broke[0])
         post = self.postconditions(call, ctx)
         if post:
             return Outcome(False, "postcondition not met: " + "; ".join(post), *_first_fault(post))

@@ -194,7 +194,7 @@ class PickUp(Skill):
             if not res.ok:
                 return relay(res, f"opening {container['objectId']}")
         failed_ = go(ctx, target) or send(ctx, Action(name="PickupObject", object_id=target), f"picking up {target}")
-        if failed_ is None and (ctx.find(target) or {}).get("isBroken"):
+        if (failed_ is None or failed_.ok) and (ctx.find(target) or {}).get("isBroken"):
             # it looked fine until it was in the hand: put it down again and say what it is
             ctx.sub("set_down")
             return failed(f"{target} turned out to be broken when picked up (set it down again)", "broken", target)

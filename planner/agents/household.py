@@ -28,7 +28,7 @@ from skills import SkillResult, run_skill
 from ..goals import check_all, left_on_or_open
 from ..knowledge import KnowledgeBase
 from ..scene_planner import placements, plan_in_state
-from ..schemas import ExecutionTrace, GoalStatus, Plan, SkillCall
+from ..schemas import ExecutionTrace, GoalStatus, Plan, Role, SkillCall, TaskSpec
 from ..steps import affordances_of
 from .loop import ClosedLoop, LoopRun
 
@@ -156,6 +156,9 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
     def redecide(self, run: _Run, role: str, blame: str, res: SkillResult) -> tuple[SkillCall, ...] | None:
         """Perceive again and let ``plan_in_state`` choose ``role`` anew, every other binding kept."""
         plan = run.plan
+        vessel = self._in_a_vessel(run, role, blame, res)
+        if vessel is not None:
+            return vessel
         run.notes.append(f"{role}: {blame} is unusable ({res.fault}: {res.reason}); deciding {role} again")
         if res.fault == "blocked" and res.skill == "place":
             # a refused pair is a matter of types: no other object of the same type will fit either
@@ -183,9 +186,29 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         run.plan = new
         return new.steps
 
-    def _plan_again(self, run: _Run, state: Any, fixed: dict[str, str]) -> Plan:
+    def _in_a_vessel(self, run: _Run, role: str, blame: str, res: SkillResult) -> tuple[SkillCall, ...] | None:
+        """A heat source that refuses the target itself (a tomato on a burner) takes it in a vessel: add a vessel
+        role, keep the source, and plan again; None when that does not apply or finds no vessel."""
+        plan = run.plan
+        spec = plan.spec
+        if (spec is None or role != "heating(source)" or res.fault != "blocked" or res.skill != "place"
+                or res.target != plan.bindings.get("target") or spec.role("heating(vessel)") is not None):
+            return None
+        vessel = Role(name="heating(vessel)", utility="heating(vessel)", needs=("receptacle",))
+        wider = spec.model_copy(update={"roles": (*spec.roles, vessel)})
+        run.excluded.pop(blame, None)
+        new = self._plan_again(run, self.estimator.estimate(run.obs), dict(plan.bindings), spec=wider)
+        if not new.feasible:
+            run.excluded[blame] = res.fault or "blocked"
+            return None
+        run.notes.append(f"{blame} does not take {res.target} itself: heating it in {new.bindings['heating(vessel)']}")
+        run.plan = new.model_copy(update={"env_id": plan.env_id, "seed": plan.seed, "options": plan.options,
+                                          "decisions": plan.decisions + new.decisions})
+        return new.steps
+
+    def _plan_again(self, run: _Run, state: Any, fixed: dict[str, str], spec: TaskSpec | None = None) -> Plan:
         """Plan the rest keeping ``fixed``; a goal counts as met only if none of its items is decided again."""
-        spec = run.plan.spec
+        spec = spec or run.plan.spec
         assert spec is not None
         kept = set(fixed) | {t.name for t in spec.targets if t.liquid}
         met = [g.condition for g in check_all(spec.goals, run.obs.objects, run.plan.bindings)
