@@ -11,26 +11,11 @@ from scenes.base import Action
 from skills import FAULTS, Outcome, Skill, SkillContext, SkillResult, Unmet, execute, register_skill, run_skill
 from skills import unregister_skill as _unregister
 
+from .conftest import object_id as _id
+from .conftest import poke as _poke
+
 GONE = "Knife|+09.00|+09.00|+09.00"
 
-
-@pytest.fixture()
-def kitchen():
-    env = scenes.make("embedded/kitchen-v0")
-    obs, _ = env.reset(seed=0)
-    yield env, obs
-    env.close()
-
-
-def _id(obs, object_type: str, i: int = 0) -> str:
-    return [o["objectId"] for o in obs.objects if o["objectType"] == object_type][i]
-
-
-def _poke(env, oid: str, **state):
-    """Set object state in the embedded world directly (the scenario for it is written elsewhere)."""
-    env.unwrapped.world.objs[oid].update(state)
-    obs, *_ = env.step(Action(name="Pass"))
-    return obs
 
 
 def test_skill_result_fields() -> None:

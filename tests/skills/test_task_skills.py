@@ -9,26 +9,11 @@ from planner.schemas import SkillCall
 from scenes.base import Action
 from skills import run_skill
 
+from .conftest import object_id as _id
+from .conftest import poke as _poke
+
 GONE = "Plate|+09.00|+09.00|+09.00"
 
-
-@pytest.fixture()
-def kitchen():
-    env = scenes.make("embedded/kitchen-v0")
-    obs, _ = env.reset(seed=0)
-    yield env, obs
-    env.close()
-
-
-def _id(obs, object_type: str, i: int = 0) -> str:
-    return [o["objectId"] for o in obs.objects if o["objectType"] == object_type][i]
-
-
-def _poke(env, oid: str, **state):
-    """Set object state in the embedded world directly (the fault scenarios are written elsewhere)."""
-    env.unwrapped.world.objs[oid].update(state)
-    obs, *_ = env.step(Action(name="Pass"))
-    return obs
 
 
 def _burner_with(obs, vessel: str) -> str:
