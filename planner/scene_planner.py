@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import ConfigError
 from .knowledge import KnowledgeBase, TaskMatch, resolve_task
-from .knowledge.task_specs import build_spec, coat_spec, free_text_targets
+from .knowledge.task_specs import TASK_TARGETS, build_spec, coat_spec, free_text_targets
 from .pipeline import PIPELINES, make_pipeline
 from .schemas import (
     Decision,
@@ -272,7 +272,7 @@ def plan_in_state(
     else:
         spec, exact, notes = spec_for(task, kb, utility=utility, interpret=interpret)
     draft = _Draft(notes=list(notes))
-    bindings = {**_bind_targets(spec, state, draft, skip=set(fixed or {})), **dict(fixed or {})}
+    bindings = {**_bind_targets(spec, state, draft, kb, skip=set(fixed or {})), **dict(fixed or {})}
     role_strategy = "knowledge" if strategy == "hybrid" and backend is None else strategy
     for role in spec.roles:
         if role.name in bindings:
@@ -396,7 +396,8 @@ def _fit_goals(spec: TaskSpec, bindings: Mapping[str, str], affordances: Afforda
     return spec if goals == list(spec.goals) else spec.model_copy(update={"goals": tuple(goals)})
 
 
-def _bind_targets(spec: TaskSpec, state: SceneState, draft: _Draft, *, skip: set[str]) -> dict[str, str]:
+def _bind_targets(spec: TaskSpec, state: SceneState, draft: _Draft, kb: KnowledgeBase, *, skip: set[str]
+                  ) -> dict[str, str]:
     """Bind each object target to a scene object of its types (liquids are held by a role's vessel)."""
     out: dict[str, str] = {}
     for t in spec.targets:
@@ -411,7 +412,21 @@ def _bind_targets(spec: TaskSpec, state: SceneState, draft: _Draft, *, skip: set
             continue
         draft.feasible = False
         draft.notes.append(f"no {' or '.join(t.types)} in scene {state.scene_id!r} to act on ({t.name})")
+        draft.alternatives += _tasks_with_targets_here(spec, state, kb)
     return out
+
+
+def _tasks_with_targets_here(spec: TaskSpec, state: SceneState, kb: KnowledgeBase, n: int = 3) -> list[str]:
+    """COAT tasks for the same utilities whose targets this scene has (what could be done instead)."""
+    here = {r.category for r in state.objects}
+    out: list[str] = []
+    for u in dict.fromkeys(r.utility for r in spec.roles):
+        for task in kb.tasks(u) if u in kb.utilities else ():
+            solid = [t for t in TASK_TARGETS.get(task, ((), (), ""))[0] if not t.liquid]
+            present = all(any(canonical_object_name(ty) in here for ty in t.types) for t in solid)
+            if task != spec.task and solid and present and task not in out:
+                out.append(task)
+    return [f"task {t!r}: its targets are in this scene" for t in out[:n]]
 
 
 def _fill_role(

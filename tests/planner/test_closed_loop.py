@@ -54,6 +54,8 @@ def test_infeasible_is_reported_with_the_reason() -> None:
     assert not t.achieved and not t.results and t.failure
     p = plan("serving cake", "embedded/bathroom-v0", llm=None)  # no cake in a bathroom
     assert not p.feasible and "no Cake" in p.reason
+    p = plan("serving cake", "embedded/FloorPlan1-v0", llm=None)  # a real kitchen: no cake, but apples
+    assert not p.feasible and any("preparing & serving sliced apple" in a for a in p.alternatives)
 
 
 def test_the_plan_records_its_scene_and_refuses_another() -> None:
