@@ -19,7 +19,7 @@ from .errors import ConfigError
 from .object_selector import ObjectSelector
 from .pipeline import DecisionPipeline
 from .schemas import PhysicalState
-from .selection import PromptLog, Strategy
+from .selection import LearnedScorer, PromptLog, Strategy
 from .state_selector import StateSelector
 
 if TYPE_CHECKING:
@@ -31,13 +31,14 @@ class SinglePromptBaseline(DecisionPipeline):
     """One decision over all options with the ``single`` prompt template.
 
     Args:
-        strategy: ``"llm"``, ``"knowledge"`` or ``"hybrid"``.
+        strategy: ``"llm"``, ``"knowledge"``, ``"hybrid"`` or ``"learned"``.
         llm: Language model backend.
         kb: COAT knowledge base.
         cost: Cost model (built from ``kb`` when omitted).
         prior: An ``ObjectSelector`` with ``keep_rule="ensemble"`` whose per-object scores are added to the
             options' scores (scoring models only); None for the plain baseline.
         prior_weight: The weight of those scores (>= 0).
+        learned: A trained scorer (:mod:`planner.learned`) for the ``learned`` strategy.
     """
 
     pipeline: ClassVar[str] = "single"
@@ -51,9 +52,11 @@ class SinglePromptBaseline(DecisionPipeline):
         cost: CostModel | None = None,
         prior: ObjectSelector | None = None,
         prior_weight: float = 1.0,
+        learned: LearnedScorer | None = None,
     ) -> None:
         super().__init__(strategy, llm)
-        self.selector = StateSelector(strategy, llm, kb, cost=cost, template="single")
+        self.selector = StateSelector(strategy, llm, kb, cost=cost, template="single", learned=learned)
+        self.learned = learned
         if prior is not None:
             if prior.keep_rule != "ensemble" or prior.llm is None or not prior.llm.supports_scoring:
                 raise ConfigError(
@@ -80,7 +83,8 @@ class SinglePromptBaseline(DecisionPipeline):
         if weight is not None:
             s1 = {k: kwargs[k] for k in ("signals", "scale", "encoder", "cost") if k in kwargs}
             prior = ObjectSelector("llm", llm, kb, keep_rule="ensemble", **s1)
-        return cls(strategy, llm, kb, cost=kwargs.get("cost"), prior=prior, prior_weight=weight or 0.0)
+        return cls(strategy, llm, kb, cost=kwargs.get("cost"), prior=prior, prior_weight=weight or 0.0,
+                   learned=kwargs.get("learned"))
 
     def __repr__(self) -> str:
         extra = f", prior={self.prior!r} x {self.prior_weight:g}" if self.prior is not None else ""

@@ -30,6 +30,9 @@ Strategies:
   Without scoring, the model writes ``{"objects": [...], "reason": ...}`` which is parsed (and re-asked on
   an invalid answer); an answer still invalid after the retries is recorded as ``unparsed``.
 * ``"hybrid"``: knowledge for the objects COAT knows in an annotated combination, the model for the rest.
+* ``"learned"``: a trained :class:`~planner.selection.LearnedScorer` (``learned=``, see
+  :mod:`planner.learned`): keep every object whose logit is at least ``LEARNED_THRESHOLD`` (0: probability
+  1/2), and always the best.
 
 Example:
     >>> from planner.knowledge import load_knowledge               # doctest: +SKIP
@@ -51,7 +54,15 @@ from . import prompting
 from ._optional import install_hint, is_available
 from .errors import ConfigError, SelectionError
 from .schemas import ObjectSelection, canonical_object_name
-from .selection import Knowledge, PromptLog, Strategy, ask_structured, check_strategy, unknown_error
+from .selection import (
+    Knowledge,
+    LearnedScorer,
+    PromptLog,
+    Strategy,
+    ask_structured,
+    check_strategy,
+    unknown_error,
+)
 
 if TYPE_CHECKING:
     from .knowledge import CostModel, KnowledgeBase
@@ -73,6 +84,8 @@ DEFAULT_ENSEMBLE_MARGIN = 2.0
 Scale = Literal["reference", "question"]
 SCALES: tuple[str, ...] = ("reference", "question")
 DEFAULT_THRESHOLD = 0.0
+LEARNED_THRESHOLD = 0.0
+"""Minimum stage-1 logit of the ``learned`` strategy for keeping an object (the best is always kept)."""
 """Minimum calibrated ``Yes - No`` log-likelihood for keeping an object (``keep_rule="yesno"``)."""
 
 
@@ -161,6 +174,7 @@ class ObjectSelector:
             vocabulary from ``kb``).
         encoder: A :class:`planner.llm.embedding.SentenceEncoder` for the ``embedding`` signal (default: the
             embedded MiniLM, loaded on first use; needs the ``embed`` extra).
+        learned: A trained scorer, required for the ``learned`` strategy.
     """
 
     def __init__(
@@ -177,8 +191,10 @@ class ObjectSelector:
         scale: Scale = "reference",
         reference_objects: Sequence[str] | None = None,
         encoder: SentenceEncoder | None = None,
+        learned: LearnedScorer | None = None,
     ) -> None:
-        check_strategy(strategy, llm, kb)
+        check_strategy(strategy, llm, kb, learned)
+        self.learned = learned
         if scale not in SCALES:
             raise ConfigError(f"unknown scale {scale!r}; valid: {', '.join(SCALES)}")
         if keep_rule not in KEEP_RULES:
@@ -220,8 +236,8 @@ class ObjectSelector:
     @property
     def rule(self) -> str:
         """The stage-1 settings that shape a model's selection, as one string (recorded in eval rows)."""
-        if self.strategy == "knowledge":
-            return "knowledge"
+        if self.strategy in ("knowledge", "learned"):
+            return self.strategy
         if self.keep_rule == "ensemble":
             rule = f"ensemble {'+'.join(self.signals)} {self.scale}-scaled margin {self.margin:g}"
         elif self.keep_rule == "margin":
@@ -265,6 +281,8 @@ class ObjectSelector:
         trace = trace if trace is not None else PromptLog()
         if self.strategy == "llm":
             return self._llm(task, utility, names, trace)
+        if self.strategy == "learned":
+            return self._learned(task, utility, names)
         assert self.know is not None  # guaranteed by check_strategy
         suitable = self.know.suitable(task, utility)
         unknown = [o for o in names if not self.know.known(o)]
@@ -276,6 +294,19 @@ class ObjectSelector:
             return self._mixed(task, utility, names, suitable, unknown, trace)
         log.debug("stage 1: knowledge cannot decide (%s, %s, %s); using the model", utility, task, unknown)
         return self._llm(task, utility, names, trace)
+
+    # -- learned
+
+    def _learned(self, task: str | None, utility: str, names: list[str]) -> ObjectSelection:
+        assert self.learned is not None
+        scores = self.learned.suits(task, utility, names)
+        ranking = sorted(names, key=lambda o: -scores[names.index(o)])
+        kept = [o for o in ranking if scores[names.index(o)] >= LEARNED_THRESHOLD] or ranking[:1]
+        return ObjectSelection(
+            task=task, utility=utility, candidates=tuple(names), kept=tuple(kept), ranking=tuple(ranking),
+            scores={o: float(s) for o, s in zip(names, scores, strict=True)}, method="learned",
+            reason=f"learned logit >= {LEARNED_THRESHOLD:g} (or the best)",
+        )
 
     # -- knowledge
 
@@ -500,6 +531,7 @@ __all__ = [
     "DEFAULT_SIGNALS",
     "DEFAULT_THRESHOLD",
     "KEEP_RULES",
+    "LEARNED_THRESHOLD",
     "SCALES",
     "SIGNALS",
     "KeepRule",

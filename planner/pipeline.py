@@ -49,6 +49,7 @@ class DecisionPipeline(ABC):
     def __init__(self, strategy: Strategy, llm: LLMBackend | None) -> None:
         self.strategy = strategy
         self.llm = llm
+        self.learned: Any = None
 
     def decide(self, question: Question) -> Decision:
         """Answer a COAT question; ``Decision.chosen`` is an option letter or None (unparsed).
@@ -93,7 +94,7 @@ class DecisionPipeline(ABC):
             # the model's id whenever it decides (llm strategy) or was consulted (knowledge fell back to it)
             model_id=getattr(self.llm, "model_id", None)
             if (trace.prompts or "llm" in self.strategy.split("+"))
-            else None,
+            else getattr(self.learned, "model_id", None),
             prompt_hash=prompting.prompt_hash(*trace.prompts) if trace.prompts else "",
             calls=int(used["calls"]),
             cache_hits=int(used["cache_hits"]),
@@ -135,12 +136,21 @@ def make_pipeline(
     ``object_prior=W`` (single only) adds W x stage 1's ensemble score of each option's object to the
     single prompt's scores; the other stage-1 keyword arguments configure that prior.
 
+    Strategy ``"learned"`` uses ``learned=`` (a :class:`planner.learned.LearnedModel`) or, without it, the
+    model ``coat train`` wrote to its default directory.
+
     Raises:
         ConfigError: unknown pipeline or strategy, or a missing dependency.
     """
     entry = PIPELINES.get(pipeline)
     if entry is None:
         raise ConfigError(f"unknown pipeline {pipeline!r}; valid: {', '.join(PIPELINES)}")
+    if "learned" in (strategy, kwargs.get("stage1_strategy")) and kwargs.get("learned") is None:
+        if kb is None:
+            raise ConfigError("strategy 'learned' needs kb= (planner.knowledge.load_knowledge()) to load its model")
+        from .learned import default_dir, load_learned
+
+        kwargs["learned"] = load_learned(kb, default_dir())
     module, _, name = entry.partition(":")
     cls: type[DecisionPipeline] = getattr(importlib.import_module(module), name)
     return cls.from_options(strategy, llm, kb, **kwargs)  # type: ignore[arg-type]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -26,8 +26,8 @@ log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
 
-Strategy = Literal["llm", "knowledge", "hybrid"]
-STRATEGIES: tuple[str, ...] = ("llm", "knowledge", "hybrid")
+Strategy = Literal["llm", "knowledge", "hybrid", "learned"]
+STRATEGIES: tuple[str, ...] = ("llm", "knowledge", "hybrid", "learned")
 
 Candidate = ObjectConfig | Option | ObjectRecord | str | tuple[str, PhysicalState | None]
 """What a stage accepts as a candidate: a configuration, a question option, a scene record, a bare
@@ -41,7 +41,23 @@ class PromptLog:
     prompts: list[str] = field(default_factory=list)
 
 
-def check_strategy(strategy: str, llm: LLMBackend | None, kb: KnowledgeBase | None) -> None:
+class LearnedScorer(Protocol):
+    """What the ``learned`` strategy needs (:class:`planner.learned.LearnedModel` or its fold router)."""
+
+    model_id: str
+
+    def suits(self, task: str | None, utility: str, objects: Sequence[str]) -> list[float]:
+        """Stage 1 logits, > 0 meaning the object suits (utility, task)."""
+        ...
+
+    def rank(self, task: str | None, utility: str, pairs: Sequence[tuple[str, PhysicalState | None]]) -> list[float]:
+        """Stage 2 scores, higher is better."""
+        ...
+
+
+def check_strategy(
+    strategy: str, llm: LLMBackend | None, kb: KnowledgeBase | None, learned: LearnedScorer | None = None
+) -> None:
     """Validate a stage's strategy against the dependencies it was given.
 
     Raises:
@@ -53,6 +69,10 @@ def check_strategy(strategy: str, llm: LLMBackend | None, kb: KnowledgeBase | No
         raise ConfigError("strategy 'llm' needs llm= (an LLMBackend, e.g. planner.llm.make_llm('local'))")
     if strategy in ("knowledge", "hybrid") and kb is None:
         raise ConfigError(f"strategy {strategy!r} needs kb= (planner.knowledge.load_knowledge())")
+    if strategy == "learned" and learned is None:
+        raise ConfigError(
+            "strategy 'learned' needs learned= (planner.learned.load_learned(kb, dir), after `coat train`)"
+        )
     if strategy == "hybrid" and llm is None:
         raise ConfigError("strategy 'hybrid' needs llm= for what COAT does not annotate")
 
@@ -220,6 +240,7 @@ __all__ = [
     "STRATEGIES",
     "Candidate",
     "Knowledge",
+    "LearnedScorer",
     "PromptLog",
     "Strategy",
     "as_pair",

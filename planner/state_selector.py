@@ -17,6 +17,9 @@ Strategies (as for :mod:`planner.object_selector`):
   model answers ``{"letter": ..., "reason": ...}``; an answer still invalid after the retries gives
   ``chosen=None`` (unparsed), never a random guess.
 * ``"hybrid"``: knowledge when it can rank every candidate, the model otherwise.
+* ``"learned"``: a trained :class:`~planner.selection.LearnedScorer` (``learned=``): options without a state
+  by its stage-1 logit, configurations by its stage-2 score (plus the stage-1 logit with the ``single``
+  template, where options may not suit the task).
 
 Options without a physical state (Task-u, Task-0) are rendered as object names with the
 ``object_choice`` template.
@@ -37,6 +40,7 @@ from .schemas import PhysicalState, StateRanking
 from .selection import (
     Candidate,
     Knowledge,
+    LearnedScorer,
     PromptLog,
     Strategy,
     as_pair,
@@ -94,6 +98,7 @@ class StateSelector:
         cost: A :class:`planner.knowledge.cost.CostModel` (built from ``kb`` when omitted).
         template: ``"state_stage"`` (candidates all suit the task) or ``"single"`` (the baseline's prompt,
             where some options may not suit the task at all).
+        learned: A trained scorer, required for the ``learned`` strategy.
     """
 
     def __init__(
@@ -104,8 +109,10 @@ class StateSelector:
         *,
         cost: CostModel | None = None,
         template: Template = "state_stage",
+        learned: LearnedScorer | None = None,
     ) -> None:
-        check_strategy(strategy, llm, kb)
+        check_strategy(strategy, llm, kb, learned)
+        self.learned = learned
         if template not in ("state_stage", "single"):
             raise ConfigError(f"unknown template {template!r}; valid: state_stage, single")
         self.strategy = strategy
@@ -141,6 +148,8 @@ class StateSelector:
         pairs = [as_pair(c) for c in candidates]
         check_candidates(pairs)
         trace = trace if trace is not None else PromptLog()
+        if self.strategy == "learned":
+            return self._learned(task, utility, pairs)
         if self.strategy != "llm":
             assert self.know is not None
             ranked = self._knowledge(task, utility, pairs)
@@ -174,6 +183,30 @@ class StateSelector:
             method="knowledge",
             reason=keyed[best][1],
         )
+
+    # -- learned
+
+    def _learned(
+        self, task: str | None, utility: str, pairs: list[tuple[str, PhysicalState | None]]
+    ) -> StateRanking:
+        assert self.learned is not None
+        names = list(dict.fromkeys(o for o, _ in pairs))
+        stateless = all(s is None for _, s in pairs)
+        suit = dict(zip(names, self.learned.suits(task, utility, names), strict=True)) if (
+            stateless or self.template == "single") else {}
+        if stateless:
+            scores = [suit[o] for o, _ in pairs]
+            what = "stage-1 logit"
+        else:
+            scores = self.learned.rank(task, utility, pairs)
+            what = "stage-2 score"
+            if self.template == "single":
+                scores = [s + suit[o] for s, (o, _) in zip(scores, pairs, strict=True)]
+                what = "stage-1 logit + stage-2 score"
+        order = sorted(range(len(pairs)), key=lambda i: (-scores[i], i))
+        return StateRanking(n_candidates=len(pairs), chosen=order[0], ranking=tuple(order),
+                            scores=tuple(float(s) for s in scores), method="learned",
+                            reason=f"highest learned {what} ({scores[order[0]]:.2f})")
 
     # -- model
 

@@ -28,7 +28,7 @@ from .errors import ConfigError
 from .object_selector import DEFAULT_THRESHOLD, KeepRule, ObjectSelector, Scale
 from .pipeline import DecisionPipeline
 from .schemas import ObjectSelection, PhysicalState, StateRanking
-from .selection import PromptLog, Strategy
+from .selection import LearnedScorer, PromptLog, Strategy
 from .state_selector import StateSelector
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ class TwoStagePipeline(DecisionPipeline):
     """Stage 1 (object kinds) then stage 2 (physical states) on the survivors.
 
     Args:
-        strategy: ``"llm"``, ``"knowledge"`` or ``"hybrid"``, used by both stages unless ``objects`` /
+        strategy: ``"llm"``, ``"knowledge"``, ``"hybrid"`` or ``"learned"``, used by both stages unless ``objects`` /
             ``states`` are given.
         llm: Language model backend (see the strategies).
         kb: COAT knowledge base.
@@ -56,6 +56,7 @@ class TwoStagePipeline(DecisionPipeline):
         stage1_strategy: A different strategy for stage 1 only (e.g. ``"knowledge"`` with an ``"llm"``
             stage 2, to measure stage 2 behind a perfect stage 1); the decision's strategy then reads
             ``"<stage1>+<stage2>"``.
+        learned: A trained scorer (:mod:`planner.learned`) for the ``learned`` strategy.
     """
 
     pipeline: ClassVar[str] = "two-stage"
@@ -76,14 +77,16 @@ class TwoStagePipeline(DecisionPipeline):
         scale: Scale = "reference",
         encoder: SentenceEncoder | None = None,
         stage1_strategy: Strategy | None = None,
+        learned: LearnedScorer | None = None,
     ) -> None:
         s1 = stage1_strategy or strategy
         super().__init__(strategy if s1 == strategy else f"{s1}+{strategy}", llm)  # type: ignore[arg-type]
         self.objects = objects or ObjectSelector(
             s1, llm, kb, cost=cost, keep_rule=keep_rule, margin=margin, threshold=threshold, signals=signals,
-            scale=scale, encoder=encoder,
+            scale=scale, encoder=encoder, learned=learned,
         )
-        self.states = states or StateSelector(strategy, llm, kb, cost=cost, template="state_stage")
+        self.states = states or StateSelector(strategy, llm, kb, cost=cost, template="state_stage", learned=learned)
+        self.learned = learned
 
     @classmethod
     def from_options(

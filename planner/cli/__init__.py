@@ -45,6 +45,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "planner.cli.data",
     "planner.cli.datasets",
     "planner.cli.eval",
+    "planner.cli.train",
     "planner.cli.sciworld",
     "planner.cli.scenes",
     "planner.cli.perception",

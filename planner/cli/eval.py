@@ -5,6 +5,7 @@ Examples::
     coat eval --set task2 --pipeline two-stage --strategy knowledge --limit 200
     coat eval --set full_moderate --pipeline single --strategy llm --llm local --limit 300 --out runs/fm-single.jsonl
     coat ablate --llm local --limit 300 --out runs/ablate-smollm2
+    coat eval --set task0 --strategy learned --held-out --limit 300   # after `coat train --folds 5`
 
 Heavy dependencies (the model, matplotlib) are imported inside the handlers only.
 """
@@ -26,7 +27,13 @@ ABLATE_SETS: tuple[str, ...] = ("full_ideal", "full_moderate", "task1", "task2")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--strategy", choices=("llm", "knowledge", "hybrid"), default="llm", help="decision strategy")
+    p.add_argument("--strategy", choices=("llm", "knowledge", "hybrid", "learned"), default="llm",
+                   help="decision strategy")
+    p.add_argument("--model", default=None, metavar="DIR",
+                   help="learned strategy: the `coat train --out` directory (default: the user cache)")
+    p.add_argument("--held-out", action="store_true",
+                   help="learned strategy: answer each question with the fold model that never saw its "
+                        "(utility, task) combination (needs `coat train --folds K`)")
     p.add_argument("--llm", default=None, metavar="SPEC",
                    help="model spec: local, local:gemma-270m, openai:<model>, ollama:<model>, fake "
                         "(default: local for llm/hybrid; none for knowledge)")
@@ -46,7 +53,7 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "(reference) or z-scored over the question's candidates (question)")
     p.add_argument("--signals", nargs="+", choices=("utility", "embedding", "cloze", "yesno"), default=None,
                    help="stage 1 signals for --keep-rule ensemble (default: utility embedding)")
-    p.add_argument("--stage1-strategy", choices=("llm", "knowledge", "hybrid"), default=None,
+    p.add_argument("--stage1-strategy", choices=("llm", "knowledge", "hybrid", "learned"), default=None,
                    help="two-stage only: a different strategy for stage 1 (e.g. knowledge, to measure the model's "
                         "stage 2 behind a perfect stage 1)")
     p.add_argument("--object-prior", type=float, default=None, metavar="W",
@@ -94,6 +101,14 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any]]:
     kw = {"keep_rule": args.keep_rule, "margin": args.margin, "signals": tuple(args.signals) if args.signals else None,
           "scale": args.scale,
           "stage1_strategy": args.stage1_strategy}
+    learned = None
+    if "learned" in (args.strategy, args.stage1_strategy):
+        from ..learned import default_dir, load_learned
+
+        learned = load_learned(kb, args.model or default_dir(), held_out=args.held_out)
+    elif args.held_out or args.model:
+        raise ConfigError("--model and --held-out apply to --strategy learned only")
+    kw["learned"] = learned
     return kb, llm, {"spec": spec, "kw": kw}
 
 
@@ -116,17 +131,19 @@ def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], 
     from ..pipeline import make_pipeline
     from ..two_stage import TwoStagePipeline
 
-    kw: dict[str, Any] = {}
+    kw: dict[str, Any] = {"learned": info["kw"]["learned"]}
     if pipeline == "two-stage":
         kw = info["kw"]
     elif pipeline == "single+prior":
-        kw = {k: v for k, v in info["kw"].items() if k in ("signals", "scale")}
+        kw = {k: v for k, v in info["kw"].items() if k in ("signals", "scale", "learned")}
         kw["object_prior"] = 1.0 if args.object_prior is None else args.object_prior
     pipe = make_pipeline("single" if pipeline == "single+prior" else pipeline, args.strategy, llm, kb, **kw)
     qs = _sample(args, kb, set_name, variation)
     stage1 = pipe.objects.rule if isinstance(pipe, TwoStagePipeline) else getattr(pipe, "prior_rule", None)
     run = {"set": set_name, "pipeline": pipeline, "strategy": pipe.strategy, "llm": info["spec"], "seed": args.seed,
            "stage1": stage1}
+    if kw.get("learned") is not None:
+        run["learned"] = kw["learned"].model_id
     return run_eval(qs, pipe, run=run, out=out, progress=not args.no_progress, concurrency=args.concurrency)
 
 

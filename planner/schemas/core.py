@@ -344,7 +344,9 @@ class SkillCall(Contract):
 
 # ---------------------------------------------------------------- decision results (stage contracts)
 
-DecisionMethod = Literal["knowledge", "llm-scored", "llm-yesno", "llm-ensemble", "llm-generated", "mixed"]
+DecisionMethod = Literal[
+    "knowledge", "llm-scored", "llm-yesno", "llm-ensemble", "llm-generated", "mixed", "learned"
+]
 
 
 class ObjectSelection(Contract):

@@ -1,0 +1,50 @@
+"""``coat train``: train the learned selectors (stage 1 and stage 2 heads) on COAT's annotations.
+
+Examples::
+
+    coat train --seed 0                      # one model on every combination, in the user cache
+    coat train --seed 0 --folds 5 --out runs/learned   # plus 5 fold models for `coat eval --held-out`
+
+Deterministic for a seed (single-threaded torch). The first run embeds COAT's texts with MiniLM and caches
+them beside the models; reruns read the cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..errors import ConfigError
+
+
+def register(subparsers: Any) -> None:
+    """Add ``train`` to the ``coat`` CLI."""
+    p = subparsers.add_parser("train", help="train the learned selectors (strategy 'learned')",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seed", type=int, default=0, help="training seed (also the fold split's)")
+    p.add_argument("--out", default=None, metavar="DIR", help="output directory (default: the user cache)")
+    p.add_argument("--folds", type=int, default=1, metavar="K",
+                   help="also train K models, each without one fold of (utility, task) combinations (K >= 2)")
+    p.add_argument("--data-dir", default=None, help="COAT data root (default: $COAT_DATA_DIR or the user cache)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_handler)
+
+
+def _handler(args: argparse.Namespace) -> int:
+    from ..bench.datasets import data_checksums
+    from ..knowledge import load_knowledge
+    from ..learned import default_dir, train_dir
+    from . import check_out_path
+
+    if args.folds < 1:
+        raise ConfigError(f"--folds must be >= 1, got {args.folds}")
+    out = args.out or str(default_dir())
+    check_out_path(out, kind="dir")
+    kb = load_knowledge(args.data_dir)
+    manifest = train_dir(kb, out, seed=args.seed, folds=args.folds, checksums=data_checksums(args.data_dir),
+                         progress=not args.no_progress)
+    print(f"trained: {out} (seed {args.seed}, {manifest['folds']} folds, encoder {manifest['encoder']})")
+    return 0
+
+
+__all__ = ["register"]

@@ -1,0 +1,194 @@
+"""The learned selectors' model: two small torch heads over cached sentence embeddings.
+
+:class:`LearnedModel` answers both stages:
+
+* ``suits(task, utility, objects) -> [logit]``: does each object suit (utility, task) (stage 1);
+* ``rank(task, utility, candidates) -> [score]``: higher is a better configuration (stage 2).
+
+A model file is a torch checkpoint (tensors and plain values only, read with ``weights_only``) holding
+:data:`FORMAT_VERSION`, the head sizes, the weights and a manifest (encoder id, data checksums, seed, fold,
+held-out combinations). :class:`FoldedModel` routes each question to the fold model that never saw its
+combination, for honest evaluation. torch is imported on first use only.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._optional import require
+from ..errors import ConfigError, DataError, DataNotFoundError
+from ..schemas import PhysicalState
+from .data import Combo
+from .features import STATE_DIM, EmbeddingCache, object_text, state_vector, task_text
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+MODEL_FILE = "model.pt"
+MANIFEST_FILE = "manifest.json"
+EMBEDDINGS_FILE = "embeddings.npz"
+_RETRAIN = "run `coat train --seed 0 --folds 5` to (re)build it"
+
+
+def fold_file(i: int) -> str:
+    """File name of fold ``i``'s model."""
+    return f"fold-{i}.pt"
+
+
+def _torch() -> Any:
+    return require("torch", "torch")
+
+
+def build_heads(dim: int, hidden: int) -> Any:
+    """The two heads: stage 1 over 5 x dim features, stage 2 over 4 x dim + the state one-hot."""
+    nn = _torch().nn
+    return nn.ModuleDict({
+        "suits": nn.Sequential(nn.Linear(5 * dim, hidden), nn.ReLU(), nn.Linear(hidden, 1)),
+        "rank": nn.Sequential(nn.Linear(4 * dim + STATE_DIM, hidden), nn.ReLU(), nn.Linear(hidden, hidden // 2),
+                              nn.ReLU(), nn.Linear(hidden // 2, 1)),
+    })
+
+
+class Featurizer:
+    """Feature rows for the heads, from an :class:`EmbeddingCache`."""
+
+    def __init__(self, cache: EmbeddingCache, phrases: Mapping[str, str]) -> None:
+        self.cache = cache
+        self.phrases = dict(phrases)
+
+    def _parts(self, task: str | None, utility: str, objects: Sequence[str]) -> tuple[np.ndarray, ...]:
+        texts = [task_text(task), self.phrases.get(utility, utility), *(object_text(o) for o in objects)]
+        emb = self.cache.embed(texts)
+        n = len(objects)
+        return np.repeat(emb[:1], n, 0), np.repeat(emb[1:2], n, 0), emb[2:]
+
+    def suits(self, task: str | None, utility: str, objects: Sequence[str]) -> np.ndarray:
+        """Rows [task, utility, object, task*object, utility*object]."""
+        t, u, o = self._parts(task, utility, objects)
+        return np.concatenate([t, u, o, t * o, u * o], axis=1)
+
+    def rank(self, task: str | None, utility: str, pairs: Sequence[tuple[str, PhysicalState | None]]) -> np.ndarray:
+        """Rows [task, utility, object, task*object, state one-hot]."""
+        t, u, o = self._parts(task, utility, [p[0] for p in pairs])
+        s = np.stack([state_vector(p[1]) for p in pairs])
+        return np.concatenate([t, u, o, t * o, s], axis=1)
+
+
+class LearnedModel:
+    """Trained heads plus the featurizer; see the module docstring."""
+
+    def __init__(self, heads: Any, featurizer: Featurizer, manifest: Mapping[str, Any]) -> None:
+        self.heads = heads.eval()
+        self.featurizer = featurizer
+        self.manifest = dict(manifest)
+
+    def __repr__(self) -> str:
+        return f"LearnedModel(seed={self.manifest.get('seed')}, fold={self.manifest.get('fold')})"
+
+    @property
+    def model_id(self) -> str:
+        """A short id recorded in decisions."""
+        m = self.manifest
+        return f"learned-v{FORMAT_VERSION}-seed{m.get('seed')}" + (f"-fold{m['fold']}" if m.get("fold") is not None
+                                                                  else "")
+
+    def _run(self, head: str, x: np.ndarray) -> list[float]:
+        torch = _torch()
+        with torch.no_grad():
+            return [float(v) for v in self.heads[head](torch.from_numpy(x)).squeeze(-1)]
+
+    def suits(self, task: str | None, utility: str, objects: Sequence[str]) -> list[float]:
+        """Stage 1 logits (> 0: suits) for each object."""
+        return self._run("suits", self.featurizer.suits(task, utility, objects))
+
+    def rank(self, task: str | None, utility: str, pairs: Sequence[tuple[str, PhysicalState | None]]) -> list[float]:
+        """Stage 2 scores (higher is better) for each (object, state)."""
+        return self._run("rank", self.featurizer.rank(task, utility, pairs))
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the checkpoint (weights, version, head sizes, manifest)."""
+        torch = _torch()
+        blob = {"version": FORMAT_VERSION, "dim": int(self.manifest["dim"]), "hidden": int(self.manifest["hidden"]),
+                "state": self.heads.state_dict(), "manifest": json.dumps(self.manifest, sort_keys=True)}
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        torch.save(blob, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], featurizer: Featurizer) -> LearnedModel:
+        """Read a checkpoint written by :meth:`save`.
+
+        Raises:
+            DataNotFoundError: no such file.
+            DataError: the file is not a model of this version (corrupt, truncated, other format).
+        """
+        torch = _torch()
+        path = Path(path)
+        if not path.is_file():
+            raise DataNotFoundError(f"{path}: no learned model here; {_RETRAIN}")
+        try:
+            blob = torch.load(path, map_location="cpu", weights_only=True)
+        except Exception as e:  # torch raises many types for a bad file (pickle, zip, EOF)
+            raise DataError(f"{path}: not a readable learned model ({type(e).__name__}: {e}); {_RETRAIN}") from e
+        if not isinstance(blob, dict) or blob.get("version") != FORMAT_VERSION:
+            got = blob.get("version") if isinstance(blob, dict) else type(blob).__name__
+            raise DataError(f"{path}: learned model format {got!r}, this planner reads {FORMAT_VERSION}; {_RETRAIN}")
+        try:
+            heads = build_heads(int(blob["dim"]), int(blob["hidden"]))
+            heads.load_state_dict(blob["state"])
+            manifest = json.loads(blob["manifest"])
+        except (KeyError, RuntimeError, ValueError, TypeError) as e:
+            raise DataError(f"{path}: learned model does not match its declared shape ({e}); {_RETRAIN}") from e
+        enc = manifest.get("encoder")
+        if enc != featurizer.cache.model_id:
+            raise ConfigError(f"{path}: trained on encoder {enc!r}, not {featurizer.cache.model_id!r}; {_RETRAIN}")
+        return cls(heads, featurizer, manifest)
+
+
+class FoldedModel:
+    """Fold models; each question goes to the model whose held-out combinations include it."""
+
+    def __init__(self, models: Sequence[LearnedModel]) -> None:
+        self.models = list(models)
+        self._route: dict[Combo, LearnedModel] = {}
+        for m in self.models:
+            for u, t in m.manifest.get("held_out", []):
+                self._route[(u, t)] = m
+
+    def __repr__(self) -> str:
+        return f"FoldedModel({len(self.models)} folds)"
+
+    @property
+    def model_id(self) -> str:
+        """The folds' shared id."""
+        return self.models[0].model_id.rsplit("-fold", 1)[0] + f"-heldout{len(self.models)}"
+
+    def model_for(self, task: str | None, utility: str) -> LearnedModel:
+        """The fold model that never saw (utility, task).
+
+        Raises:
+            ConfigError: no fold holds this combination out (it is not one of COAT's).
+        """
+        m = self._route.get((utility, task))
+        if m is None:
+            raise ConfigError(f"no fold holds out ({utility!r}, {task!r}): held-out evaluation covers COAT's "
+                              "combinations only")
+        return m
+
+    def suits(self, task: str | None, utility: str, objects: Sequence[str]) -> list[float]:
+        """:meth:`LearnedModel.suits` of the routed fold."""
+        return self.model_for(task, utility).suits(task, utility, objects)
+
+    def rank(self, task: str | None, utility: str, pairs: Sequence[tuple[str, PhysicalState | None]]) -> list[float]:
+        """:meth:`LearnedModel.rank` of the routed fold."""
+        return self.model_for(task, utility).rank(task, utility, pairs)
+
+
+__all__ = ["EMBEDDINGS_FILE", "FORMAT_VERSION", "MANIFEST_FILE", "MODEL_FILE", "Featurizer", "FoldedModel",
+           "LearnedModel", "build_heads", "fold_file"]

@@ -1,0 +1,177 @@
+"""Training the learned selectors, deterministically for a seed, and reading a trained directory back.
+
+``train_dir(kb, out, seed=0, folds=5)`` writes ``model.pt`` (trained on every combination), ``fold-<i>.pt``
+(trained without fold i's combinations), ``embeddings.npz`` (the embedding cache) and ``manifest.json``.
+``load_learned(out)`` gives the full model, ``load_learned(out, held_out=True)`` a
+:class:`~planner.learned.model.FoldedModel`.
+
+Stage 1 minimises a class-weighted binary cross-entropy; stage 2 a pairwise logistic (RankNet) loss over
+every pair of configurations of the same combination whose cost differs, so ideal > moderate > bad and,
+within moderate, lower total penalty first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._optional import require
+from ..errors import DataError, DataNotFoundError
+from ..knowledge import KnowledgeBase
+from .data import Combo, combinations, fold_split, rank_examples, suit_examples
+from .features import EmbeddingCache, MiniLMVectors, VectorEncoder
+from .model import (
+    _RETRAIN,
+    EMBEDDINGS_FILE,
+    FORMAT_VERSION,
+    MANIFEST_FILE,
+    MODEL_FILE,
+    Featurizer,
+    FoldedModel,
+    LearnedModel,
+    build_heads,
+    fold_file,
+)
+
+DEFAULTS: dict[str, Any] = {"hidden": 128, "epochs1": 200, "epochs2": 200, "lr": 3e-3, "weight_decay": 1e-4}
+
+
+def _suit_data(kb: KnowledgeBase, feat: Featurizer, combos: Sequence[Combo]) -> tuple[np.ndarray, np.ndarray]:
+    xs, ys = [], []
+    by_combo: dict[Combo, list[Any]] = {}
+    for ex in suit_examples(kb, combos):
+        by_combo.setdefault(ex.combo, []).append(ex)
+    for (u, t), exs in by_combo.items():
+        xs.append(feat.suits(t, u, [e.obj for e in exs]))
+        ys += [e.label for e in exs]
+    return np.concatenate(xs), np.asarray(ys, dtype=np.float32)
+
+
+def _rank_data(kb: KnowledgeBase, feat: Featurizer, combos: Sequence[Combo]) -> tuple[np.ndarray, np.ndarray]:
+    """Feature rows and the (better, worse) index pairs."""
+    by_combo: dict[Combo, list[Any]] = {}
+    for ex in rank_examples(kb, combos):
+        by_combo.setdefault(ex.combo, []).append(ex)
+    xs, pairs, base = [], [], 0
+    for (u, t), exs in by_combo.items():
+        xs.append(feat.rank(t, u, [(e.obj, e.state) for e in exs]))
+        cost = np.asarray([e.cost for e in exs])
+        i, j = np.nonzero(cost[:, None] < cost[None, :])
+        pairs.append(np.stack([i + base, j + base], axis=1))
+        base += len(exs)
+    return np.concatenate(xs), np.concatenate(pairs)
+
+
+def train_model(kb: KnowledgeBase, feat: Featurizer, *, seed: int, held_out: Sequence[Combo] = (),
+                fold: int | None = None, options: dict[str, Any] | None = None, progress: Any = None) -> LearnedModel:
+    """Train both heads on every combination not in ``held_out``; deterministic for ``seed``."""
+    torch = require("torch", "torch")
+    opt = {**DEFAULTS, **(options or {})}
+    torch.manual_seed(seed)
+    torch.set_num_threads(1)
+    hold = set(held_out)
+    train = [c for c in combinations(kb) if c not in hold]
+    dim = feat.cache.embed(["x"]).shape[1]
+    heads = build_heads(dim, int(opt["hidden"]))
+    adam = torch.optim.Adam(heads.parameters(), lr=opt["lr"], weight_decay=opt["weight_decay"])
+    x1, y1 = (torch.from_numpy(a) for a in _suit_data(kb, feat, train))
+    pos_weight = torch.tensor((len(y1) - float(y1.sum())) / max(1.0, float(y1.sum())))
+    bce = torch.nn.BCEWithLogitsLoss(pos_weight=pos_weight)
+    x2, p2 = (torch.from_numpy(a) for a in _rank_data(kb, feat, train))
+    for _ in range(int(opt["epochs1"])):
+        adam.zero_grad()
+        loss = bce(heads["suits"](x1).squeeze(-1), y1)
+        loss.backward()
+        adam.step()
+        if progress is not None:
+            progress.update(1)
+    for _ in range(int(opt["epochs2"])):
+        adam.zero_grad()
+        s = heads["rank"](x2).squeeze(-1)
+        loss = torch.nn.functional.softplus(s[p2[:, 1]] - s[p2[:, 0]]).mean()
+        loss.backward()
+        adam.step()
+        if progress is not None:
+            progress.update(1)
+    manifest = {"version": FORMAT_VERSION, "encoder": feat.cache.model_id, "seed": seed, "fold": fold,
+                "dim": int(dim), "hidden": int(opt["hidden"]), "options": opt,
+                "held_out": [list(c) for c in sorted(hold, key=lambda c: (c[0], c[1] or ""))],
+                "n_suit": len(y1), "n_rank_pairs": len(p2)}
+    return LearnedModel(heads, feat, manifest)
+
+
+def featurizer(kb: KnowledgeBase, cache_path: str | os.PathLike[str] | None,
+               encoder: VectorEncoder | None = None) -> Featurizer:
+    """A featurizer over an embedding cache at ``cache_path`` (MiniLM unless ``encoder`` is given)."""
+    return Featurizer(EmbeddingCache(encoder or MiniLMVectors(), cache_path), kb.templates.utility_phrases)
+
+
+def train_dir(kb: KnowledgeBase, out: str | os.PathLike[str], *, seed: int = 0, folds: int = 1,
+              encoder: VectorEncoder | None = None, options: dict[str, Any] | None = None,
+              checksums: dict[str, str] | None = None, progress: bool = True) -> dict[str, Any]:
+    """Train the full model and, with ``folds > 1``, one model per combination fold; write them to ``out``.
+
+    Returns:
+        The manifest written to ``out/manifest.json``.
+    """
+    from tqdm.auto import tqdm
+
+    out = Path(out)
+    feat = featurizer(kb, out / EMBEDDINGS_FILE, encoder)
+    split = fold_split(combinations(kb), folds, seed) if folds > 1 else []
+    opt = {**DEFAULTS, **(options or {})}
+    per = int(opt["epochs1"]) + int(opt["epochs2"])
+    with tqdm(total=per * (1 + len(split)), desc="coat train", unit="epoch", disable=not progress) as bar:
+        full = train_model(kb, feat, seed=seed, options=opt, progress=bar)
+        full.save(out / MODEL_FILE)
+        for i, held in enumerate(split):
+            train_model(kb, feat, seed=seed, held_out=held, fold=i, options=opt, progress=bar).save(out / fold_file(i))
+    feat.cache.save()
+    manifest = {"version": FORMAT_VERSION, "encoder": feat.cache.model_id, "seed": seed, "folds": len(split),
+                "options": opt, "data_checksums": checksums or {}, "model": MODEL_FILE,
+                "fold_models": [fold_file(i) for i in range(len(split))],
+                "fold_combinations": [[list(c) for c in held] for held in split]}
+    (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return manifest
+
+
+def load_learned(kb: KnowledgeBase, out: str | os.PathLike[str], *, held_out: bool = False,
+                 encoder: VectorEncoder | None = None) -> LearnedModel | FoldedModel:
+    """The full model of a trained directory, or (``held_out``) its fold models.
+
+    Raises:
+        DataNotFoundError: nothing trained there (or no folds for ``held_out``).
+        DataError: a corrupt or other-version file (named in the message).
+    """
+    out = Path(out)
+    mpath = out / MANIFEST_FILE
+    if not mpath.is_file():
+        raise DataNotFoundError(f"{mpath}: no trained learned selectors here; {_RETRAIN} --out {out}")
+    try:
+        manifest = json.loads(mpath.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise DataError(f"{mpath}: unreadable manifest ({e}); {_RETRAIN}") from e
+    if manifest.get("version") != FORMAT_VERSION:
+        raise DataError(f"{mpath}: format {manifest.get('version')!r}, this planner reads {FORMAT_VERSION}; {_RETRAIN}")
+    feat = featurizer(kb, out / EMBEDDINGS_FILE, encoder)
+    if not held_out:
+        return LearnedModel.load(out / MODEL_FILE, feat)
+    names = manifest.get("fold_models") or []
+    if not names:
+        raise DataNotFoundError(f"{mpath}: trained without folds; held-out evaluation needs `coat train --folds 5`")
+    return FoldedModel([LearnedModel.load(out / n, feat) for n in names])
+
+
+def default_dir() -> Path:
+    """Where ``coat train`` writes and ``--strategy learned`` reads by default (the user cache)."""
+    from ..paths import cache_data_dir
+
+    return cache_data_dir().parent / "learned"
+
+
+__all__ = ["DEFAULTS", "default_dir", "featurizer", "load_learned", "train_dir", "train_model"]
