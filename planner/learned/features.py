@@ -87,7 +87,7 @@ class EmbeddingCache:
                 with np.load(self.path) as z:
                     self._vecs = {k: z[k] for k in z.files}
             except (OSError, ValueError, zipfile.BadZipFile) as e:
-                raise DataError(f"{self.path}: not a readable embedding cache ({e}); delete it to rebuild") from e
+                raise DataError(self.path, "", f"not a readable embedding cache ({e}); delete it to rebuild") from e
 
     @property
     def model_id(self) -> str:

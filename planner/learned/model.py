@@ -135,16 +135,17 @@ class LearnedModel:
         try:
             blob = torch.load(path, map_location="cpu", weights_only=True)
         except Exception as e:  # torch raises many types for a bad file (pickle, zip, EOF)
-            raise DataError(f"{path}: not a readable learned model ({type(e).__name__}: {e}); {_RETRAIN}") from e
+            # only the type: torch's text for a bad file suggests weights_only=False, which is unsafe here
+            raise DataError(path, "", f"not a readable learned model ({type(e).__name__}); {_RETRAIN}") from e
         if not isinstance(blob, dict) or blob.get("version") != FORMAT_VERSION:
             got = blob.get("version") if isinstance(blob, dict) else type(blob).__name__
-            raise DataError(f"{path}: learned model format {got!r}, this planner reads {FORMAT_VERSION}; {_RETRAIN}")
+            raise DataError(path, "", f"learned model format {got!r}, this planner reads {FORMAT_VERSION}; {_RETRAIN}")
         try:
             heads = build_heads(int(blob["dim"]), int(blob["hidden"]))
             heads.load_state_dict(blob["state"])
             manifest = json.loads(blob["manifest"])
         except (KeyError, RuntimeError, ValueError, TypeError) as e:
-            raise DataError(f"{path}: learned model does not match its declared shape ({e}); {_RETRAIN}") from e
+            raise DataError(path, "", f"learned model does not match its declared shape ({e}); {_RETRAIN}") from e
         enc = manifest.get("encoder")
         if enc != featurizer.cache.model_id:
             raise ConfigError(f"{path}: trained on encoder {enc!r}, not {featurizer.cache.model_id!r}; {_RETRAIN}")

@@ -155,9 +155,10 @@ def load_learned(kb: KnowledgeBase, out: str | os.PathLike[str], *, held_out: bo
     try:
         manifest = json.loads(mpath.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        raise DataError(f"{mpath}: unreadable manifest ({e}); {_RETRAIN}") from e
+        raise DataError(mpath, "", f"unreadable manifest ({e}); {_RETRAIN}") from e
     if manifest.get("version") != FORMAT_VERSION:
-        raise DataError(f"{mpath}: format {manifest.get('version')!r}, this planner reads {FORMAT_VERSION}; {_RETRAIN}")
+        got = manifest.get("version")
+        raise DataError(mpath, "", f"format {got!r}, this planner reads {FORMAT_VERSION}; {_RETRAIN}")
     feat = featurizer(kb, out / EMBEDDINGS_FILE, encoder)
     if not held_out:
         return LearnedModel.load(out / MODEL_FILE, feat)
