@@ -46,11 +46,12 @@ def _torch() -> Any:
     return require("torch", "torch")
 
 
-def build_heads(dim: int, hidden: int) -> Any:
+def build_heads(dim: int, hidden: int, dropout: float = 0.0) -> Any:
     """The two heads: stage 1 over 5 x dim features, stage 2 over 4 x dim + the state one-hot."""
     nn = _torch().nn
     return nn.ModuleDict({
-        "suits": nn.Sequential(nn.Linear(5 * dim, hidden), nn.ReLU(), nn.Linear(hidden, 1)),
+        "suits": nn.Sequential(nn.Dropout(dropout), nn.Linear(5 * dim, hidden), nn.ReLU(), nn.Dropout(dropout),
+                               nn.Linear(hidden, 1)),
         "rank": nn.Sequential(nn.Linear(4 * dim + STATE_DIM, hidden), nn.ReLU(), nn.Linear(hidden, hidden // 2),
                               nn.ReLU(), nn.Linear(hidden // 2, 1)),
     })
@@ -116,7 +117,8 @@ class LearnedModel:
         """Write the checkpoint (weights, version, head sizes, manifest)."""
         torch = _torch()
         blob = {"version": FORMAT_VERSION, "dim": int(self.manifest["dim"]), "hidden": int(self.manifest["hidden"]),
-                "state": self.heads.state_dict(), "manifest": json.dumps(self.manifest, sort_keys=True)}
+                "dropout": float(self.manifest.get("dropout", 0.0)), "state": self.heads.state_dict(),
+                "manifest": json.dumps(self.manifest, sort_keys=True)}
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         torch.save(blob, path)
 
@@ -141,7 +143,7 @@ class LearnedModel:
             got = blob.get("version") if isinstance(blob, dict) else type(blob).__name__
             raise DataError(path, "", f"learned model format {got!r}, this planner reads {FORMAT_VERSION}; {_RETRAIN}")
         try:
-            heads = build_heads(int(blob["dim"]), int(blob["hidden"]))
+            heads = build_heads(int(blob["dim"]), int(blob["hidden"]), float(blob.get("dropout", 0.0)))
             heads.load_state_dict(blob["state"])
             manifest = json.loads(blob["manifest"])
         except (KeyError, RuntimeError, ValueError, TypeError) as e:

@@ -38,7 +38,8 @@ from .model import (
     fold_file,
 )
 
-DEFAULTS: dict[str, Any] = {"hidden": 128, "epochs1": 200, "epochs2": 200, "lr": 3e-3, "weight_decay": 1e-4}
+DEFAULTS: dict[str, Any] = {"hidden": 128, "epochs1": 300, "epochs2": 200, "lr": 3e-3, "weight_decay": 1e-4,
+                           "dropout": 0.5}
 
 
 def _suit_data(kb: KnowledgeBase, feat: Featurizer, combos: Sequence[Combo]) -> tuple[np.ndarray, np.ndarray]:
@@ -77,7 +78,8 @@ def train_model(kb: KnowledgeBase, feat: Featurizer, *, seed: int, held_out: Seq
     hold = set(held_out)
     train = [c for c in combinations(kb) if c not in hold]
     dim = feat.cache.embed(["x"]).shape[1]
-    heads = build_heads(dim, int(opt["hidden"]))
+    heads = build_heads(dim, int(opt["hidden"]), float(opt["dropout"]))
+    heads.train()
     adam = torch.optim.Adam(heads.parameters(), lr=opt["lr"], weight_decay=opt["weight_decay"])
     x1, y1 = (torch.from_numpy(a) for a in _suit_data(kb, feat, train))
     pos_weight = torch.tensor((len(y1) - float(y1.sum())) / max(1.0, float(y1.sum())))
@@ -99,7 +101,7 @@ def train_model(kb: KnowledgeBase, feat: Featurizer, *, seed: int, held_out: Seq
         if progress is not None:
             progress.update(1)
     manifest = {"version": FORMAT_VERSION, "encoder": feat.cache.model_id, "seed": seed, "fold": fold,
-                "dim": int(dim), "hidden": int(opt["hidden"]), "options": opt,
+                "dim": int(dim), "hidden": int(opt["hidden"]), "dropout": float(opt["dropout"]), "options": opt,
                 "held_out": [list(c) for c in sorted(hold, key=lambda c: (c[0], c[1] or ""))],
                 "n_suit": len(y1), "n_rank_pairs": len(p2)}
     return LearnedModel(heads, feat, manifest)
