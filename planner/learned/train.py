@@ -153,7 +153,9 @@ def load_learned(kb: KnowledgeBase, out: str | os.PathLike[str], *, held_out: bo
     out = Path(out)
     mpath = out / MANIFEST_FILE
     if not mpath.is_file():
-        raise DataNotFoundError(f"{mpath}: no trained learned selectors here; {_RETRAIN} --out {out}")
+        raise DataNotFoundError(
+            f"{mpath}: no trained learned selectors here; run `coat train --seed 0 --folds 5 --out {out}`"
+        )
     try:
         manifest = json.loads(mpath.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
