@@ -49,6 +49,8 @@ class _Run(LoopRun):
     initial: tuple[Mapping[str, Any], ...]
     before: tuple[GoalStatus, ...] = ()
     violations: list[str] = field(default_factory=list)
+    tried: set[tuple[str, str]] = field(default_factory=set)
+    """(placed object, receptacle) pairs a refusal already re-decided once (the object first, then the receptacle)."""
 
 
 class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
@@ -87,7 +89,6 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         self.strategy = strategy
         self.max_replans = max_replans
         self.max_skill_steps = max_skill_steps
-        self._tried: set[tuple[str, str]] = set()
 
     def run(self, plan: Plan, obs: SceneObs) -> ExecutionTrace:
         """Carry ``plan`` out from ``obs`` and report (see :class:`~planner.schemas.ExecutionTrace`)."""
@@ -141,17 +142,15 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
 
         if res.fault == "blocked" and call.skill == "place" and res.blame == call.receptacle:
             moved = role_of(call.target)
-            if moved is not None and not self._pair_tried(call.target, call.receptacle):
-                self._tried.add((call.target or "", call.receptacle or ""))
+            pair = (call.target or "", call.receptacle or "")
+            if moved is not None and pair not in run.tried:
+                run.tried.add(pair)
                 return call.target, moved
         if role_of(call.target) is not None and (call.skill == "prepare" and role_of(res.blame) is None
                                                   or res.fault == "blocked" and res.blame is None):
             # an object that cannot be made ready here (dirty, and the sink refuses it) or reached is unusable
             return call.target, role_of(call.target)
         return res.blame, role_of(res.blame)
-
-    def _pair_tried(self, a: str | None, b: str | None) -> bool:
-        return (a or "", b or "") in self._tried
 
     def redecide(self, run: _Run, role: str, blame: str, res: SkillResult) -> tuple[SkillCall, ...] | None:
         """Perceive again and let ``plan_in_state`` choose ``role`` anew, every other binding kept."""
