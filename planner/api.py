@@ -119,7 +119,7 @@ def plan(
     planner: Literal["two-stage", "single"] = "two-stage",
     strategy: Literal["hybrid", "llm", "knowledge"] = "hybrid",
     utility: str | None = None,
-    interpret: Interpret = "exact",
+    interpret: Interpret = "nearest",
     seed: int | None = 0,
     options: dict[str, Any] | None = None,
     kb: KnowledgeBase | None = None,
@@ -138,8 +138,9 @@ def plan(
         strategy: ``hybrid`` (COAT annotations where the task is annotated, the model otherwise), ``llm``
             or ``knowledge``.
         utility: Force the utility (one of COAT's 22) instead of inferring it from the task.
-        interpret: ``exact`` uses COAT annotations only for a COAT task; ``nearest`` also borrows the
-            annotations of the closest COAT task (reported in the plan's reason).
+        interpret: How a task that is not a COAT task is decided once read (:mod:`planner.understanding`):
+            ``nearest`` (default) lets each role borrow the annotations of the closest COAT task of its
+            utility (reported in the plan's reason); ``exact`` leaves the request's words to the model.
         seed: Scene seed (ignored for a SceneState).
         options: Scene reset options, e.g. ``{"scenario": "knife-dirty"}``.
         kb: A loaded knowledge base (default: ``load_knowledge(data_dir)``).

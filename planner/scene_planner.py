@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import ConfigError
 from .knowledge import KnowledgeBase, TaskMatch, resolve_task
-from .knowledge.task_specs import TASK_TARGETS, build_spec, coat_spec, free_text_targets
+from .knowledge.task_specs import TASK_TARGETS, build_spec, coat_spec
 from .pipeline import PIPELINES, make_pipeline
 from .schemas import (
     Decision,
@@ -32,11 +32,13 @@ from .schemas import (
     Role,
     SceneState,
     SkillCall,
+    TaskReading,
     TaskSpec,
     canonical_object_name,
     thor_object_name,
 )
 from .steps import Affordances, plan_steps
+from .understanding import TaskReader
 
 if TYPE_CHECKING:
     from .llm import LLMBackend
@@ -45,8 +47,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 Interpret = Literal["exact", "nearest"]
-"""How a task that is not a COAT task is read: ``exact`` (the model decides where COAT is silent) or
-``nearest`` (borrow the closest COAT task's annotations)."""
+"""How a task that is not a COAT task is decided once it is read (:mod:`planner.understanding`): ``nearest``
+(each role borrows the annotations of the closest COAT task of its utility, the default) or ``exact`` (the
+request's own words go to the model or learned strategy; COAT is silent on them)."""
 MIN_NEAREST_SCORE = 0.3
 """Lowest task-match score at which ``interpret="nearest"`` borrows a COAT task's annotations."""
 MAX_TASK_CHARS = 2000
@@ -206,28 +209,57 @@ class _Draft:
 
 
 def spec_for(
-    task: str, kb: KnowledgeBase, *, utility: str | None = None, interpret: Interpret = "exact"
+    task: str, kb: KnowledgeBase, *, utility: str | None = None, interpret: Interpret = "nearest"
 ) -> tuple[TaskSpec, bool, list[str]]:
     """The TaskSpec for a task text, whether it is a COAT task, and notes on how it was read.
 
-    A COAT task gets its library spec (:func:`planner.knowledge.task_specs.coat_spec`). Free text gets one role
-    per matched utility and, having no target, the goal of bringing the chosen object (``interpret="nearest"``
-    borrows the closest COAT task's annotations for the decision).
+    Raises:
+        ConfigError: the text was not understood (:func:`read_task` returns that as a reading instead).
     """
+    reading = read_task(task, kb, utility=utility, interpret=interpret)
+    if not reading.understood or reading.spec is None:
+        raise ConfigError(f"{task!r}: {reading.reason}; closest known tasks: {', '.join(reading.closest)}")
+    return reading.spec, reading.method == "exact", list(reading.evidence if reading.method != "exact" else ())
+
+
+def read_task(task: str, kb: KnowledgeBase, *, utility: str | None = None,
+              interpret: Interpret = "nearest") -> TaskReading:
+    """How ``task`` is read: a COAT task's spec, the offline reader's spec, or "not understood".
+
+    A COAT task gets its library spec (:func:`planner.knowledge.task_specs.coat_spec`); ``utility`` forces one
+    role (the task's targets kept); other text goes to :class:`planner.understanding.TaskReader`.
+    """
+    if utility is not None:
+        return _forced(task, kb, utility, interpret)
+    return reader_for(kb).read(task, borrow=interpret == "nearest")
+
+
+def _forced(task: str, kb: KnowledgeBase, utility: str, interpret: Interpret) -> TaskReading:
     roles, exact = roles_for(task, kb, utility=utility)
-    notes: list[str] = []
     if exact:
         spec = coat_spec(roles[0].task or task, kb)
-        if utility is not None:  # only the forced role, with the task's targets
-            keep = [r for r in spec.roles if r.utility == roles[0].utility]
-            spec = build_spec(spec.task, keep, [t for t in spec.targets if t.name != "place"], note=spec.note)
-        return spec, True, notes
+        keep = [r for r in spec.roles if r.utility == roles[0].utility]
+        spec = build_spec(spec.task, keep, [t for t in spec.targets if t.name != "place"], note=spec.note)
+        return TaskReading(text=task, understood=True, confidence=1.0, spec=spec, method="exact")
+    notes: list[str] = []
     spec_roles = [Role(name=m.utility, utility=m.utility, task=_reading(task, m, interpret, notes)) for m in roles]
-    from .knowledge.alfred import object_types
-
-    targets = free_text_targets(task, object_types(kb.root))
+    base = reader_for(kb).read(task, borrow=False)
+    targets = list(base.spec.targets) if base.spec is not None else []
     note = "" if targets else "not a COAT task and no target named: the chosen object is brought"
-    return build_spec(task, spec_roles, targets, note=note), False, notes
+    return TaskReading(text=task, understood=True, confidence=1.0, spec=build_spec(task, spec_roles, targets,
+                       note=note), method="reader", evidence=tuple(notes))
+
+
+_READERS: dict[int, tuple[KnowledgeBase, TaskReader]] = {}
+
+
+def reader_for(kb: KnowledgeBase) -> TaskReader:
+    """The task reader of ``kb`` (made once per knowledge base and process: it embeds COAT's tasks once)."""
+    got = _READERS.get(id(kb))
+    if got is None or got[0] is not kb:
+        got = (kb, TaskReader(kb))
+        _READERS[id(kb)] = got
+    return got[1]
 
 
 def plan_in_state(
@@ -238,7 +270,7 @@ def plan_in_state(
     planner: Literal["two-stage", "single"] = "two-stage",
     strategy: Literal["hybrid", "llm", "knowledge"] = "hybrid",
     utility: str | None = None,
-    interpret: Interpret = "exact",
+    interpret: Interpret = "nearest",
     kb: KnowledgeBase | None = None,
     data_dir: Any = None,
     affordances: Affordances | None = None,
@@ -268,13 +300,16 @@ def plan_in_state(
     kb = load_kb(kb, data_dir)
     backend = make_backend(llm) if strategy != "knowledge" else None
     if isinstance(task, TaskSpec):
-        spec, exact, notes = task, True, []
+        reading = TaskReading(text=task.task, understood=True, confidence=1.0, spec=task, method="given")
     else:
-        spec, exact, notes = spec_for(task, kb, utility=utility, interpret=interpret)
-    draft = _Draft(notes=list(notes))
+        reading = read_task(task, kb, utility=utility, interpret=interpret)
+    if not reading.understood or reading.spec is None:
+        return _not_understood(reading, state)
+    spec, exact = reading.spec, reading.method in ("exact", "given")
+    draft = _Draft(notes=list(reading.evidence) if reading.method == "reader" else [])
     bindings = {**_bind_targets(spec, state, draft, kb, skip=set(fixed or {})), **dict(fixed or {})}
     role_strategy = "knowledge" if strategy == "hybrid" and backend is None else strategy
-    for role in spec.roles:
+    for role in sorted(spec.roles, key=lambda r: not r.types):  # the roles the task names a type for first
         if role.name in bindings:
             continue
         if role_strategy == "knowledge" and not exact and not (role.task and kb.is_annotated(role.utility, role.task)):
@@ -310,7 +345,16 @@ def plan_in_state(
         spec=spec,
         bindings=bindings,
         alternatives=tuple(draft.alternatives),
+        reading=reading.model_copy(update={"spec": None}) if reading.method != "given" else None,
     )
+
+
+def _not_understood(reading: TaskReading, state: SceneState) -> Plan:
+    """The plan of a task that was not understood: nothing decided, the closest known tasks offered."""
+    closest = ", ".join(repr(t) for t in reading.closest)
+    reason = f"{reading.reason}; closest known tasks: {closest}" if closest else reading.reason
+    return Plan(task=reading.text, feasible=False, reason=reason, scene_id=state.scene_id,
+                alternatives=reading.closest, reading=reading)
 
 
 def placements(spec: TaskSpec) -> list[tuple[str, str]]:

@@ -8,6 +8,10 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+# The default suite reads free text by word overlap: loading MiniLM (torch) belongs to the marked tests, which
+# pass the encoder to the reader themselves.
+os.environ.setdefault("COAT_READER", "lexical")
 _DEFAULT_SHARED = REPO.parent / "shared"
 
 

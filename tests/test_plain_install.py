@@ -70,7 +70,8 @@ def test_fake_model_without_the_encoder_says_which_signals_it_used(data_dir: Pat
 
 
 def test_the_embedded_model_names_its_install_line(data_dir: Path, tmp_path: Path) -> None:
-    argv = ("plan", "slice bread please", "--llm", "local", "--data-dir", str(data_dir))
+    # --interpret exact: the request's own words go to the model (with borrowed annotations none is needed)
+    argv = ("plan", "slice bread please", "--llm", "local", "--interpret", "exact", "--data-dir", str(data_dir))
     code, loaded, _stdout, stderr = _coat(tmp_path, *argv)
     assert code == 1 and loaded == []
     assert "\ncoat: error:" in "\n" + stderr and "pip install 'coat-planner[local-llm]'" in stderr

@@ -53,7 +53,77 @@ def register(subparsers: Any) -> None:
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
     t.add_argument("--data-dir", default=None, help="COAT data root (default: $COAT_DATA_DIR or the user cache)")
     t.set_defaults(func=_tasks)
+    u = sub.add_parser("understanding", help="free-text requests: roles, acceptable objects, refusals, time",
+                       description=_UNDERSTANDING_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
+    u.add_argument("--split", choices=("dev", "test"), default="test",
+                   help="test (reported) or dev (the split the reader was tuned on)")
+    u.add_argument("--requests", default=None, metavar="FILE.jsonl", help="read requests from this file instead")
+    u.add_argument("--llm", default="none", metavar="SPEC", help="the planner's model (default none)")
+    u.add_argument("--strategy", choices=("hybrid", "llm", "knowledge", "learned"), default="knowledge")
+    u.add_argument("--interpret", choices=("exact", "nearest"), default="nearest")
+    u.add_argument("--model", default=None, metavar="DIR", help="trained learned selectors (--strategy learned)")
+    u.add_argument("--loto", action="store_true", help="also read COAT's tasks leave-one-task-out")
+    u.add_argument("--out", default=None, metavar="DIR",
+                   help="write requests.jsonl and summary.json to this new directory (an existing run is refused)")
+    u.add_argument("--json", action="store_true", help="print one JSON summary on stdout (the rest on stderr)")
+    u.add_argument("--no-progress", action="store_true", help="no progress bar")
+    u.add_argument("--data-dir", default=None, help="COAT data root (default: $COAT_DATA_DIR or the user cache)")
+    u.set_defaults(func=_understanding)
     p.set_defaults(func=lambda _a: _help(p))
+
+
+_UNDERSTANDING_DOC = """``coat bench understanding``: free-text requests read and planned in their scenes.
+
+Examples::
+
+    coat bench understanding --split test --loto --out runs/understanding-test
+    coat bench understanding --split dev --strategy learned --model runs/learned --json
+
+Prints role precision / recall, the acceptable-object rate, refusals of nonsense, infeasible requests
+reported, and the time per ``plan()`` (scene and perception included); ``--loto`` adds COAT's tasks read
+leave-one-task-out. ``--out DIR`` must not hold an earlier run.
+"""
+
+
+def _understanding(args: argparse.Namespace) -> int:
+    from ..bench.understanding import leave_one_task_out, load_requests, run_request, summarize
+    from ..knowledge import load_knowledge
+
+    out_dir = Path(args.out) if args.out else None
+    if out_dir is not None and (out_dir / "summary.json").exists():
+        raise ConfigError(f"--out {out_dir} already holds a run (summary.json); give a new directory")
+    reqs = load_requests(args.split, args.requests)
+    kb = load_knowledge(args.data_dir)
+    from .. import api
+
+    llm = None if args.llm in (None, "", "none") else args.llm
+    kw: dict[str, Any] = {"llm": llm, "strategy": args.strategy, "interpret": args.interpret, "kb": kb}
+    if args.strategy == "learned":
+        from ..learned import default_dir, load_learned
+
+        kw["learned"] = load_learned(kb, args.model or default_dir())
+    from tqdm.auto import tqdm
+
+    rows = [run_request(r, api.plan, **kw) for r in tqdm(reqs, desc="understanding", disable=args.no_progress)]
+    summary: dict[str, Any] = {"split": args.split, "strategy": args.strategy, "llm": llm,
+                               "interpret": args.interpret, **summarize(rows)}
+    if args.loto:
+        from ..scene_planner import reader_for
+
+        loto = leave_one_task_out(kb, reader_for(kb))
+        summary["loto"] = {k: v for k, v in loto.items() if k != "rows"}
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with (out_dir / "requests.jsonl").open("w", encoding="utf-8") as f:
+            for r in rows:
+                f.write(r.model_dump_json() + "\n")
+        (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    out = sys.stderr if args.json else sys.stdout
+    for k, v in summary.items():
+        print(f"{k:22} {v}", file=out)
+    if args.json:
+        print(json.dumps(summary, sort_keys=True))
+    return 0
 
 
 def _help(p: argparse.ArgumentParser) -> int:

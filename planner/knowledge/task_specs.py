@@ -267,7 +267,7 @@ def coat_spec(task: str, kb: KnowledgeBase) -> TaskSpec:
     name = roles[0].task or task
     targets, place, note = TASK_TARGETS.get(name, ((), (), ""))
     specs = [Target(name=t.name, types=t.types, liquid=t.liquid, sliced=t.sliced) for t in targets]
-    return build_spec(name, roles + _implied_roles(name, roles, specs), specs, place, note)
+    return build_spec(name, roles + implied_roles(name, roles, specs), specs, place, note)
 
 
 # A task that names its device ("boil water in microwave") lists only the vessel among its COAT utilities.
@@ -275,7 +275,7 @@ _NAMED_SOURCES = (("microwave", ("Microwave",)), ("coffeemachine", ("CoffeeMachi
                   ("stove", ("StoveBurner",)))
 
 
-def _implied_roles(task: str, roles: list[Role], targets: list[Target]) -> list[Role]:
+def implied_roles(task: str, roles: list[Role], targets: list[Target]) -> list[Role]:
     """Roles the steps need that COAT's annotation of the task leaves out (none of them decide the goal)."""
     have = {r.utility for r in roles}
     out: list[Role] = []
@@ -318,5 +318,6 @@ def _same(a: str, b: str) -> bool:
 
 __all__ = [
     "EXTENSION_TYPES", "KNIVES", "LIQUIDS", "TASK_TARGETS", "build_spec", "coat_spec", "free_text_targets",
+    "implied_roles",
     "physical_roles",
 ]

@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
 
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
+_FEW = 8
 
 
 @runtime_checkable
@@ -60,8 +61,24 @@ class MiniLMEncoder:
 
     def similarities(self, query: str, texts: Sequence[str]) -> list[float]:
         """Cosine similarity of each text to ``query``."""
-        emb = self.model.encode([query, *texts], normalize_embeddings=True, show_progress_bar=False)
+        emb = self.embed([query, *texts])
         return [float(x) for x in emb[1:] @ emb[0]]
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        """Normalized embeddings of ``texts`` (a numpy array, one row per text), for callers that cache them.
+
+        A few texts are encoded on one thread: a short sentence takes ~10 ms that way, and 30x longer when torch
+        splits it over two cores another process is busy on.
+        """
+        import torch
+
+        threads = torch.get_num_threads()
+        if len(texts) <= _FEW and threads > 1:
+            torch.set_num_threads(1)
+        try:
+            return self.model.encode(list(texts), normalize_embeddings=True, show_progress_bar=False)
+        finally:
+            torch.set_num_threads(threads)
 
 
 @lru_cache(maxsize=1)

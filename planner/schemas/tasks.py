@@ -131,6 +131,31 @@ class GoalStatus(Contract):
     detail: str = ""
 
 
+class TaskReading(Contract):
+    """How a task text was read: its TaskSpec, or why it was not understood (never a guess dressed as a plan).
+
+    ``confidence`` is the reader's calibrated probability that the text is a household request it read right;
+    below the reader's threshold ``understood`` is False, ``spec`` is None and ``closest`` lists the known tasks
+    nearest to the text.
+    """
+
+    text: str
+    understood: bool
+    confidence: float = Field(ge=0.0, le=1.0)
+    spec: TaskSpec | None = None
+    method: Literal["exact", "reader", "structured", "given"] = "reader"
+    """``exact``: a COAT task; ``reader``: the offline reader; ``structured``: a model's structured output;
+    ``given``: the caller's TaskSpec."""
+    language: str = "en"
+    """The language the text looks like (``en``, or the guess that made it refused)."""
+    closest: tuple[str, ...] = ()
+    """COAT tasks nearest to the text, best first."""
+    evidence: tuple[str, ...] = ()
+    """Why each role and target was read (the verb, a named type, the nearest COAT task)."""
+    reason: str = ""
+    """Why the text was not understood (empty when it was)."""
+
+
 class Plan(Contract):
     """What ``plan()`` returns: the task's spec, the object chosen for each role, and the steps that reach the goal.
 
@@ -161,6 +186,14 @@ class Plan(Contract):
     bindings: dict[str, str] = Field(default_factory=dict)
     alternatives: tuple[str, ...] = ()
     """When infeasible: the nearest things that could be done instead (other objects, other tasks)."""
+    reading: TaskReading | None = None
+    """How the task text was read; ``reading.understood`` is False for a plan that did not understand its task
+    (then ``feasible`` is False and ``alternatives`` lists the closest known tasks)."""
+
+    @property
+    def understood(self) -> bool:
+        """False when the task text was not understood (nothing was decided)."""
+        return self.reading is None or self.reading.understood
 
 
 # ---------------------------------------------------------------- execution
@@ -263,6 +296,7 @@ __all__ = [
     "FAULTS",
     "Fault",
     "SkillResult",
+    "TaskReading",
     "RELATIONS",
     "ConditionKind",
     "GoalCondition",

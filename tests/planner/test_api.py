@@ -61,19 +61,20 @@ def test_no_usable_object_is_an_infeasible_plan_not_an_exception() -> None:
     assert not p.feasible and "unusable" in p.reason
 
 
-def test_free_text_task_needs_a_model_or_nearest_interpretation() -> None:
+def test_free_text_task_borrows_the_nearest_annotations_unless_exact() -> None:
     with pytest.raises(ConfigError, match="nearest"):
-        plan("cut cake", llm=None, strategy="knowledge")
-    p = plan("cut cake", llm=None, interpret="nearest")
+        plan("cut cake", llm=None, strategy="knowledge", interpret="exact")
+    p = plan("cut cake", llm=None, strategy="knowledge")
     assert p.feasible and p.utility == "cutting"
-    assert "interpreted 'cut cake' as COAT task" in p.reason
+    assert "cutting: decided with COAT's annotations of" in p.reason
+    assert p.reading is not None and p.reading.understood and p.reading.method == "reader"
 
 
 def test_free_text_task_with_a_model_records_the_model_decision() -> None:
-    p = plan("cut cake", llm="fake")
+    p = plan("cut cake", llm="fake", interpret="exact")
     assert p.utility == "cutting"
     assert p.decisions and p.decisions[0].model_id
-    assert "not a COAT task" in p.reason
+    assert "COAT does not annotate" in p.reason
 
 
 def test_roles_and_forced_utility() -> None:

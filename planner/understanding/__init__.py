@@ -1,0 +1,16 @@
+"""Task understanding: free text -> TaskSpec (roles, targets, goal conditions), offline, or "not understood".
+
+:class:`TaskReader` reads a request with the verbs' frames (:mod:`.frames`), the AI2-THOR type words
+(:mod:`.vocabulary`), the nearest of COAT's annotated tasks (MiniLM), and a language check (:mod:`.language`);
+its calibrated confidence decides between a spec and a refusal that lists the closest known tasks.
+:func:`read_structured` lets a generating model (openai / ollama specs) parse a request into a TaskSpec
+through structured output instead.
+"""
+
+from __future__ import annotations
+
+from .language import LanguageCheck, check_language
+from .reader import THRESHOLD, TaskReader, confidence, features
+from .vocabulary import Vocabulary
+
+__all__ = ["THRESHOLD", "LanguageCheck", "TaskReader", "Vocabulary", "check_language", "confidence", "features"]

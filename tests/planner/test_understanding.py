@@ -1,0 +1,193 @@
+"""Task understanding: language check, type words, clauses, the reader (word-overlap similarity), refusals,
+the understanding benchmark's scoring, and plan() on a request it does not understand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from planner.api import plan
+from planner.bench.understanding import (
+    Request,
+    leave_one_task_out,
+    load_requests,
+    score,
+    summarize,
+)
+from planner.cli import main
+from planner.errors import DataError
+from planner.knowledge import load_knowledge
+from planner.knowledge.alfred import object_types
+from planner.llm.fakes import FakeLLM
+from planner.understanding import TaskReader, check_language
+from planner.understanding.frames import clauses
+from planner.understanding.reader import MAX_WORDS, load_calibration
+from planner.understanding.vocabulary import Vocabulary, singular
+
+
+@pytest.fixture(scope="module")
+def kb(data_dir):
+    return load_knowledge(data_dir)
+
+
+@pytest.fixture(scope="module")
+def reader(kb, data_dir):
+    return TaskReader(kb, object_types=object_types(str(data_dir)), encoder=None)
+
+
+@pytest.mark.parametrize(("text", "english", "language"), [
+    ("cut the cake", True, "en"), ("mop the floor", True, "en"), ("couper le gâteau", False, "fr"),
+    ("Schneide den Kuchen", False, "de"), ("corta el pastel", False, "es"), ("zxqv", False, "none"),
+    ("🎂🔪", False, "none"), ("asdf qwer", False, "none"), ("", False, "none"),
+])
+def test_language_check(text, english, language) -> None:
+    got = check_language(text)
+    assert (got.english, got.language) == (english, language)
+
+
+def test_type_words_plurals_and_synonyms(data_dir) -> None:
+    vocab = Vocabulary(object_types(str(data_dir)))
+    found = [(m.types, m.liquid) for m in vocab.mentions("put the tomatoes and the butter knife in the fridge")]
+    assert found == [(("Tomato",), False), (("ButterKnife",), False), (("Fridge",), False)]
+    assert [m.types for m in vocab.mentions("turn on the telly")] == [("Television",)]
+    assert [m.types for m in vocab.mentions("a glass of water")] == [("Cup",), ("water",)]
+    assert [singular(w) for w in ("knives", "tomatoes", "dishes", "cups", "glass")] == [
+        "knife", "tomato", "dish", "cup", "glass"]
+
+
+def test_clauses_split_verbs_instruments_and_places() -> None:
+    got = [(c.verb, c.obj, c.instrument, c.where, c.prep, c.request)
+           for c in clauses("Could you cut the apple with a knife and then put it on a plate")]
+    assert got == [("cut", "apple", "knife", "", "", True), ("put", "", "", "plate", "on", True)]
+    assert clauses("get me something to read")[0].purpose == "read"
+    assert clauses("throw away the apple")[0].verb == "discard"
+
+
+def _roles(reading) -> dict[str, tuple[str, ...]]:
+    return {r.utility: r.types for r in reading.spec.roles}
+
+
+def test_reader_reads_roles_targets_and_named_devices(reader) -> None:
+    r = reader.read("please cut the cake")
+    assert r.understood and r.method == "reader" and set(_roles(r)) == {"cutting"}
+    assert [t.types for t in r.spec.targets] == [("Cake",)]
+    assert [g.text() for g in r.spec.goals] == ["the Cake is sliced"]
+    boil = reader.read("boil some water in the kettle")
+    assert _roles(boil)["heating(vessel)"] == ("Kettle",) and "heating(source)" in _roles(boil)
+    fridge = reader.read("put the apple in the fridge")
+    assert _roles(fridge) == {"storage": ("Fridge",)} and fridge.spec.targets[0].types == ("Apple",)
+    desk = reader.read("place the laptop on the desk")
+    assert set(_roles(desk)) == {"surface_support"}
+    candle = reader.read("light the candle")
+    assert _roles(candle) == {"light_source": ("Candle",)}  # the candle is the light, not a target
+    assert set(_roles(reader.read("wash the dirty mug"))) == {"washing", "cleaning"}  # COAT's "washing dishes"
+    assert set(_roles(reader.read("cut cake"))) == {"cutting"}  # not "serving cake": no serving asked for
+
+
+def test_every_role_borrows_an_annotated_task_unless_told_not_to(reader, kb) -> None:
+    r = reader.read("wipe the table")
+    assert all(role.task and kb.is_annotated(role.utility, role.task) for role in r.spec.roles)
+    assert all(role.task is None for role in reader.read("wipe the table", borrow=False).spec.roles)
+
+
+def test_a_coat_task_is_read_exactly(reader) -> None:
+    r = reader.read("  Serving   Cake ")
+    assert r.method == "exact" and r.confidence == 1.0 and set(_roles(r)) == {"cutting", "carrying"}
+
+
+@pytest.mark.parametrize("text", ["couper le gâteau", "zxqv", "🎂🔪", "what is the capital of France",
+                                  "banana phone spaceship", "   "])
+def test_nonsense_is_not_understood_and_lists_the_closest_tasks(reader, text) -> None:
+    r = reader.read(text)
+    assert not r.understood and r.spec is None and r.reason
+    if text.strip():
+        assert len(r.closest) == 3
+
+
+def test_a_request_far_too_long_is_refused_before_reading(reader) -> None:
+    r = reader.read("cut the cake " * (MAX_WORDS // 3 + 1))
+    assert not r.understood and f"at most {MAX_WORDS}" in r.reason
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=80))
+def test_the_reader_never_raises_and_never_half_understands(reader, text) -> None:
+    r = reader.read(text)
+    assert 0.0 <= r.confidence <= 1.0
+    assert (r.spec is not None) == r.understood
+    if r.understood:
+        assert r.spec.roles
+
+
+def test_calibration_file_is_complete() -> None:
+    cal = load_calibration()
+    assert set(cal) == {"embedding", "lexical"}
+    assert all({"bias", "task_sim", "frame", "request"} <= set(c) for c in cal.values())
+
+
+def test_leave_one_task_out_reads_tasks_it_never_saw(kb, reader) -> None:
+    got = leave_one_task_out(kb, reader, tasks=["cut apple", "boil water", "clean mirror"])
+    assert got["tasks"] == 3 and got["role_recall"] >= 60
+    assert all(row["task"] not in row.get("read", []) for row in got["rows"])
+
+
+class _RaisingLLM(FakeLLM):
+    def structured(self, *a, **k):  # pragma: no cover - must not be reached
+        raise AssertionError("a request that was not understood must not reach the model")
+
+    def score(self, *a, **k):  # pragma: no cover
+        raise AssertionError("a request that was not understood must not reach the model")
+
+
+def test_plan_of_a_request_it_does_not_understand_decides_nothing(data_dir) -> None:
+    p = plan("zxqv blorp", llm=_RaisingLLM(), data_dir=data_dir)
+    assert not p.understood and not p.feasible and not p.decisions and not p.steps
+    assert p.alternatives and "closest known tasks" in p.reason
+
+
+def test_the_shipped_requests_load_and_have_labels() -> None:
+    for split, n in (("dev", 30), ("test", 100)):
+        reqs = load_requests(split)
+        assert len(reqs) >= n
+        assert all(r.acceptable.keys() == set(r.roles) for r in reqs if r.kind == "task")
+    dev = {r.request.casefold() for r in load_requests("dev")}
+    assert not dev & {r.request.casefold() for r in load_requests("test")}
+
+
+def test_a_corrupt_request_file_names_the_line(tmp_path) -> None:
+    bad = tmp_path / "r.jsonl"
+    bad.write_text('{"id": "x", "request": "cut", "scene": "embedded/kitchen-v0", "kind": "task"}\n'
+                   '{"id": "y", "request": "cut", "scene": "embedded/kitchen-v0", "kind": "maybe"}\n')
+    with pytest.raises(DataError, match="line 2.kind"):
+        load_requests(path=bad)
+
+
+def test_scoring_counts_roles_objects_and_refusals(data_dir) -> None:
+    req = Request(id="a", request="cut the apple", scene="embedded/kitchen-v0", kind="task", roles=("cutting",),
+                  targets=("Apple",), acceptable={"cutting": ("Knife",)})
+    p = plan(req.request, req.scene, llm=None, strategy="knowledge", data_dir=data_dir)
+    row = score(req, p, 0.01)
+    assert row.understood and row.acceptable == {"cutting": row.chosen["cutting"] == "Knife"}
+    junk = Request(id="b", request="zxqv", scene="embedded/kitchen-v0", kind="nonsense")
+    s = summarize([row, score(junk, plan("zxqv", llm=None, data_dir=data_dir), 0.02)])
+    assert s["nonsense_refused"] == 100.0 and s["role_recall"] == 100.0 and s["requests"] == 2
+
+
+def test_bench_understanding_cli_writes_a_run_and_refuses_to_overwrite_it(tmp_path, data_dir, capsys) -> None:
+    reqs = tmp_path / "r.jsonl"
+    rows = [{"id": "a", "request": "slice the apple", "scene": "embedded/kitchen-v0", "kind": "task",
+             "roles": ["cutting"], "targets": ["Apple"], "acceptable": {"cutting": ["Knife", "ButterKnife"]}},
+            {"id": "b", "request": "couper le gâteau", "scene": "embedded/kitchen-v0", "kind": "nonsense"}]
+    reqs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "run"
+    argv = ["bench", "understanding", "--requests", str(reqs), "--out", str(out), "--json", "--no-progress",
+            "--data-dir", str(data_dir)]
+    assert main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["acceptable_roles"] == 100.0 and summary["nonsense_refused"] == 100.0
+    assert len((out / "requests.jsonl").read_text().splitlines()) == 2
+    assert main(argv) == 1
+    assert "already holds a run" in capsys.readouterr().err
