@@ -115,7 +115,7 @@ def plan(
     task: str | TaskSpec,
     scene: SceneState | str = DEFAULT_SCENE,
     *,
-    llm: LLMBackend | str | None = "local",
+    llm: LLMBackend | str | None = None,
     planner: Literal["two-stage", "single"] = "two-stage",
     strategy: Literal["hybrid", "llm", "knowledge"] = "hybrid",
     utility: str | None = None,
@@ -133,7 +133,8 @@ def plan(
         scene: A scene id (``embedded/kitchen-v0``, ``embedded/FloorPlan1-v0``, ``thor/FloorPlan1-v0``) or a
             SceneState from your own perception.
         llm: Model spec (``local``, ``local:gemma-270m``, ``openai:<model>``, ``ollama:<model>``, ``fake``)
-            or a backend; None means knowledge only.
+            or a backend; None (the default) decides with COAT's annotations alone, which measures best
+            (``benchmarks/understanding.md``; the embedded models decide near chance, ``benchmarks/decision.md``).
         planner: ``two-stage`` (COAT's modular pipeline) or ``single`` (one prompt, for ablations).
         strategy: ``hybrid`` (COAT annotations where the task is annotated, the model otherwise), ``llm``
             or ``knowledge``.

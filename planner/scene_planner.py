@@ -266,7 +266,7 @@ def plan_in_state(
     task: str | TaskSpec,
     state: SceneState,
     *,
-    llm: LLMBackend | str | None = "local",
+    llm: LLMBackend | str | None = None,
     planner: Literal["two-stage", "single"] = "two-stage",
     strategy: Literal["hybrid", "llm", "knowledge"] = "hybrid",
     utility: str | None = None,

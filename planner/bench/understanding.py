@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
-from ..errors import ConfigError, DataError
+from ..errors import ConfigError, DataError, PlannerError
 from ..schemas import Contract, Plan
 
 SPLITS: tuple[str, ...] = ("dev", "test")
@@ -126,7 +126,10 @@ def score(req: Request, p: Plan, seconds: float) -> RequestResult:
 def run_request(req: Request, plan_fn: Callable[..., Plan], **plan_kw: Any) -> RequestResult:
     """Plan one request in its scene (seed 0) and score it."""
     t0 = time.perf_counter()
-    p = plan_fn(req.request, req.scene, seed=0, **plan_kw)
+    try:
+        p = plan_fn(req.request, req.scene, seed=0, **plan_kw)
+    except PlannerError as e:  # counted as a failed request, with the error as its reason
+        p = Plan(task=req.request, feasible=False, reason=f"error: {type(e).__name__}: {e}")
     return score(req, p, time.perf_counter() - t0)
 
 

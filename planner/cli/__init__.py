@@ -15,7 +15,7 @@ the modules import heavy dependencies only inside their handlers, so ``coat --he
 Exit codes: 0 done; 1 a known error (``coat: error: ...`` on one line: bad input, missing data, a path that
 cannot be used, a model that cannot be reached), or a check that failed; 2 usage errors (argparse) and
 internal errors (one line naming the log file that holds the traceback); 3 no feasible plan; 4 a plan
-carried out without reaching its goal; 130 interrupted.
+carried out without reaching its goal; 5 a task that was not understood (nothing decided); 130 interrupted.
 """
 
 from __future__ import annotations

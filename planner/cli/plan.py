@@ -34,7 +34,9 @@ def register(sub: Any) -> None:
                    help="perturb the embedded scene: knife-dirty, no-knife, stove-in-use, mug-broken, "
                         "microwave-faulty, knife-breaks, burner-taken, random")
     p.add_argument("--seed", type=int, default=0, help="scene seed")
-    p.add_argument("--llm", default="local", help="model spec: local, local:gemma-270m, openai:M, ollama:M, fake, none")
+    p.add_argument("--llm", default="none",
+                   help="model spec: none (default: COAT's annotations decide), local, local:gemma-270m, openai:M, "
+                        "ollama:M, fake")
     p.add_argument("--planner", choices=("two-stage", "single"), default="two-stage")
     p.add_argument("--strategy", choices=("hybrid", "llm", "knowledge"), default="hybrid")
     p.add_argument("--utility", default=None, help="force one of COAT's 22 utilities")
@@ -88,6 +90,8 @@ def _run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(out, indent=2) + "\n")
     else:
         _print_plan(p, state, trace)
+    if not p.understood:
+        return 5
     if not p.feasible:
         return 3
     return 0 if trace is None or trace.achieved else 4
@@ -187,7 +191,9 @@ def _print_plan(plan: Any, state: Any, trace: Any) -> None:
     if plan.spec is not None:
         bound = ", ".join(f"{k} = {v}" for k, v in plan.bindings.items()) or "-"
         out.line(f"Roles and targets: {bound}")
-    if not plan.feasible:
+    if not plan.understood:
+        out.line("Not understood: nothing was decided.", "red")
+    elif not plan.feasible:
         out.line("No feasible plan.", "red")
         if plan.alternatives:
             out.line("  alternatives: " + "; ".join(plan.alternatives))

@@ -312,8 +312,11 @@ class TaskReader:
 
     def _spec(self, text: str, ev: _Evidence, tasks: list[str], task_sims: list[float], *, borrow: bool) -> Any:
         sims = dict(zip(tasks, task_sims, strict=True))
-        roles = [Role(name=u, utility=u, types=tuple(thor_object_name(t) for t in types))
-                 for u, types in ev.roles.items()]
+        known = set(self.kb.objects)  # "the tub" names Bathtub and BathtubBasin; COAT knows the basin
+        roles = []
+        for u, types in ev.roles.items():
+            kept = [t for t in types if canonical_object_name(t) in known] or list(types)
+            roles.append(Role(name=u, utility=u, types=tuple(thor_object_name(t) for t in kept)))
         roles += [r for r in implied_roles(text, roles, ev.targets) if r.utility not in ev.roles]
         out = []
         for r in roles:

@@ -191,3 +191,9 @@ def test_bench_understanding_cli_writes_a_run_and_refuses_to_overwrite_it(tmp_pa
     assert len((out / "requests.jsonl").read_text().splitlines()) == 2
     assert main(argv) == 1
     assert "already holds a run" in capsys.readouterr().err
+
+
+def test_coat_plan_says_not_understood_and_exits_5(data_dir, capsys) -> None:
+    assert main(["plan", "couper le gâteau", "--data-dir", str(data_dir)]) == 5
+    out = capsys.readouterr().out
+    assert "Not understood" in out and "closest known tasks" in out
