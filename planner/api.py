@@ -117,13 +117,14 @@ def plan(
     *,
     llm: LLMBackend | str | None = None,
     planner: Literal["two-stage", "single"] = "two-stage",
-    strategy: Literal["hybrid", "llm", "knowledge"] = "hybrid",
+    strategy: Literal["hybrid", "llm", "knowledge", "learned"] = "hybrid",
     utility: str | None = None,
     interpret: Interpret = "nearest",
     seed: int | None = 0,
     options: dict[str, Any] | None = None,
     kb: KnowledgeBase | None = None,
     data_dir: Any = None,
+    learned: Any = None,
 ) -> Plan:
     """Choose the object for every role of ``task`` in ``scene`` and the steps that get the task done.
 
@@ -136,8 +137,8 @@ def plan(
             or a backend; None (the default) decides with COAT's annotations alone, which measures best
             (``benchmarks/understanding.md``; the embedded models decide near chance, ``benchmarks/decision.md``).
         planner: ``two-stage`` (COAT's modular pipeline) or ``single`` (one prompt, for ablations).
-        strategy: ``hybrid`` (COAT annotations where the task is annotated, the model otherwise), ``llm``
-            or ``knowledge``.
+        strategy: ``hybrid`` (COAT annotations where the task is annotated, the model otherwise), ``llm``,
+            ``knowledge`` or ``learned`` (the selectors ``coat train`` learned from COAT's annotations).
         utility: Force the utility (one of COAT's 22) instead of inferring it from the task.
         interpret: How a task that is not a COAT task is decided once read (:mod:`planner.understanding`):
             ``nearest`` (default) lets each role borrow the annotations of the closest COAT task of its
@@ -146,6 +147,7 @@ def plan(
         options: Scene reset options, e.g. ``{"scenario": "knife-dirty"}``.
         kb: A loaded knowledge base (default: ``load_knowledge(data_dir)``).
         data_dir: Data directory for the knowledge base and real scenes.
+        learned: For ``strategy="learned"``: a trained model or its directory (default: the user cache).
 
     Returns:
         A Plan: its TaskSpec, one ObjectChoice per role, the bindings of roles and targets to objects, the
@@ -172,11 +174,11 @@ def plan(
         check_types(task, object_types(data_dir))
     if not isinstance(scene, str):
         return plan_in_state(task, scene, llm=llm, planner=planner, strategy=strategy, utility=utility,
-                             interpret=interpret, kb=kb)
+                             interpret=interpret, kb=kb, learned=learned)
     env, obs, state = observe(scene, seed=seed, options=options, kb=kb)
     env.close()
     p = plan_in_state(task, state, llm=llm, planner=planner, strategy=strategy, utility=utility,
-                      interpret=interpret, kb=kb, affordances=affordances_of(obs.objects))
+                      interpret=interpret, kb=kb, affordances=affordances_of(obs.objects), learned=learned)
     return p.model_copy(update={"env_id": scene, "seed": seed, "options": _recorded_options(options, obs)})
 
 
@@ -198,7 +200,7 @@ def execute_plan(
     options: dict[str, Any] | None = None,
     llm: LLMBackend | str | None = None,
     planner: Literal["two-stage", "single"] = "two-stage",
-    strategy: Literal["hybrid", "llm", "knowledge"] = "hybrid",
+    strategy: Literal["hybrid", "llm", "knowledge", "learned"] = "hybrid",
     max_replans: int = 3,
     kb: KnowledgeBase | None = None,
     data_dir: Any = None,

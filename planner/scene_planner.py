@@ -46,16 +46,18 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-Interpret = Literal["exact", "nearest"]
+Interpret = Literal["exact", "nearest", "model"]
 """How a task that is not a COAT task is decided once it is read (:mod:`planner.understanding`): ``nearest``
 (each role borrows the annotations of the closest COAT task of its utility, the default) or ``exact`` (the
-request's own words go to the model or learned strategy; COAT is silent on them)."""
+request's own words go to the model or learned strategy; COAT is silent on them). ``model``: the generating
+model ``llm`` parses the text into roles and targets (structured output, re-asked on validation errors), and
+the roles borrow as with ``nearest``."""
 MIN_NEAREST_SCORE = 0.3
 """Lowest task-match score at which ``interpret="nearest"`` borrows a COAT task's annotations."""
 MAX_TASK_CHARS = 2000
 """Longest task text accepted: a task is a sentence or two, not a document."""
-STRATEGIES: tuple[str, ...] = ("hybrid", "llm", "knowledge")
-INTERPRETS: tuple[str, ...] = ("exact", "nearest")
+STRATEGIES: tuple[str, ...] = ("hybrid", "llm", "knowledge", "learned")
+INTERPRETS: tuple[str, ...] = ("exact", "nearest", "model")
 _LLM_MEMBERS = ("structured", "score", "supports_scoring")
 
 
@@ -223,15 +225,30 @@ def spec_for(
 
 
 def read_task(task: str, kb: KnowledgeBase, *, utility: str | None = None,
-              interpret: Interpret = "nearest") -> TaskReading:
+              interpret: Interpret = "nearest", llm: LLMBackend | None = None) -> TaskReading:
     """How ``task`` is read: a COAT task's spec, the offline reader's spec, or "not understood".
 
     A COAT task gets its library spec (:func:`planner.knowledge.task_specs.coat_spec`); ``utility`` forces one
-    role (the task's targets kept); other text goes to :class:`planner.understanding.TaskReader`.
+    role (the task's targets kept); other text goes to :class:`planner.understanding.TaskReader`, or with
+    ``interpret="model"`` to ``llm``'s structured output (:func:`planner.understanding.structured.read_structured`).
+
+    Raises:
+        ConfigError: ``interpret="model"`` without a model.
     """
     if utility is not None:
         return _forced(task, kb, utility, interpret)
-    return reader_for(kb).read(task, borrow=interpret == "nearest")
+    reader = reader_for(kb)
+    if interpret == "model":
+        if llm is None:
+            raise ConfigError("interpret='model' needs a generating model: pass llm= (e.g. 'openai:<model>', "
+                              "'ollama:<model>')")
+        exact = reader.read(task)
+        if exact.method == "exact":
+            return exact
+        from .understanding.structured import read_structured
+
+        return read_structured(task, llm, reader)
+    return reader.read(task, borrow=interpret == "nearest")
 
 
 def _forced(task: str, kb: KnowledgeBase, utility: str, interpret: Interpret) -> TaskReading:
@@ -251,6 +268,24 @@ def _forced(task: str, kb: KnowledgeBase, utility: str, interpret: Interpret) ->
 
 
 _READERS: dict[int, tuple[KnowledgeBase, TaskReader]] = {}
+_LEARNED: dict[tuple[int, str], tuple[KnowledgeBase, Any]] = {}
+
+
+def _pipeline(planner: str, strategy: str, backend: LLMBackend | None, kb: KnowledgeBase,
+              learned: Any) -> DecisionPipeline:
+    """The decision pipeline of one role; a learned model is loaded once per directory and process."""
+    if strategy != "learned":
+        return make_pipeline(planner, strategy, backend, kb)
+    if learned is None or isinstance(learned, (str, os.PathLike)):
+        from .learned import default_dir, load_learned
+
+        key = (id(kb), str(learned or default_dir()))
+        got = _LEARNED.get(key)
+        if got is None or got[0] is not kb:
+            got = (kb, load_learned(kb, learned or default_dir()))
+            _LEARNED[key] = got
+        learned = got[1]
+    return make_pipeline(planner, strategy, backend, kb, learned=learned)
 
 
 def reader_for(kb: KnowledgeBase) -> TaskReader:
@@ -268,7 +303,7 @@ def plan_in_state(
     *,
     llm: LLMBackend | str | None = None,
     planner: Literal["two-stage", "single"] = "two-stage",
-    strategy: Literal["hybrid", "llm", "knowledge"] = "hybrid",
+    strategy: Literal["hybrid", "llm", "knowledge", "learned"] = "hybrid",
     utility: str | None = None,
     interpret: Interpret = "nearest",
     kb: KnowledgeBase | None = None,
@@ -277,6 +312,7 @@ def plan_in_state(
     exclude: Mapping[str, str] | None = None,
     fixed: Mapping[str, str] | None = None,
     met: Collection[GoalCondition] = (),
+    learned: Any = None,
 ) -> Plan:
     """Choose the object for every role of ``task`` among ``state``'s objects, bind its targets, write the steps.
 
@@ -287,6 +323,8 @@ def plan_in_state(
         exclude: Object id -> why it may not be chosen (found broken, taken, faulty while executing).
         fixed: Bindings to keep as they are (re-planning decides again only the roles not listed).
         met: Goal conditions that already hold (their steps are left out).
+        learned: For ``strategy="learned"``: a trained model (:func:`planner.learned.load_learned`) or its
+            directory (default: where ``coat train`` writes, in the user cache).
 
     Raises:
         TypeError: an argument of the wrong type (a task that is not a str or TaskSpec, a state that is not a
@@ -298,11 +336,13 @@ def plan_in_state(
                     kb=kb, data_dir=data_dir)
     _check_state_args(state, affordances=affordances, exclude=exclude, fixed=fixed)
     kb = load_kb(kb, data_dir)
-    backend = make_backend(llm) if strategy != "knowledge" else None
+    backend = make_backend(llm) if strategy != "knowledge" or interpret == "model" else None
     if isinstance(task, TaskSpec):
         reading = TaskReading(text=task.task, understood=True, confidence=1.0, spec=task, method="given")
     else:
-        reading = read_task(task, kb, utility=utility, interpret=interpret)
+        reading = read_task(task, kb, utility=utility, interpret=interpret, llm=backend)
+    if strategy == "knowledge":
+        backend = None
     if not reading.understood or reading.spec is None:
         return _not_understood(reading, state)
     spec, exact = reading.spec, reading.method in ("exact", "given")
@@ -319,7 +359,7 @@ def plan_in_state(
             )
         unfit = misfits(spec, role.name, bindings, state, kb)
         found = _fill_role(role, role.task or (None if exact else spec.task), state, kb, set(bindings.values()),
-                           set(exclude or {}) | unfit, make_pipeline(planner, role_strategy, backend, kb), draft,
+                           set(exclude or {}) | unfit, _pipeline(planner, role_strategy, backend, kb, learned), draft,
                            affordances=affordances)
         if found is not None:
             rec, decision = found

@@ -60,7 +60,8 @@ def register(subparsers: Any) -> None:
     u.add_argument("--requests", default=None, metavar="FILE.jsonl", help="read requests from this file instead")
     u.add_argument("--llm", default="none", metavar="SPEC", help="the planner's model (default none)")
     u.add_argument("--strategy", choices=("hybrid", "llm", "knowledge", "learned"), default="knowledge")
-    u.add_argument("--interpret", choices=("exact", "nearest"), default="nearest")
+    u.add_argument("--interpret", choices=("exact", "nearest", "model"), default="nearest",
+                   help="model: --llm parses each request (structured output) instead of the offline reader")
     u.add_argument("--model", default=None, metavar="DIR", help="trained learned selectors (--strategy learned)")
     u.add_argument("--loto", action="store_true", help="also read COAT's tasks leave-one-task-out")
     u.add_argument("--out", default=None, metavar="DIR",

@@ -40,9 +40,10 @@ def register(sub: Any) -> None:
     p.add_argument("--planner", choices=("two-stage", "single"), default="two-stage")
     p.add_argument("--strategy", choices=("hybrid", "llm", "knowledge"), default="hybrid")
     p.add_argument("--utility", default=None, help="force one of COAT's 22 utilities")
-    p.add_argument("--interpret", choices=("exact", "nearest"), default="nearest",
+    p.add_argument("--interpret", choices=("exact", "nearest", "model"), default="nearest",
                    help="nearest (default): each role of a free-text task borrows the closest COAT task's "
-                        "annotations; exact: the model decides on the request's own words")
+                        "annotations; exact: the model decides on the request's own words; model: --llm parses the "
+                        "request into roles and targets (structured output)")
     p.add_argument("--execute", action="store_true", help="carry the plan out with the skills")
     p.add_argument("--frame", default=None, help="save a top-down picture of the final scene to this PNG")
     p.add_argument("--json", action="store_true", help="print the plan (and trace) as JSON")

@@ -159,3 +159,14 @@ def test_learned_strategy_through_make_pipeline(kb: Any, trained: Path) -> None:
         ObjectSelector("learned", kb=kb)
     with pytest.raises(ConfigError, match="learned="):
         StateSelector("learned", kb=kb)
+
+
+def test_plan_decides_a_free_text_request_with_the_learned_strategy(kb: Any, trained: Path) -> None:
+    from planner.api import plan
+
+    model = load_learned(kb, trained, encoder=HashEncoder())
+    p = plan("slice the apple for me", llm=None, strategy="learned", interpret="exact", kb=kb, learned=model)
+    assert p.feasible and p.bindings["cutting"].split("|")[0] in ("Knife", "ButterKnife")
+    assert p.decisions and all(d.model_id == model.model_id for d in p.decisions)
+    with pytest.raises(DataNotFoundError, match="coat train"):
+        plan("slice the apple", llm=None, strategy="learned", kb=kb, learned=trained / "nowhere")

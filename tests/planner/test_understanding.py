@@ -18,7 +18,7 @@ from planner.bench.understanding import (
     summarize,
 )
 from planner.cli import main
-from planner.errors import DataError
+from planner.errors import ConfigError, DataError
 from planner.knowledge import load_knowledge
 from planner.knowledge.alfred import object_types
 from planner.llm.fakes import FakeLLM
@@ -197,3 +197,28 @@ def test_coat_plan_says_not_understood_and_exits_5(data_dir, capsys) -> None:
     assert main(["plan", "couper le gâteau", "--data-dir", str(data_dir)]) == 5
     out = capsys.readouterr().out
     assert "Not understood" in out and "closest known tasks" in out
+
+
+def test_a_generating_model_parses_the_request_and_is_re_asked_on_a_bad_utility(data_dir) -> None:
+    llm = FakeLLM([
+        '{"understood": true, "roles": [{"utility": "slicing"}], "targets": [{"type": "Cake"}]}',
+        '{"understood": true, "roles": [{"utility": "cutting", "types": ["Knife"]}], "targets": [{"type": "Cake"}]}',
+    ])
+    p = plan("could you do the cake thing", llm=llm, interpret="model", data_dir=data_dir)
+    assert p.understood and p.reading.method == "structured" and llm.stats.retries == 1
+    assert "unknown utility 'slicing'" in llm.requests[1][-1].content
+    assert {r.utility: r.types for r in p.spec.roles} == {"cutting": ("Knife",)}
+    assert p.bindings["cutting"].startswith("Knife|") and p.spec.goals[0].text() == "the Cake is sliced"
+
+
+def test_a_model_that_never_parses_is_counted_not_understood(data_dir) -> None:
+    llm = FakeLLM(["no idea"] * 3)
+    p = plan("could you do the cake thing", llm=llm, interpret="model", data_dir=data_dir)
+    assert not p.understood and "no valid parse" in p.reason and not p.decisions
+    refused = plan("blah", llm=FakeLLM(['{"understood": false}']), interpret="model", data_dir=data_dir)
+    assert not refused.understood and "not a household request" in refused.reason
+
+
+def test_interpret_model_needs_a_model(data_dir) -> None:
+    with pytest.raises(ConfigError, match="interpret='model' needs a generating model"):
+        plan("do the cake thing", llm=None, interpret="model", data_dir=data_dir)
