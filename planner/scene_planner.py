@@ -519,7 +519,8 @@ def _fill_role(
 ) -> tuple[ObjectRecord, Decision] | None:
     """Decide which scene object fills one role; None (with a note and alternatives) when none can."""
     annotated = bool(task) and kb.is_annotated(role.utility, task or "")
-    pool = [r for r in _candidates(state, kb, role.utility, task if annotated else None, types=role.types)
+    pool = [r for r in _candidates(state, kb, role.utility, task if annotated else None, types=role.types,
+                                   prefer=role.prefer)
             if r.object_id not in excluded]
     if role.needs and affordances is not None:  # e.g. only a fillable vessel can hold the water
         pool = [r for r in pool if set(role.needs) <= set(affordances.get(r.object_id, ()))]
@@ -574,9 +575,11 @@ def _decide_role(
 
 
 def _candidates(
-    state: SceneState, kb: KnowledgeBase, utility: str, task: str | None, *, types: tuple[str, ...] = ()
+    state: SceneState, kb: KnowledgeBase, utility: str, task: str | None, *, types: tuple[str, ...] = (),
+    prefer: tuple[str, ...] = (),
 ) -> list[ObjectRecord]:
-    """Scene objects whose type has the utility (COAT's utility objects; only ``types`` when given), in scene order.
+    """Scene objects whose type has the utility (COAT's utility objects; only ``types`` when given), in scene order,
+    the ``prefer`` types first (the selectors break ties by option order).
 
     Objects with the same type and the same five variables are interchangeable for the decision, so only
     the first of each is kept (the selectors reject duplicate options).
@@ -593,6 +596,9 @@ def _candidates(
         if r.category in allowed and key not in seen:
             seen.add(key)
             out.append(r)
+    if prefer:
+        first = {canonical_object_name(t) for t in prefer}
+        out.sort(key=lambda r: r.category not in first)
     return out
 
 

@@ -42,6 +42,9 @@ class Role(Contract):
     slices only with a knife)."""
     needs: tuple[str, ...] = ()
     """AI2-THOR capability flags the object must have (``canFillWithLiquid`` for a vessel that holds water)."""
+    prefer: tuple[str, ...] = ()
+    """Types offered first, so they win a tie between equally good objects (the request's verb names them: toast ->
+    Toaster); nothing is ruled out by them."""
 
 
 class Target(Contract):

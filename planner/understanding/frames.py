@@ -30,13 +30,13 @@ FRAMES: dict[str, tuple[str, ...]] = {
     # cleaning
     **dict.fromkeys(("wash", "rinse", "soak", "shower", "bathe"), ("washing",)),
     **dict.fromkeys(("clean", "wipe", "scrub", "mop", "dust", "polish", "sweep", "vacuum", "dry", "disinfect",
-                     "sanitize", "tidy"), ("cleaning",)),
+                     "sanitize"), ("cleaning",)),
     # carrying, serving, drinking
     **dict.fromkeys(("pour", "serve", "carry", "drink", "thirsty", "sip", "water"), ("carrying",)),
     # throwing away, storing, putting
     **dict.fromkeys(("discard", "dispose", "trash", "bin", "throw", "toss", "dump", "chuck"), ("disposing",)),
     **dict.fromkeys(("store", "stash", "keep", "refrigerate", "chill", "cool", "freeze", "pack", "stow",
-                     "organize", "organise"), ("storage",)),
+                     "organize", "organise", "tidy"), ("storage",)),
     # devices and the rest of COAT's utilities
     **dict.fromkeys(("brighten", "illuminate", "light"), ("light_source",)),
     **dict.fromkeys(("watch", "play", "listen", "stream", "game", "movie", "film", "music"), ("entertainment",)),
@@ -51,6 +51,26 @@ FRAMES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("mix", "stir", "whisk", "beat", "blend", "whip"), ("mixing(tool)", "mixing(vessel)")),
 }  # fmt: skip
 """Verb (lower case, base form) -> the COAT utilities it calls for."""
+
+STATES: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("dirty", "filthy", "grimy", "stained", "stains", "mouldy", "moldy", "dusty", "sticky", "spilled",
+                     "spilt", "spill", "mess", "messy", "greasy", "muddy", "smudged"), ("cleaning",)),
+    **dict.fromkeys(("dark", "dim", "gloomy"), ("light_source",)),
+    **dict.fromkeys(("tired", "sleepy", "exhausted"), ("comfort",)),
+    **dict.fromkeys(("hungry", "starving", "peckish"), ("eating",)),
+    **dict.fromkeys(("thirsty", "parched"), ("carrying",)),
+    **dict.fromkeys(("bare", "plain", "dull", "decorative", "greenery", "festive"), ("decoration",)),
+    **dict.fromkeys(("bored",), ("entertainment",)),
+}  # fmt: skip
+"""A state a request describes ("my hands are dirty", "it's too dark") -> the utilities that fix it, used when
+the clause has no verb frame."""
+
+VERB_PREFERS: dict[str, tuple[str, ...]] = {
+    "toast": ("Toaster",), "boil": ("Pot", "Kettle"), "fry": ("Pan",), "microwave": ("Microwave",),
+    "brew": ("CoffeeMachine",), "stir": ("Spoon",), "whisk": ("Fork",), "vacuum": ("VacuumCleaner",),
+}
+"""Verbs that name the usual object (toast -> a toaster): those types win a tie between equally good objects, and
+nothing else is ruled out (toast is made in a pan when there is no toaster)."""
 
 PHRASAL: dict[str, str] = {
     "throw away": "discard", "throw out": "discard", "get rid of": "discard", "put away": "store",
@@ -75,7 +95,8 @@ _POLITE = re.compile(
     r"i\s*(?:'d|would)\s+like\s+(?:you\s+)?(?:to\s+)?|i\s+(?:want|need)\s+(?:you\s+)?(?:to\s+)?|"
     r"help\s+me\s+(?:to\s+)?|let\s*'?s\s+|go\s+and\s+|time\s+to\s+)+"
 )
-_SPLIT = re.compile(r"\s*(?:,|;|&|\band then\b|\bthen\b|\band\b|\bafter that\b)\s*")
+_SPLIT = re.compile(r"\s*(?:[,;&?!.:]|\band then\b|\bthen\b|\band\b|\bafter that\b|\bwhile\b|\bbecause\b|"
+                    r"\bso that\b|\bbefore\b)\s*")
 _WHERE = ("into", "onto", "inside", "in", "on", "under", "from", "at")
 _ARTICLES = frozenset({"a", "an", "the", "some", "my", "your", "our", "this", "that", "these", "those", "me", "us",
                        "him", "her", "them", "it", "something", "anything", "one", "please", "up", "out"})
@@ -105,6 +126,8 @@ class Clause(NamedTuple):
     purpose: str
     """The verb of "something to <verb>" / "to <verb> on", when the clause has one."""
     text: str
+    places: tuple[tuple[str, str], ...] = ()
+    """Every (preposition, phrase) after the object phrase: "in a bowl on the coffee table" has two."""
     request: bool = False
     """The clause is worded as a request: a polite opening ("please", "could you", "I want") or a verb first."""
 
@@ -121,7 +144,7 @@ def is_verb(word: str) -> bool:
 
 def clauses(text: str) -> list[Clause]:
     """The clauses of a request, each with its verb and phrases (see the module doc)."""
-    t = " ".join(re.findall(r"[a-z']+|[&]", text.lower()))
+    t = " ".join(re.findall(r"[a-z']+|[&?!.:,;]", text.lower()))
     out: list[Clause] = []
     for part in _SPLIT.split(t):
         stripped = _POLITE.sub("", part.strip()).strip()
@@ -143,24 +166,27 @@ def _clause(part: str) -> Clause:
     rest = words[vi + 1:] if vi is not None else words
     if purpose:
         rest = rest[: next(i for i, w in enumerate(rest + ["to"]) if w == "to")]
-    obj, instrument, where, prep = _phrases(rest)
-    return Clause(verb, obj, instrument, where, prep, purpose, part)
+    if not verb:  # "my hands are dirty", "it's too dark in here": the state names what would fix it
+        verb = next((w for w in words if w in STATES), "")
+    obj, instrument, places = _phrases(rest)
+    where = places[0] if places else ("", "")
+    return Clause(verb, obj, instrument, where[1], where[0], purpose, part, places=places)
 
 
-def _phrases(words: list[str]) -> tuple[str, str, str, str]:
+def _phrases(words: list[str]) -> tuple[str, str, tuple[tuple[str, str], ...]]:
     obj: list[str] = []
     instrument: list[str] = []
-    where: list[str] = []
-    prep = ""
+    places: list[tuple[str, list[str]]] = []
     into = obj
     for w in words:
         if w in ("with", "using"):
             into = instrument
         elif w in _WHERE:
-            into, prep = where, prep or w
+            places.append((w, []))
+            into = places[-1][1]
         elif w not in _ARTICLES:
             into.append(w)
-    return " ".join(obj), " ".join(instrument), " ".join(where), prep
+    return " ".join(obj), " ".join(instrument), tuple((p, " ".join(ws)) for p, ws in places if ws)
 
 
-__all__ = ["FETCH", "FRAMES", "PHRASAL", "PUT", "Clause", "base", "clauses", "is_verb"]
+__all__ = ["FETCH", "FRAMES", "PHRASAL", "PUT", "STATES", "VERB_PREFERS", "Clause", "base", "clauses", "is_verb"]

@@ -36,7 +36,7 @@ from ..errors import DataError
 from ..knowledge.task_specs import TASK_TARGETS, build_spec, coat_spec, implied_roles
 from ..knowledge.tasks import _lexical
 from ..schemas import Role, Target, TaskReading, canonical_object_name, thor_object_name
-from .frames import FETCH, FRAMES, PUT, Clause, clauses
+from .frames import FETCH, FRAMES, PUT, STATES, VERB_PREFERS, Clause, clauses
 from .language import LanguageCheck, check_language
 from .vocabulary import Mention, Vocabulary
 
@@ -58,6 +58,8 @@ PARAPHRASE = 0.75
 NEAREST = 0.45
 """Nearest-task similarity above which a request with no verb frame takes that task's roles."""
 
+_QUESTION = frozenset({"what", "who", "whom", "whose", "when", "why", "how", "which", "where", "is", "are", "was",
+                       "were", "do", "does", "did", "tell"})
 _FOOD = frozenset({"Apple", "Bread", "Egg", "Potato", "Tomato", "Lettuce", "Cake"})
 _PAN_DISHES = frozenset({"egg", "eggs", "omelette", "omelet", "pancake", "stew", "soup", "pasta", "rice"})
 
@@ -70,6 +72,8 @@ class _Evidence:
     notes: list[str]
     frame: bool
     request: bool = False
+    prefer: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """utility -> types that win a tie (the verb names them: toast -> Toaster)."""
     sources: dict[str, str] = field(default_factory=dict)
     """utility -> the COAT task whose roles it came from (its annotations decide it)."""
 
@@ -154,8 +158,9 @@ class TaskReader:
         task_sims, util_sims = self._similarities(text, tasks)
         closest = [t for _, t in sorted(zip(task_sims, tasks, strict=True), key=lambda p: -p[0])[:3]]
         ev = self._evidence(text, tasks, task_sims) if lang.english else _Evidence({}, [], [], False)
-        feats = features(max(task_sims, default=0.0), max(util_sims, default=0.0), ev.frame, bool(ev.targets),
-                         ev.request)
+        first = (lang.words or ("",))[0]
+        feats = features(max(task_sims, default=0.0), max(util_sims, default=0.0), ev.frame,
+                         bool(self.vocab.mentions(text)), ev.request, first in _QUESTION)
         return Assessment(lang, ev, tasks, task_sims, util_sims, closest, feats)
 
     # ------------------------------------------------------------------ evidence
@@ -223,7 +228,7 @@ class TaskReader:
             ev.notes.append(f"{u or order[0]}: put {c.obj!r} {c.prep} {where[0].words!r}")
             ev.frame = True
             return
-        utilities = FRAMES.get(verb, ())
+        utilities = FRAMES.get(verb) or STATES.get(verb, ())
         if utilities:
             ev.frame = True
             ev.notes.append(f"{', '.join(utilities)}: the verb {verb!r}")
@@ -242,15 +247,37 @@ class TaskReader:
             if u is not None:
                 ev.roles[u] = m.types
                 ev.notes.append(f"{u}: with {m.words!r}")
-        for m in where:
-            on = c.prep in ("on", "onto", "at")
-            u = self._utility_of(m.types, prefer=(*utilities, "heating(source)", "washing", "carrying", "comfort",
-                                                  *(("surface_support", "storage") if on else ("storage",))))
-            if u is not None and not m.liquid and m.types[0] not in _FOOD:
-                ev.roles[u] = m.types
-                ev.notes.append(f"{u}: {c.prep} {m.words!r}")
+        for prep, phrase in c.places:
+            on = prep in ("on", "onto", "at")
+            for m in self.vocab.mentions(phrase):
+                u = self._utility_of(m.types, prefer=(*utilities, "heating(source)", "washing", "carrying", "comfort",
+                                                      *(("surface_support", "storage") if on else ("storage",))))
+                if u is not None and not m.liquid and m.types[0] not in _FOOD:
+                    ev.roles[u] = m.types
+                    ev.notes.append(f"{u}: {prep} {m.words!r}")
         for u in utilities:
             self._task_roles(u, verb, ev)
+        self._companions(verb, ev)
+        for t in VERB_PREFERS.get(verb, ()):
+            u = self._utility_of((t,), only=tuple(ev.roles))
+            if u is not None and not ev.roles[u]:
+                ev.prefer.setdefault(u, ())
+                ev.prefer[u] += (t,)
+
+    def _companions(self, verb: str, ev: _Evidence) -> None:
+        """The roles every COAT task named with this verb alone needs too ("wash": washing dishes and washing your
+        face both need something to clean with as well as somewhere to wash)."""
+        frame = set(FRAMES.get(verb, ()))
+        if not frame:
+            return
+        same = [t for t in self.tasks if (f := self._task_frames(t)) and f <= frame
+                and frame & set(self.task_utilities[t])]
+        if not same:
+            return
+        common = set.intersection(*(set(self.task_utilities[t]) for t in same)) - set(ev.roles)
+        for u in sorted(common):
+            ev.roles[u] = ()
+            ev.notes.append(f"{u}: every COAT task that is only {verb!r} needs it ({', '.join(same[:2])} ...)")
 
     def _task_frames(self, task: str) -> set[str]:
         """The utilities the verbs of a COAT task's name call for ("cooking & serving toast": heating, carrying)."""
@@ -316,7 +343,8 @@ class TaskReader:
         roles = []
         for u, types in ev.roles.items():
             kept = [t for t in types if canonical_object_name(t) in known] or list(types)
-            roles.append(Role(name=u, utility=u, types=tuple(thor_object_name(t) for t in kept)))
+            roles.append(Role(name=u, utility=u, types=tuple(thor_object_name(t) for t in kept),
+                              prefer=ev.prefer.get(u, ())))
         roles += [r for r in implied_roles(text, roles, ev.targets) if r.utility not in ev.roles]
         out = []
         for r in roles:
@@ -343,11 +371,13 @@ def _unit(m: Mention, phrase: str) -> bool:
     return not m.liquid and f"{m.words} of" in phrase
 
 
-def features(task_sim: float, utility_sim: float, frame: bool, target: bool, request: bool) -> dict[str, float]:
+def features(task_sim: float, utility_sim: float, frame: bool, named: bool, request: bool,
+             question: bool) -> dict[str, float]:
     """The evidence the confidence is computed from: the nearest COAT task's and utility's similarity, whether
-    a verb frame fired, whether an object type or liquid was named, and whether the text is worded as a request."""
-    return {"task_sim": task_sim, "utility_sim": utility_sim, "frame": float(frame), "target": float(target),
-            "request": float(request)}
+    a verb frame (or a state such as "dirty") fired, whether an object type or liquid was named, whether the text
+    is worded as a request, and whether it opens as a question ("what is the capital of France")."""
+    return {"task_sim": task_sim, "utility_sim": utility_sim, "frame": float(frame), "named": float(named),
+            "request": float(request), "question": float(question)}
 
 
 def confidence(feats: dict[str, float], coef: dict[str, float]) -> float:
@@ -368,7 +398,7 @@ def load_calibration() -> dict[str, dict[str, float]]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise DataError(path, "", f"unreadable ({e}); run scripts/calibrate_reader.py") from e
-    keys = ("bias", *features(0, 0, False, False, False))
+    keys = ("bias", *features(0, 0, False, False, False, False))
     for method in ("embedding", "lexical"):
         for k in keys:
             if not isinstance(data.get(method, {}).get(k), (int, float)):

@@ -222,3 +222,18 @@ def test_a_model_that_never_parses_is_counted_not_understood(data_dir) -> None:
 def test_interpret_model_needs_a_model(data_dir) -> None:
     with pytest.raises(ConfigError, match="interpret='model' needs a generating model"):
         plan("do the cake thing", llm=None, interpret="model", data_dir=data_dir)
+
+
+def test_states_companions_and_verb_preferences(reader) -> None:
+    assert "cleaning" in _roles(reader.read("the counter is sticky, please sort it out"))  # a state, no verb frame
+    wash = reader.read("wash the towel")  # every COAT task that is only washing also needs something to clean with
+    assert set(_roles(wash)) == {"washing", "cleaning"}
+    toast = reader.read("toast the bread")
+    assert next(r for r in toast.spec.roles if r.utility == "heating(source)").prefer == ("Toaster",)
+    bowl = reader.read("serve the apple in a bowl on the dining table")
+    assert _roles(bowl)["surface_support"] == ("DiningTable",) and _roles(bowl)["carrying"] == ("Bowl",)
+
+
+def test_a_preferred_type_wins_a_tie_and_rules_nothing_out(data_dir) -> None:
+    p = plan("toast some bread", "embedded/FloorPlan4-v0", data_dir=data_dir)
+    assert p.bindings["heating(source)"].startswith("Toaster|")
