@@ -579,7 +579,7 @@ def _candidates(
     prefer: tuple[str, ...] = (),
 ) -> list[ObjectRecord]:
     """Scene objects whose type has the utility (COAT's utility objects; only ``types`` when given), in scene order,
-    the ``prefer`` types first (the selectors break ties by option order).
+    the ``prefer`` types first, in their order (the selectors break ties by option order).
 
     Objects with the same type and the same five variables are interchangeable for the decision, so only
     the first of each is kept (the selectors reject duplicate options).
@@ -597,8 +597,8 @@ def _candidates(
             seen.add(key)
             out.append(r)
     if prefer:
-        first = {canonical_object_name(t) for t in prefer}
-        out.sort(key=lambda r: r.category not in first)
+        rank = {canonical_object_name(t): i for i, t in reversed(list(enumerate(prefer)))}
+        out.sort(key=lambda r: rank.get(r.category, len(rank)))
     return out
 
 

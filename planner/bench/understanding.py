@@ -1,10 +1,11 @@
 """The free-text understanding benchmark: requests people make, read and planned in a named scene.
 
-The requests ship with the package (``planner/bench/understanding/requests-{dev,test}.jsonl``): household
-requests that are not COAT task strings, each labelled with the roles (COAT utilities) and targets a sensible
-reading needs and, per role, the object types present in its scene that a sensible person would accept;
-plus requests that must be refused (``nonsense``: letter salad, emoji, other languages, off-topic questions)
-and requests the scene cannot serve (``infeasible``). ``dev`` is for tuning the reader; ``test`` is reported.
+The requests ship with the package (``planner/understanding/requests/{dev,test}.jsonl``,
+:mod:`planner.understanding.examples`): household requests that are not COAT task strings, each labelled
+with the roles (COAT utilities) and targets a sensible reading needs and, per role, the object types present
+in its scene that a sensible person would accept; plus requests that must be refused (``nonsense``: letter
+salad, emoji, other languages, off-topic questions) and requests the scene cannot serve (``infeasible``).
+``dev`` is for tuning the reader (and its worked examples); ``test`` is reported.
 
 Per request, :func:`run_request` calls :func:`planner.api.plan` (scene built, perceived, read, decided) and
 scores it:
@@ -21,35 +22,16 @@ scores it:
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 from collections.abc import Callable, Iterable, Sequence
-from importlib import resources
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
-from ..errors import ConfigError, DataError, PlannerError
+from ..errors import PlannerError
 from ..schemas import Contract, Plan
-
-SPLITS: tuple[str, ...] = ("dev", "test")
-Kind = Literal["task", "nonsense", "infeasible"]
-
-
-class Request(Contract):
-    """One labelled request of the understanding set."""
-
-    id: str = Field(min_length=1)
-    request: str
-    scene: str = Field(min_length=1)
-    kind: Kind
-    roles: tuple[str, ...] = ()
-    optional_roles: tuple[str, ...] = ()
-    targets: tuple[str, ...] = ()
-    acceptable: dict[str, tuple[str, ...]] = Field(default_factory=dict)
-    why: str = ""
+from ..understanding.examples import SPLITS, Kind, Request, load_requests, requests_path
 
 
 class RequestResult(Contract):
@@ -73,33 +55,6 @@ class RequestResult(Contract):
     gold_roles: int = 0
     seconds: float
     reason: str = ""
-
-
-def requests_path(split: str) -> Path:
-    """The shipped file of a split."""
-    if split not in SPLITS:
-        raise ConfigError(f"unknown understanding split {split!r}; valid: {', '.join(SPLITS)}")
-    return Path(str(resources.files("planner.bench") / "understanding" / f"requests-{split}.jsonl"))
-
-
-def load_requests(split: str = "test", path: str | Path | None = None) -> list[Request]:
-    """The requests of a split (or of ``path``, a JSONL file of the same rows).
-
-    Raises:
-        ConfigError: unknown split.
-        DataError: a row that is not JSON or not a request (the message names the file, line and key).
-    """
-    p = Path(path) if path is not None else requests_path(split)
-    out: list[Request] = []
-    for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            out.append(Request.model_validate(json.loads(line)))
-        except ValueError as e:
-            key = ".".join(str(x) for x in e.errors()[0]["loc"]) if isinstance(e, ValidationError) else ""
-            raise DataError(p, f"line {i}{'.' + key if key else ''}", str(e).splitlines()[0]) from e
-    return out
 
 
 def _type_of(object_id: str) -> str:

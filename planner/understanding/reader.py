@@ -42,6 +42,7 @@ from .vocabulary import Mention, Vocabulary
 
 if TYPE_CHECKING:
     from ..knowledge import KnowledgeBase
+    from .examples import Request
 
 READER_ENV = "COAT_READER"
 """``COAT_READER=lexical`` makes the reader match by word overlap even with MiniLM installed (no torch load)."""
@@ -57,6 +58,10 @@ PARAPHRASE = 0.75
 """Nearest-task similarity above which the request is read as that COAT task's paraphrase (its roles added)."""
 NEAREST = 0.45
 """Nearest-task similarity above which a request with no verb frame takes that task's roles."""
+EXAMPLE = 0.75
+"""Similarity to the nearest worked example above which its roles are added."""
+EXAMPLE_NO_FRAME = 0.55
+"""... or, for a request with no verb frame, above which they are taken."""
 
 _QUESTION = frozenset({"what", "who", "whom", "whose", "when", "why", "how", "which", "where", "is", "are", "was",
                        "were", "do", "does", "did", "tell"})
@@ -100,9 +105,12 @@ class TaskReader:
         encoder: A sentence encoder (``similarities(query, texts)``, optionally ``embed(texts)``), None for word
             overlap, or ``"auto"``: MiniLM when the ``embed`` extra is installed (and :data:`READER_ENV` is not
             ``lexical``), else word overlap.
+        examples: Worked examples (labelled requests); ``"auto"``: the ``dev`` split
+            (:mod:`planner.understanding.examples`); None: none.
     """
 
-    def __init__(self, kb: KnowledgeBase, *, object_types: Iterable[str] | None = None, encoder: Any = "auto") -> None:
+    def __init__(self, kb: KnowledgeBase, *, object_types: Iterable[str] | None = None, encoder: Any = "auto",
+                 examples: Iterable[Request] | str | None = "auto") -> None:
         if object_types is None:
             from ..knowledge.alfred import object_types as table
 
@@ -116,6 +124,12 @@ class TaskReader:
         self.encoder = _encoder() if encoder == "auto" else encoder
         self.method = "embedding" if self.encoder is not None else "lexical"
         self._matrix: Any = None
+        if examples == "auto":
+            from .examples import load_requests
+
+            examples = load_requests("dev")
+        self.examples: tuple[Request, ...] = tuple(examples or ())
+        self.example_texts = tuple(" ".join(e.request.split()) or "?" for e in self.examples)
         self.calibration = load_calibration()[self.method]
 
     # ------------------------------------------------------------------ public
@@ -155,36 +169,43 @@ class TaskReader:
         """The evidence for a (normalized, non-empty) text: its language, frames, targets, nearest tasks, features."""
         lang = check_language(text, vocabulary=self.vocab.words)
         tasks = [t for t in self.tasks if t not in exclude]
-        task_sims, util_sims = self._similarities(text, tasks)
+        task_sims, util_sims, ex_sims = self._similarities(text, tasks)
+        # an example never explains itself, so the dev split's figures are leave-one-out
+        ex_sims = [-1.0 if e.request.casefold().split() == text.casefold().split() else s
+                   for e, s in zip(self.examples, ex_sims, strict=True)]
         closest = [t for _, t in sorted(zip(task_sims, tasks, strict=True), key=lambda p: -p[0])[:3]]
-        ev = self._evidence(text, tasks, task_sims) if lang.english else _Evidence({}, [], [], False)
+        ev = self._evidence(text, tasks, task_sims, ex_sims) if lang.english else _Evidence({}, [], [], False)
         first = (lang.words or ("",))[0]
+        sensible = [s for e, s in zip(self.examples, ex_sims, strict=True) if e.kind != "nonsense"]
+        nonsense = [s for e, s in zip(self.examples, ex_sims, strict=True) if e.kind == "nonsense"]
         feats = features(max(task_sims, default=0.0), max(util_sims, default=0.0), ev.frame,
-                         bool(self.vocab.mentions(text)), ev.request, first in _QUESTION)
+                         bool(self.vocab.mentions(text)), ev.request, first in _QUESTION,
+                         max(sensible, default=0.0) - max(nonsense, default=0.0))
         return Assessment(lang, ev, tasks, task_sims, util_sims, closest, feats)
 
     # ------------------------------------------------------------------ evidence
 
-    def _similarities(self, text: str, tasks: list[str]) -> tuple[list[float], list[float]]:
+    def _similarities(self, text: str, tasks: list[str]) -> tuple[list[float], list[float], list[float]]:
+        """Similarity of ``text`` to the given COAT tasks, to the utility phrases and to the worked examples."""
+        known = [*self.tasks, *self.utility_texts, *self.example_texts]
         if self.encoder is None:
-            return ([_lexical(text, t) for t in tasks],
-                    [_lexical(text, u) for u in self.utility_texts])
-        if callable(getattr(self.encoder, "embed", None)):  # the known texts are embedded once per reader
+            sims = [_lexical(text, t) for t in known]
+        elif callable(getattr(self.encoder, "embed", None)):  # the known texts are embedded once per reader
             if self._matrix is None:
-                self._matrix = self.encoder.embed([*self.tasks, *self.utility_texts])
-            row = {t: i for i, t in enumerate(self.tasks)}
-            q = self.encoder.embed([text])[0]
-            allsims = self._matrix @ q
-            return ([float(allsims[row[t]]) for t in tasks],
-                    [float(s) for s in allsims[len(self.tasks):]])
-        sims = self.encoder.similarities(text, [*tasks, *self.utility_texts])
-        return [float(s) for s in sims[: len(tasks)]], [float(s) for s in sims[len(tasks):]]
+                self._matrix = self.encoder.embed(known)
+            sims = [float(s) for s in self._matrix @ self.encoder.embed([text])[0]]
+        else:
+            sims = [float(s) for s in self.encoder.similarities(text, known)]
+        n, m = len(self.tasks), len(self.utility_texts)
+        by_task = dict(zip(self.tasks, sims[:n], strict=True))
+        return [by_task[t] for t in tasks], sims[n:n + m], sims[n + m:]
 
-    def _evidence(self, text: str, tasks: list[str], task_sims: list[float]) -> _Evidence:
+    def _evidence(self, text: str, tasks: list[str], task_sims: list[float], ex_sims: list[float]) -> _Evidence:
         ev = _Evidence(roles={}, targets=[], notes=[], frame=False)
         for clause in clauses(text):
             ev.request = ev.request or clause.request
             self._clause(clause, ev)
+        self._example(ev, ex_sims)
         best = max(range(len(tasks)), key=task_sims.__getitem__) if tasks else None
         if best is not None:
             sim, task = task_sims[best], tasks[best]
@@ -198,6 +219,24 @@ class TaskReader:
                                   for t in TASK_TARGETS.get(task, ((), (), ""))[0]]
         self._adjust(text, ev)
         return ev
+
+    def _example(self, ev: _Evidence, ex_sims: list[float]) -> None:
+        """The nearest worked example (a ``dev`` request) adds its roles when it is close enough, and the types
+        a person accepted for them win ties."""
+        best = max(range(len(ex_sims)), key=ex_sims.__getitem__, default=None)
+        if best is None:
+            return
+        ex, sim = self.examples[best], ex_sims[best]
+        if ex.kind == "nonsense" or not (sim >= EXAMPLE or (not ev.frame and sim >= EXAMPLE_NO_FRAME)):
+            return
+        new = [u for u in ex.roles if u not in ev.roles]
+        for u in ex.roles:
+            ev.roles.setdefault(u, ())
+            accepted = tuple(t for t in ex.acceptable.get(u, ()) if t not in ev.prefer.get(u, ()))
+            if accepted:
+                ev.prefer[u] = ev.prefer.get(u, ()) + accepted
+        ev.frame = ev.frame or bool(ex.roles)
+        ev.notes.append(f"{', '.join(new) or 'roles'}: like the worked example {ex.request!r} (similarity {sim:.2f})")
 
     def _clause(self, c: Clause, ev: _Evidence) -> None:
         verb = c.purpose or c.verb
@@ -372,12 +411,13 @@ def _unit(m: Mention, phrase: str) -> bool:
 
 
 def features(task_sim: float, utility_sim: float, frame: bool, named: bool, request: bool,
-             question: bool) -> dict[str, float]:
+             question: bool, example_margin: float) -> dict[str, float]:
     """The evidence the confidence is computed from: the nearest COAT task's and utility's similarity, whether
     a verb frame (or a state such as "dirty") fired, whether an object type or liquid was named, whether the text
-    is worded as a request, and whether it opens as a question ("what is the capital of France")."""
+    is worded as a request, whether it opens as a question ("what is the capital of France"), and how much nearer
+    it is to the nearest sensible worked example than to the nearest nonsense one."""
     return {"task_sim": task_sim, "utility_sim": utility_sim, "frame": float(frame), "named": float(named),
-            "request": float(request), "question": float(question)}
+            "request": float(request), "question": float(question), "example_margin": example_margin}
 
 
 def confidence(feats: dict[str, float], coef: dict[str, float]) -> float:
@@ -398,7 +438,7 @@ def load_calibration() -> dict[str, dict[str, float]]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise DataError(path, "", f"unreadable ({e}); run scripts/calibrate_reader.py") from e
-    keys = ("bias", *features(0, 0, False, False, False, False))
+    keys = ("bias", *features(0, 0, False, False, False, False, 0.0))
     for method in ("embedding", "lexical"):
         for k in keys:
             if not isinstance(data.get(method, {}).get(k), (int, float)):

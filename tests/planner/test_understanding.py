@@ -228,7 +228,7 @@ def test_states_companions_and_verb_preferences(reader) -> None:
     assert "cleaning" in _roles(reader.read("the counter is sticky, please sort it out"))  # a state, no verb frame
     wash = reader.read("wash the towel")  # every COAT task that is only washing also needs something to clean with
     assert set(_roles(wash)) == {"washing", "cleaning"}
-    toast = reader.read("toast the bread")
+    toast = TaskReader(reader.kb, encoder=None, examples=None).read("toast the bread")
     assert next(r for r in toast.spec.roles if r.utility == "heating(source)").prefer == ("Toaster",)
     bowl = reader.read("serve the apple in a bowl on the dining table")
     assert _roles(bowl)["surface_support"] == ("DiningTable",) and _roles(bowl)["carrying"] == ("Bowl",)
@@ -237,3 +237,15 @@ def test_states_companions_and_verb_preferences(reader) -> None:
 def test_a_preferred_type_wins_a_tie_and_rules_nothing_out(data_dir) -> None:
     p = plan("toast some bread", "embedded/FloorPlan4-v0", data_dir=data_dir)
     assert p.bindings["heating(source)"].startswith("Toaster|")
+
+
+def test_a_worked_example_adds_its_roles_but_never_explains_itself(kb, data_dir) -> None:
+    from planner.understanding.examples import Request
+
+    ex = Request(id="e1", request="the bathtub drain is clogged again", scene="embedded/bathroom-v0", kind="task",
+                 roles=("cleaning",), acceptable={"cleaning": ("Plunger",)})
+    r = TaskReader(kb, encoder=None, examples=[ex]).read("the bathtub drain is clogged")
+    assert r.understood and "cleaning" in _roles(r)
+    assert next(x for x in r.spec.roles if x.utility == "cleaning").prefer == ("Plunger",)
+    alone = TaskReader(kb, encoder=None, examples=[ex]).read("the bathtub drain is clogged again")
+    assert not any("worked example" in e for e in alone.evidence)
