@@ -137,7 +137,8 @@ def make_pipeline(
     single prompt's scores; the other stage-1 keyword arguments configure that prior.
 
     Strategy ``"learned"`` uses ``learned=`` (a :class:`planner.learned.LearnedModel`) or, without it, the
-    model ``coat train`` wrote to its default directory.
+    model ``coat train`` wrote to its default directory, trained there first when there is none
+    (:func:`planner.learned.first_use.ensure_learned`).
 
     Raises:
         ConfigError: unknown pipeline or strategy, or a missing dependency.
@@ -148,9 +149,9 @@ def make_pipeline(
     if "learned" in (strategy, kwargs.get("stage1_strategy")) and kwargs.get("learned") is None:
         if kb is None:
             raise ConfigError("strategy 'learned' needs kb= (planner.knowledge.load_knowledge()) to load its model")
-        from .learned import default_dir, load_learned
+        from .learned.first_use import ensure_learned
 
-        kwargs["learned"] = load_learned(kb, default_dir())
+        kwargs["learned"] = ensure_learned(kb)
     module, _, name = entry.partition(":")
     cls: type[DecisionPipeline] = getattr(importlib.import_module(module), name)
     return cls.from_options(strategy, llm, kb, **kwargs)  # type: ignore[arg-type]

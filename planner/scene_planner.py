@@ -278,11 +278,12 @@ def _pipeline(planner: str, strategy: str, backend: LLMBackend | None, kb: Knowl
         return make_pipeline(planner, strategy, backend, kb)
     if learned is None or isinstance(learned, (str, os.PathLike)):
         from .learned import default_dir, load_learned
+        from .learned.first_use import ensure_learned
 
         key = (id(kb), str(learned or default_dir()))
         got = _LEARNED.get(key)
-        if got is None or got[0] is not kb:
-            got = (kb, load_learned(kb, learned or default_dir()))
+        if got is None or got[0] is not kb:  # the default directory is trained on first use; a given one is not
+            got = (kb, ensure_learned(kb) if learned is None else load_learned(kb, learned))
             _LEARNED[key] = got
         learned = got[1]
     return make_pipeline(planner, strategy, backend, kb, learned=learned)

@@ -170,3 +170,17 @@ def test_plan_decides_a_free_text_request_with_the_learned_strategy(kb: Any, tra
     assert p.decisions and all(d.model_id == model.model_id for d in p.decisions)
     with pytest.raises(DataNotFoundError, match="coat train"):
         plan("slice the apple", llm=None, strategy="learned", kb=kb, learned=trained / "nowhere")
+
+
+def test_the_default_directory_is_trained_on_first_use_then_loaded(kb: Any, tmp_path: Path) -> None:
+    from planner.learned.first_use import ensure_learned
+
+    enc = HashEncoder()
+    first = ensure_learned(kb, tmp_path / "cache", encoder=enc, options=TINY, progress=False)
+    trained_texts = enc.encoded
+    again = ensure_learned(kb, tmp_path / "cache", encoder=enc, options=TINY, progress=False)
+    assert enc.encoded == trained_texts  # loaded, not trained again (its embeddings are cached too)
+    assert again.model_id == first.model_id
+    (tmp_path / "cache" / MODEL_FILE).write_bytes(b"not a model")
+    with pytest.raises(DataError, match="coat train"):  # a corrupt file is never silently retrained
+        ensure_learned(kb, tmp_path / "cache", encoder=enc, options=TINY, progress=False)
