@@ -96,7 +96,8 @@ def check_task(task: Any) -> None:
         return
     check_type("task", task, str, "a task text (e.g. 'cut cake') or a planner.schemas.TaskSpec")
     if not task.strip():
-        raise ConfigError(f"empty task {shown(task)}: describe what the robot should do, e.g. 'cut cake'")
+        raise ConfigError(f"empty task {shown(task)}: not understood; describe what the robot should do, e.g. "
+                          "'cut cake', 'boil water', 'put the apple in the fridge' (`coat tasks` lists COAT's tasks)")
     if len(task) > MAX_TASK_CHARS:
         raise ConfigError(f"task is {len(task):,} characters long ({shown(task)}); at most {MAX_TASK_CHARS:,} "
                           "are accepted: describe the task in a sentence, e.g. 'cut cake'")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -202,8 +203,12 @@ class TaskReader:
 
     def _evidence(self, text: str, tasks: list[str], task_sims: list[float], ex_sims: list[float]) -> _Evidence:
         ev = _Evidence(roles={}, targets=[], notes=[], frame=False)
+        previous = ""
         for clause in clauses(text):
             ev.request = ev.request or clause.request
+            if not clause.obj and previous and re.search(r"\b(it|them)\b", clause.text):
+                clause = clause._replace(obj=previous)  # "put the candle on the table and light it"
+            previous = clause.obj or previous
             self._clause(clause, ev)
         self._example(ev, ex_sims)
         best = max(range(len(tasks)), key=task_sims.__getitem__) if tasks else None
@@ -387,8 +392,7 @@ class TaskReader:
         roles += [r for r in implied_roles(text, roles, ev.targets) if r.utility not in ev.roles]
         out = []
         for r in roles:
-            near = ev.sources.get(r.utility) or max((t for t in self.kb.tasks(r.utility) if t in sims),
-                                                    key=sims.__getitem__, default=None)
+            near = ev.sources.get(r.utility) or self._nearest_task(r, sims)
             if borrow and near is not None:
                 ev.notes.append(f"{r.utility}: decided with COAT's annotations of {near!r}")
                 r = r.model_copy(update={"task": near})
@@ -398,6 +402,14 @@ class TaskReader:
         roles = out
         note = "" if ev.targets else "no target named: the chosen objects are brought"
         return build_spec(text, roles, ev.targets, note=note)
+
+    def _nearest_task(self, role: Role, sims: dict[str, float]) -> str | None:
+        """The COAT task of the role's utility nearest to the request, among those whose annotations keep a type
+        the role prefers when there are such ("boil an egg" wants a pot: not "cooking & serving fried egg")."""
+        tasks = [t for t in self.kb.tasks(role.utility) if t in sims]
+        wanted = {canonical_object_name(t) for t in role.prefer}
+        fitting = [t for t in tasks if wanted & set(self.kb.context_objects(role.utility, t))]
+        return max(fitting or tasks, key=sims.__getitem__, default=None)
 
     def _refuse(self, text: str, conf: float, reason: str, closest: list[str], *, language: str = "en",
                 evidence: Iterable[str] = ()) -> TaskReading:

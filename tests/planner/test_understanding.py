@@ -249,3 +249,15 @@ def test_a_worked_example_adds_its_roles_but_never_explains_itself(kb, data_dir)
     assert next(x for x in r.spec.roles if x.utility == "cleaning").prefer == ("Plunger",)
     alone = TaskReader(kb, encoder=None, examples=[ex]).read("the bathtub drain is clogged again")
     assert not any("worked example" in e for e in alone.evidence)
+
+
+def test_a_pronoun_takes_the_previous_clauses_object(reader) -> None:
+    r = reader.read("put the candle on the dining table and light it")
+    assert _roles(r)["light_source"] == ("Candle",) and _roles(r)["surface_support"] == ("DiningTable",)
+
+
+def test_a_preferred_type_picks_the_annotations_that_keep_it(kb, data_dir) -> None:
+    r = TaskReader(kb, object_types=object_types(str(data_dir)), encoder=None, examples=None).read("boil an egg")
+    vessel = next(x for x in r.spec.roles if x.utility == "heating(vessel)")
+    assert vessel.prefer == ("Pot", "Kettle")
+    assert {"Pot", "Kettle"} & set(kb.context_objects("heating(vessel)", vessel.task))
