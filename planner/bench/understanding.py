@@ -22,6 +22,7 @@ scores it:
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -117,6 +118,91 @@ def summarize(rows: Sequence[RequestResult]) -> dict[str, Any]:
     }
 
 
+ROOMS: tuple[str, ...] = ("kitchen", "living room", "bedroom", "bathroom")
+
+
+def room_of(scene: str) -> str:
+    """The room type of a scene id (``embedded/FloorPlan2xx-v0`` is a living room, as in iTHOR's numbering)."""
+    name = scene.split("/", 1)[-1]
+    for room in ROOMS:
+        if name.startswith(room.replace(" ", "-")):
+            return room
+    m = re.search(r"FloorPlan(\d+)", name)
+    n = int(m.group(1)) if m else 0
+    return ROOMS[min(3, n // 100 - 1)] if n >= 100 else "kitchen"
+
+
+def by_room(rows: Sequence[RequestResult]) -> dict[str, dict[str, Any]]:
+    """:func:`summarize` per room type."""
+    return {room: summarize(sel) for room in ROOMS if (sel := [r for r in rows if room_of(r.scene) == room])}
+
+
+TABLE_FIGURES: tuple[tuple[str, str], ...] = (
+    ("requests", "requests"), ("role_precision", "role P %"), ("role_recall", "role R %"),
+    ("acceptable_roles", "acceptable %"), ("nonsense_refused", "nonsense refused %"),
+    ("sensible_understood", "understood %"), ("infeasible_reported", "infeasible reported %"),
+    ("median_s", "median s"),
+)
+
+
+def print_table(summary: dict[str, Any], file: Any = None) -> None:
+    """The figures overall and per room: with rich when it is installed, plain text otherwise."""
+    import sys
+
+    from .._optional import is_available
+
+    file = file or sys.stdout
+    groups = [("all", summary), *summary.get("by_room", {}).items()]
+    head = ["group", *(label for _, label in TABLE_FIGURES)]
+    rows = [[g, *("-" if s.get(k) is None else str(s[k]) for k, _ in TABLE_FIGURES)] for g, s in groups]
+    title = f"understanding, {summary.get('split', '?')} split, strategy {summary.get('strategy', '?')}"
+    if is_available("rich"):
+        from rich.console import Console
+        from rich.table import Table
+
+        t = Table(title=title)
+        for c in head:
+            t.add_column(c, justify="left" if c == "group" else "right")
+        for r in rows:
+            t.add_row(*r)
+        Console(file=file, width=200).print(t)
+        return
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(head)]
+    print(title, file=file)
+    for r in [head, *rows]:
+        print("  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths, strict=True))),
+              file=file)
+
+
+def plot_summary(summary: dict[str, Any], path: str) -> str:
+    """Bars per room: acceptable objects and requests understood; nonsense refused (matplotlib, ``report``)."""
+    from .._optional import require
+
+    require("matplotlib", extra="report")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = [("all", summary), *summary.get("by_room", {}).items()]
+    keys = (("acceptable_roles", "acceptable objects"), ("sensible_understood", "sensible understood"),
+            ("nonsense_refused", "nonsense refused"))
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    for j, (k, label) in enumerate(keys):
+        ax.bar([i + (j - 1) * 0.27 for i in range(len(groups))], [s.get(k) or 0.0 for _, s in groups], width=0.27,
+               label=label)
+    ax.set_xticks(list(range(len(groups))), [g for g, _ in groups])
+    ax.set_ylabel("%")
+    ax.set_ylim(0, 105)
+    ax.axhline(90, color="grey", lw=0.8, ls="--")
+    ax.legend(loc="lower left", fontsize=8)
+    ax.set_title(f"free-text understanding, {summary.get('split', '?')} split ({summary.get('requests')} requests)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
 def leave_one_task_out(kb: Any, reader: Any, tasks: Iterable[str] | None = None) -> dict[str, Any]:
     """Read each COAT task with itself left out of the reader's index; its annotated utilities are the labels.
 
@@ -142,6 +228,6 @@ def leave_one_task_out(kb: Any, reader: Any, tasks: Iterable[str] | None = None)
 
 
 __all__ = [
-    "SPLITS", "Request", "RequestResult", "leave_one_task_out", "load_requests", "requests_path", "run_request",
-    "score", "summarize",
+    "ROOMS", "SPLITS", "Request", "RequestResult", "by_room", "leave_one_task_out", "load_requests", "plot_summary",
+    "print_table", "requests_path", "room_of", "run_request", "score", "summarize",
 ]

@@ -67,6 +67,7 @@ def register(subparsers: Any) -> None:
     u.add_argument("--out", default=None, metavar="DIR",
                    help="write requests.jsonl and summary.json to this new directory (an existing run is refused)")
     u.add_argument("--json", action="store_true", help="print one JSON summary on stdout (the rest on stderr)")
+    u.add_argument("--plot", default=None, metavar="FILE", help="save a bar plot per room (matplotlib)")
     u.add_argument("--no-progress", action="store_true", help="no progress bar")
     u.add_argument("--data-dir", default=None, help="COAT data root (default: $COAT_DATA_DIR or the user cache)")
     u.set_defaults(func=_understanding)
@@ -87,7 +88,15 @@ leave-one-task-out. ``--out DIR`` must not hold an earlier run.
 
 
 def _understanding(args: argparse.Namespace) -> int:
-    from ..bench.understanding import leave_one_task_out, load_requests, run_request, summarize
+    from ..bench.understanding import (
+        by_room,
+        leave_one_task_out,
+        load_requests,
+        plot_summary,
+        print_table,
+        run_request,
+        summarize,
+    )
     from ..knowledge import load_knowledge
 
     out_dir = Path(args.out) if args.out else None
@@ -107,7 +116,7 @@ def _understanding(args: argparse.Namespace) -> int:
 
     rows = [run_request(r, api.plan, **kw) for r in tqdm(reqs, desc="understanding", disable=args.no_progress)]
     summary: dict[str, Any] = {"split": args.split, "strategy": args.strategy, "llm": llm,
-                               "interpret": args.interpret, **summarize(rows)}
+                               "interpret": args.interpret, **summarize(rows), "by_room": by_room(rows)}
     if args.loto:
         from ..scene_planner import reader_for
 
@@ -119,9 +128,14 @@ def _understanding(args: argparse.Namespace) -> int:
             for r in rows:
                 f.write(r.model_dump_json() + "\n")
         (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    if args.plot:
+        plot_summary(summary, args.plot)
     out = sys.stderr if args.json else sys.stdout
-    for k, v in summary.items():
-        print(f"{k:22} {v}", file=out)
+    print_table(summary, file=out)
+    if "loto" in summary:
+        lo = summary["loto"]
+        print(f"COAT tasks leave-one-task-out: role precision {lo['role_precision']} %, recall {lo['role_recall']} %, "
+              f"exact role set {lo['exact_roles']} %, understood {lo['understood']} % ({lo['tasks']} tasks)", file=out)
     if args.json:
         print(json.dumps(summary, sort_keys=True))
     return 0

@@ -188,6 +188,7 @@ def test_bench_understanding_cli_writes_a_run_and_refuses_to_overwrite_it(tmp_pa
     assert main(argv) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["acceptable_roles"] == 100.0 and summary["nonsense_refused"] == 100.0
+    assert summary["by_room"]["kitchen"]["requests"] == 2
     assert len((out / "requests.jsonl").read_text().splitlines()) == 2
     assert main(argv) == 1
     assert "already holds a run" in capsys.readouterr().err
@@ -261,3 +262,11 @@ def test_a_preferred_type_picks_the_annotations_that_keep_it(kb, data_dir) -> No
     vessel = next(x for x in r.spec.roles if x.utility == "heating(vessel)")
     assert vessel.prefer == ("Pot", "Kettle")
     assert {"Pot", "Kettle"} & set(kb.context_objects("heating(vessel)", vessel.task))
+
+
+def test_rooms_of_scene_ids() -> None:
+    from planner.bench.understanding import room_of
+
+    got = [room_of(s) for s in ("embedded/kitchen-v0", "embedded/FloorPlan5-v0", "embedded/FloorPlan215-v0",
+                                "embedded/bedroom-v0", "embedded/FloorPlan330-v0", "embedded/FloorPlan401-v0")]
+    assert got == ["kitchen", "kitchen", "living room", "bedroom", "bedroom", "bathroom"]
