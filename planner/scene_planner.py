@@ -243,9 +243,9 @@ def read_task(task: str, kb: KnowledgeBase, *, utility: str | None = None,
         if llm is None:
             raise ConfigError("interpret='model' needs a generating model: pass llm= (e.g. 'openai:<model>', "
                               "'ollama:<model>')")
-        exact = reader.read(task)
-        if exact.method == "exact":
-            return exact
+        offline = reader.read(task)
+        if offline.method == "exact" or (not offline.understood and offline.confidence == 0.0):
+            return offline  # a COAT task, or text refused before reading (empty, too long, not English)
         from .understanding.structured import read_structured
 
         return read_structured(task, llm, reader)
@@ -259,13 +259,14 @@ def _forced(task: str, kb: KnowledgeBase, utility: str, interpret: Interpret) ->
         keep = [r for r in spec.roles if r.utility == roles[0].utility]
         spec = build_spec(spec.task, keep, [t for t in spec.targets if t.name != "place"], note=spec.note)
         return TaskReading(text=task, understood=True, confidence=1.0, spec=spec, method="exact")
-    notes: list[str] = []
+    notes: list[str] = [f"utility {utility!r} forced by the caller"]
     spec_roles = [Role(name=m.utility, utility=m.utility, task=_reading(task, m, interpret, notes)) for m in roles]
     base = reader_for(kb).read(task, borrow=False)
     targets = list(base.spec.targets) if base.spec is not None else []
     note = "" if targets else "not a COAT task and no target named: the chosen object is brought"
+    # the caller chose the role, so the reading stands whatever the reader's own confidence in the text
     return TaskReading(text=task, understood=True, confidence=1.0, spec=build_spec(task, spec_roles, targets,
-                       note=note), method="reader", evidence=tuple(notes))
+                       note=note), method="given", evidence=tuple(notes))
 
 
 _READERS: dict[int, tuple[KnowledgeBase, TaskReader]] = {}
@@ -277,6 +278,10 @@ def _pipeline(planner: str, strategy: str, backend: LLMBackend | None, kb: Knowl
     """The decision pipeline of one role; a learned model is loaded once per directory and process."""
     if strategy != "learned":
         return make_pipeline(planner, strategy, backend, kb)
+    if learned is not None and not isinstance(learned, (str, os.PathLike)) and not (
+            callable(getattr(learned, "suits", None)) and callable(getattr(learned, "rank", None))):
+        raise TypeError(f"learned must be a trained model (planner.learned.load_learned), its directory or None, "
+                        f"got {type(learned).__name__} {shown(learned)}")
     if learned is None or isinstance(learned, (str, os.PathLike)):
         from .learned import default_dir, load_learned
         from .learned.first_use import ensure_learned
@@ -356,7 +361,9 @@ def plan_in_state(
             continue
         if role_strategy == "knowledge" and not exact and not (role.task and kb.is_annotated(role.utility, role.task)):
             raise ConfigError(
-                f"strategy 'knowledge' needs a COAT task; {spec.task!r} is not one. Use interpret='nearest', "
+                f"strategy 'knowledge' needs COAT's annotations for role {role.name!r} of {spec.task!r}, and it has "
+                f"none: with interpret='exact', or a forced utility whose nearest COAT task scores below "
+                f"{MIN_NEAREST_SCORE}, the request's own words must go to a model. Use interpret='nearest', "
                 "strategy='hybrid' with a model, or one of the COAT tasks (`coat tasks` lists them)."
             )
         unfit = misfits(spec, role.name, bindings, state, kb)
@@ -600,7 +607,7 @@ def _candidates(
             out.append(r)
     if prefer:
         rank = {canonical_object_name(t): i for i, t in reversed(list(enumerate(prefer)))}
-        out.sort(key=lambda r: rank.get(r.category, len(rank)))
+        out.sort(key=lambda r: rank.get(r.category, len(prefer)))
     return out
 
 

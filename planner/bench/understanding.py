@@ -31,7 +31,7 @@ from typing import Any
 from pydantic import Field
 
 from ..errors import PlannerError
-from ..schemas import Contract, Plan
+from ..schemas import Contract, Plan, TaskReading
 from ..understanding.examples import SPLITS, Kind, Request, load_requests, requests_path
 
 
@@ -56,6 +56,8 @@ class RequestResult(Contract):
     gold_roles: int = 0
     seconds: float
     reason: str = ""
+    error: bool = False
+    """``plan()`` raised (the reason names the error); such a request counts as not understood."""
 
 
 def _type_of(object_id: str) -> str:
@@ -75,7 +77,7 @@ def score(req: Request, p: Plan, seconds: float) -> RequestResult:
         id=req.id, kind=req.kind, request=req.request, scene=req.scene, understood=p.understood,
         confidence=p.reading.confidence if p.reading is not None else 1.0, feasible=p.feasible, roles=roles,
         chosen=chosen, acceptable=ok, true_roles=len(set(counted) & gold), predicted_roles=len(set(counted)),
-        gold_roles=len(gold), seconds=round(seconds, 4), reason=p.reason[:300],
+        gold_roles=len(gold), seconds=round(seconds, 4), reason=p.reason[:300], error=p.reason.startswith("error: "),
     )
 
 
@@ -84,8 +86,10 @@ def run_request(req: Request, plan_fn: Callable[..., Plan], **plan_kw: Any) -> R
     t0 = time.perf_counter()
     try:
         p = plan_fn(req.request, req.scene, seed=0, **plan_kw)
-    except PlannerError as e:  # counted as a failed request, with the error as its reason
-        p = Plan(task=req.request, feasible=False, reason=f"error: {type(e).__name__}: {e}")
+    except PlannerError as e:  # counted as a failed request (not understood), with the error as its reason
+        reason = f"error: {type(e).__name__}: {e}"
+        p = Plan(task=req.request, feasible=False, reason=reason,
+                 reading=TaskReading(text=req.request, understood=False, confidence=0.0, reason=reason))
     return score(req, p, time.perf_counter() - t0)
 
 
@@ -113,6 +117,7 @@ def summarize(rows: Sequence[RequestResult]) -> dict[str, Any]:
         "sensible_understood": pct(sum(r.understood for r in sensible), len(sensible)),
         "infeasible_reported": pct(sum(r.understood and not r.feasible for r in infeasible), len(infeasible)),
         "tasks_feasible": pct(sum(r.feasible for r in tasks), len(tasks)),
+        "errors": sum(r.error for r in rows),
         "median_s": round(statistics.median(secs), 4) if secs else None,
         "p95_s": round(secs[min(len(secs) - 1, int(0.95 * len(secs)))], 4) if secs else None,
     }

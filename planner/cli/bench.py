@@ -102,20 +102,22 @@ def _understanding(args: argparse.Namespace) -> int:
     out_dir = Path(args.out) if args.out else None
     if out_dir is not None and (out_dir / "summary.json").exists():
         raise ConfigError(f"--out {out_dir} already holds a run (summary.json); give a new directory")
+    if args.interpret == "model" and args.llm in (None, "", "none"):
+        raise ConfigError("--interpret model needs a generating model: --llm openai:<model> or ollama:<model>")
     reqs = load_requests(args.split, args.requests)
     kb = load_knowledge(args.data_dir)
     from .. import api
 
     llm = None if args.llm in (None, "", "none") else args.llm
     kw: dict[str, Any] = {"llm": llm, "strategy": args.strategy, "interpret": args.interpret, "kb": kb}
-    if args.strategy == "learned":
-        from ..learned import default_dir, load_learned
+    if args.strategy == "learned" and args.model:
+        from ..learned import load_learned
 
-        kw["learned"] = load_learned(kb, args.model or default_dir())
+        kw["learned"] = load_learned(kb, args.model)  # without --model: the user cache, trained on first use
     from tqdm.auto import tqdm
 
     rows = [run_request(r, api.plan, **kw) for r in tqdm(reqs, desc="understanding", disable=args.no_progress)]
-    summary: dict[str, Any] = {"split": args.split, "strategy": args.strategy, "llm": llm,
+    summary: dict[str, Any] = {"split": args.requests or args.split, "strategy": args.strategy, "llm": llm,
                                "interpret": args.interpret, **summarize(rows), "by_room": by_room(rows)}
     if args.loto:
         from ..scene_planner import reader_for

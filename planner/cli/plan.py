@@ -38,7 +38,8 @@ def register(sub: Any) -> None:
                    help="model spec: none (default: COAT's annotations decide), local, local:gemma-270m, openai:M, "
                         "ollama:M, fake")
     p.add_argument("--planner", choices=("two-stage", "single"), default="two-stage")
-    p.add_argument("--strategy", choices=("hybrid", "llm", "knowledge"), default="hybrid")
+    p.add_argument("--strategy", choices=("hybrid", "llm", "knowledge", "learned"), default="hybrid",
+                   help="learned: the selectors `coat train` learned (trained into the user cache on first use)")
     p.add_argument("--utility", default=None, help="force one of COAT's 22 utilities")
     p.add_argument("--interpret", choices=("exact", "nearest", "model"), default="nearest",
                    help="nearest (default): each role of a free-text task borrows the closest COAT task's "
@@ -85,7 +86,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.frame and not (args.execute and p.feasible):
         _save_frames(args, p, None)
     if args.json:
-        out: dict[str, Any] = {"plan": p.model_dump(mode="json")}
+        out: dict[str, Any] = {"plan": p.model_dump(mode="json"), "understood": p.understood}
         if trace is not None:
             out["execution"] = trace.model_dump(mode="json")
         sys.stdout.write(json.dumps(out, indent=2) + "\n")

@@ -55,7 +55,8 @@ class TaskMatch(Contract):
     method: Literal["exact", "embedding", "lexical"] = "lexical"
 
 
-def _lexical(query: str, text: str) -> float:
+def lexical_similarity(query: str, text: str) -> float:
+    """Word overlap of two texts (stemmed content words), 0 to 1: the matcher without the `embed` extra."""
     q, t = set(words(query)), set(words(text))
     if not q or not t:
         return 0.0
@@ -112,9 +113,9 @@ def resolve_task(
         task_sims, util_sims = sims[: len(texts)], sims[len(texts):]
         how: Literal["embedding", "lexical"] = "embedding"
     else:
-        task_sims = [_lexical(q, t) for t in texts]
+        task_sims = [lexical_similarity(q, t) for t in texts]
         # the utility's own name ("cutting") is the strongest lexical cue for a verb like "cut"
-        util_sims = [max(_lexical(q, u.replace("_", " ").replace("(", " ")), 0.5 * _lexical(q, t))
+        util_sims = [max(lexical_similarity(q, u.replace("_", " ").replace("(", " ")), 0.5 * lexical_similarity(q, t))
                      for u, t in zip(kb.utilities, util_texts, strict=True)]
         how = "lexical"
     util_score = dict(zip(kb.utilities, util_sims, strict=True))

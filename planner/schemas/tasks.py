@@ -190,12 +190,13 @@ class Plan(Contract):
     alternatives: tuple[str, ...] = ()
     """When infeasible: the nearest things that could be done instead (other objects, other tasks)."""
     reading: TaskReading | None = None
-    """How the task text was read; ``reading.understood`` is False for a plan that did not understand its task
+    """How the task text was read (its ``spec`` is left out: it is the plan's ``spec``); ``reading.understood``
+    is False for a plan that did not understand its task
     (then ``feasible`` is False and ``alternatives`` lists the closest known tasks)."""
 
     @property
     def understood(self) -> bool:
-        """False when the task text was not understood (nothing was decided)."""
+        """False when the task text was not understood (nothing was decided); in JSON, ``reading.understood``."""
         return self.reading is None or self.reading.understood
 
 

@@ -14,7 +14,7 @@ How a request is read (:meth:`TaskReader.read`):
    the roles when no verb frame does ("make an omelette" -> COAT's "cooking & serving omlette": heating, a
    pan, something to crack and mix with, something to serve on) and adds a paraphrased task's roles.
 5. A calibrated confidence (a logistic model over the evidence, fitted by ``scripts/calibrate_reader.py``; its
-   coefficients are :data:`CALIBRATION`) below :data:`THRESHOLD` means "not understood": the reading lists
+   coefficients are in :data:`CALIBRATION_FILE`) below :data:`THRESHOLD` means "not understood": the reading lists
    the closest COAT tasks instead of a spec.
 
 Each role borrows the annotations of the nearest COAT task of its utility (``Role.task``), so the knowledge
@@ -35,10 +35,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import DataError
 from ..knowledge.task_specs import TASK_TARGETS, build_spec, coat_spec, implied_roles
-from ..knowledge.tasks import _lexical
+from ..knowledge.tasks import lexical_similarity, words
 from ..schemas import Role, Target, TaskReading, canonical_object_name, thor_object_name
 from .frames import FETCH, FRAMES, PUT, STATES, VERB_PREFERS, Clause, clauses
-from .language import LanguageCheck, check_language
+from .language import LanguageCheck, check_language, text_words
 from .vocabulary import Mention, Vocabulary
 
 if TYPE_CHECKING:
@@ -64,8 +64,9 @@ EXAMPLE = 0.75
 EXAMPLE_NO_FRAME = 0.55
 """... or, for a request with no verb frame, above which they are taken."""
 
-_QUESTION = frozenset({"what", "who", "whom", "whose", "when", "why", "how", "which", "where", "is", "are", "was",
-                       "were", "do", "does", "did", "tell"})
+_QUESTION = frozenset({"what", "who", "whom", "whose", "when", "why", "how", "which", "where"})
+_INVERTED = frozenset({"is", "are", "was", "were", "do", "does", "did"})
+"""A text opening with one of these is a question only when it ends with a question mark ("do the dishes")."""
 _FOOD = frozenset({"Apple", "Bread", "Egg", "Potato", "Tomato", "Lettuce", "Cake"})
 _PAN_DISHES = frozenset({"egg", "eggs", "omelette", "omelet", "pancake", "stew", "soup", "pasta", "rice"})
 
@@ -77,7 +78,10 @@ class _Evidence:
     targets: list[Target]
     notes: list[str]
     frame: bool
+    text: str = ""
     request: bool = False
+    task_sims: dict[str, float] = field(default_factory=dict)
+    """COAT task -> its similarity to the request (the tasks a reading may use)."""
     prefer: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """utility -> types that win a tie (the verb names them: toast -> Toaster)."""
     sources: dict[str, str] = field(default_factory=dict)
@@ -120,17 +124,21 @@ class TaskReader:
         self.vocab = Vocabulary(object_types)
         self.tasks: tuple[str, ...] = tuple(sorted({t for u in kb.utilities for t in kb.tasks(u)}))
         self.task_utilities = {t: tuple(u for u in kb.utilities if t in kb.tasks(u)) for t in self.tasks}
+        self.task_words = {t: content_words(t) for t in self.tasks}
         phrases = kb.templates.utility_phrases
         self.utility_texts = tuple(f"{u.replace('_', ' ')}: {phrases.get(u, u)}" for u in kb.utilities)
         self.encoder = _encoder() if encoder == "auto" else encoder
         self.method = "embedding" if self.encoder is not None else "lexical"
         self._matrix: Any = None
+        self._excluded: frozenset[str] = frozenset()
+        """COAT tasks the current reading leaves out (leave-one-task-out): no helper may use them."""
         if examples == "auto":
             from .examples import load_requests
 
             examples = load_requests("dev")
         self.examples: tuple[Request, ...] = tuple(examples or ())
         self.example_texts = tuple(" ".join(e.request.split()) or "?" for e in self.examples)
+        self.example_words = tuple(content_words(t) for t in self.example_texts)
         self.calibration = load_calibration()[self.method]
 
     # ------------------------------------------------------------------ public
@@ -140,7 +148,7 @@ class TaskReader:
         norm = " ".join(text.split())
         if not norm:
             return self._refuse(text, 0.0, "the task is empty: describe what the robot should do", [])
-        exact = next((t for t in self.tasks if t.casefold() == norm.casefold() and t not in exclude), None)
+        exact = next((t for t in self.tasks if text_words(t) == text_words(norm) and t not in exclude), None)
         if exact is not None:
             spec = coat_spec(exact, self.kb)
             return TaskReading(text=text, understood=True, confidence=1.0, spec=spec, method="exact",
@@ -149,16 +157,12 @@ class TaskReader:
             return self._refuse(text, 0.0, f"the request has {len(norm.split())} words; at most {MAX_WORDS} are "
                                 f"read (say what the robot should do in one sentence)", [])
         a = self.assess(norm, exclude=exclude)
-        lang, ev, closest, util_sims = a.language, a.evidence, a.closest, a.utility_sims
+        lang, ev, closest = a.language, a.evidence, a.closest
         if not lang.english:
             what = {"none": "no English words"}.get(lang.language, f"it looks like language {lang.language!r}")
             return self._refuse(text, 0.0, f"not understood: {what}; the planner reads English requests",
                                 closest, language=lang.language)
         conf = confidence(a.features, self.calibration)
-        if not ev.roles and util_sims and max(util_sims) > 0:
-            u = self.kb.utilities[max(range(len(util_sims)), key=util_sims.__getitem__)]
-            ev.roles[u] = ()
-            ev.notes.append(f"{u}: the utility nearest to the words")
         if conf < THRESHOLD or not ev.roles:
             return self._refuse(text, conf, f"not understood (confidence {conf:.2f} < {THRESHOLD})", closest,
                                 evidence=ev.notes)
@@ -170,17 +174,24 @@ class TaskReader:
         """The evidence for a (normalized, non-empty) text: its language, frames, targets, nearest tasks, features."""
         lang = check_language(text, vocabulary=self.vocab.words)
         tasks = [t for t in self.tasks if t not in exclude]
+        self._excluded = frozenset(exclude)
         task_sims, util_sims, ex_sims = self._similarities(text, tasks)
-        # an example never explains itself, so the dev split's figures are leave-one-out
-        ex_sims = [-1.0 if e.request.casefold().split() == text.casefold().split() else s
-                   for e, s in zip(self.examples, ex_sims, strict=True)]
+        # an example never explains itself (so the dev split's figures are leave-one-out), and one that shares no
+        # content word with the text does not explain it either ("I'd like you to" is not "I'd like to wash my face")
+        mine = content_words(text)
+        if self.encoder is None:  # word overlap on filler alone ("get me a" / "getting a book") is no evidence
+            task_sims = [s if mine & self.task_words[t] else 0.0 for t, s in zip(tasks, task_sims, strict=True)]
+        ex_sims = [-1.0 if e.request.casefold().split() == text.casefold().split() else
+                   s if mine & ex_words else 0.0
+                   for e, s, ex_words in zip(self.examples, ex_sims, self.example_words, strict=True)]
         closest = [t for _, t in sorted(zip(task_sims, tasks, strict=True), key=lambda p: -p[0])[:3]]
         ev = self._evidence(text, tasks, task_sims, ex_sims) if lang.english else _Evidence({}, [], [], False)
         first = (lang.words or ("",))[0]
+        question = first in _QUESTION or (first in _INVERTED and text.rstrip().endswith("?"))
         sensible = [s for e, s in zip(self.examples, ex_sims, strict=True) if e.kind != "nonsense"]
         nonsense = [s for e, s in zip(self.examples, ex_sims, strict=True) if e.kind == "nonsense"]
         feats = features(max(task_sims, default=0.0), max(util_sims, default=0.0), ev.frame,
-                         bool(self.vocab.mentions(text)), ev.request, first in _QUESTION,
+                         bool(self.vocab.mentions(text)), ev.request, question,
                          max(sensible, default=0.0) - max(nonsense, default=0.0))
         return Assessment(lang, ev, tasks, task_sims, util_sims, closest, feats)
 
@@ -190,7 +201,7 @@ class TaskReader:
         """Similarity of ``text`` to the given COAT tasks, to the utility phrases and to the worked examples."""
         known = [*self.tasks, *self.utility_texts, *self.example_texts]
         if self.encoder is None:
-            sims = [_lexical(text, t) for t in known]
+            sims = [lexical_similarity(text, t) for t in known]
         elif callable(getattr(self.encoder, "embed", None)):  # the known texts are embedded once per reader
             if self._matrix is None:
                 self._matrix = self.encoder.embed(known)
@@ -202,7 +213,8 @@ class TaskReader:
         return [by_task[t] for t in tasks], sims[n:n + m], sims[n + m:]
 
     def _evidence(self, text: str, tasks: list[str], task_sims: list[float], ex_sims: list[float]) -> _Evidence:
-        ev = _Evidence(roles={}, targets=[], notes=[], frame=False)
+        ev = _Evidence(roles={}, targets=[], notes=[], frame=False, text=text,
+                       task_sims=dict(zip(tasks, task_sims, strict=True)))
         previous = ""
         for clause in clauses(text):
             ev.request = ev.request or clause.request
@@ -314,7 +326,7 @@ class TaskReader:
         frame = set(FRAMES.get(verb, ()))
         if not frame:
             return
-        same = [t for t in self.tasks if (f := self._task_frames(t)) and f <= frame
+        same = [t for t in self.tasks if t not in self._excluded and (f := self._task_frames(t)) and f <= frame
                 and frame & set(self.task_utilities[t])]
         if not same:
             return
@@ -334,11 +346,13 @@ class TaskReader:
         if target is None:
             return
         fits = [t for t in self.kb.tasks(utility)
-                if any(set(x.types) & set(target.types) for x in TASK_TARGETS.get(t, ((), (), ""))[0])
+                if t not in self._excluded
+                and any(set(x.types) & set(target.types) for x in TASK_TARGETS.get(t, ((), (), ""))[0])
                 and self._task_frames(t) <= set(FRAMES.get(verb, ()))]
         if not fits:
             return
-        task = min(fits, key=lambda t: (len(self.task_utilities[t]), t))
+        # the fewest roles (only what was asked for), then the nearest to the request
+        task = min(fits, key=lambda t: (len(self.task_utilities[t]), -ev.task_sims.get(t, 0.0), t))
         new = [u for u in self.task_utilities[task] if u not in ev.roles]
         for u in new:
             ev.roles[u] = ()
@@ -388,7 +402,7 @@ class TaskReader:
         for u, types in ev.roles.items():
             kept = [t for t in types if canonical_object_name(t) in known] or list(types)
             roles.append(Role(name=u, utility=u, types=tuple(thor_object_name(t) for t in kept),
-                              prefer=ev.prefer.get(u, ())))
+                              prefer=tuple(dict.fromkeys(ev.prefer.get(u, ())))))
         roles += [r for r in implied_roles(text, roles, ev.targets) if r.utility not in ev.roles]
         out = []
         for r in roles:
@@ -415,6 +429,17 @@ class TaskReader:
                 evidence: Iterable[str] = ()) -> TaskReading:
         return TaskReading(text=text, understood=False, confidence=round(conf, 4), method="reader", language=language,
                            closest=tuple(closest), evidence=tuple(evidence), reason=reason)
+
+
+_FILLER = frozenset("""i you we me us my your our it its d ll s m re ve like want need would could can will shall
+please get give bring fetch make do let help just now some something anything this that these those here there is
+are be am was were have has had to a an the for of and or with on in at up out down so then hey robot ok okay thanks
+thank""".split())
+
+
+def content_words(text: str) -> frozenset[str]:
+    """The stemmed words of ``text`` that carry content: not request filler ("I'd like you to", "could you")."""
+    return frozenset(w for w in words(text) if w not in _FILLER)
 
 
 def _unit(m: Mention, phrase: str) -> bool:

@@ -270,3 +270,40 @@ def test_rooms_of_scene_ids() -> None:
     got = [room_of(s) for s in ("embedded/kitchen-v0", "embedded/FloorPlan5-v0", "embedded/FloorPlan215-v0",
                                 "embedded/bedroom-v0", "embedded/FloorPlan330-v0", "embedded/FloorPlan401-v0")]
     assert got == ["kitchen", "kitchen", "living room", "bedroom", "bedroom", "bathroom"]
+
+
+@pytest.mark.parametrize("text", ["hey robot", "I'd like you to", "could you please", "get me a", "I want"])
+def test_text_with_no_content_is_not_read_as_a_task(reader, text) -> None:
+    assert not reader.read(text).understood
+
+
+def test_a_coat_task_with_punctuation_is_still_exact(reader) -> None:
+    assert reader.read("Boil water!").method == "exact"
+
+
+def test_leave_one_task_out_never_uses_the_task_left_out(kb, reader) -> None:
+    for task in ("washing dishes", "cut apple", "serving cake", "boil water"):
+        r = reader.read(task, exclude=(task,))
+        assert not any(repr(task) in note for note in r.evidence), (task, r.evidence)
+        assert all(role.task != task for role in (r.spec.roles if r.spec else ()))
+
+
+def test_interpret_model_never_sends_refused_text_to_the_model(data_dir) -> None:
+    llm = FakeLLM([])  # any call would fail: nothing scripted
+    for text in ("🎂🔪", "zxqv", "cut the cake " * 30):
+        p = plan(text, llm=llm, interpret="model", data_dir=data_dir)
+        assert not p.understood
+    assert llm.requests == []
+
+
+def test_a_request_whose_plan_raises_counts_as_not_understood(data_dir) -> None:
+    from planner.bench.understanding import run_request
+    from planner.errors import ConfigError as _CE
+
+    def boom(*_a, **_k):
+        raise _CE("bad config")
+
+    req = Request(id="a", request="cut the cake", scene="embedded/kitchen-v0", kind="nonsense")
+    row = run_request(req, boom)
+    assert row.error and not row.understood and "bad config" in row.reason
+    assert summarize([row])["nonsense_refused"] == 100.0 and summarize([row])["errors"] == 1

@@ -103,7 +103,8 @@ def coat_choice(
     utility, task = coat_task(key, substance, wording)
     strategy = "hybrid" if llm is not None else "knowledge"
     state = memory.state(keep)
-    kw: dict[str, Any] = {"llm": llm, "strategy": strategy, "utility": utility, "kb": kb}
+    # "literal" wording leaves ScienceWorld's own words to the model: no borrowed annotations
+    kw: dict[str, Any] = {"llm": llm, "strategy": strategy, "utility": utility, "kb": kb, "interpret": "exact"}
     p = plan_in_state(task, state, **kw)
     replanned = False
     if not p.feasible:
