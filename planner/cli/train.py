@@ -4,6 +4,7 @@ Examples::
 
     coat train --seed 0                      # one model on every combination, in the user cache
     coat train --seed 0 --folds 5 --out runs/learned   # plus 5 fold models for `coat eval --held-out`
+    coat train --seed 0 --folds 5 --split objects --out runs/learned-objects   # folds of whole object types
 
 Deterministic for a seed (single-threaded torch). The first run embeds COAT's texts with MiniLM and caches
 them beside the models; reruns read the cache.
@@ -25,6 +26,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--out", default=None, metavar="DIR", help="output directory (default: the user cache)")
     p.add_argument("--folds", type=int, default=1, metavar="K",
                    help="also train K models, each without one fold of (utility, task) combinations (K >= 2)")
+    p.add_argument("--split", default="combinations", metavar="KIND",
+                   help="what the folds hold out: 'combinations' (of utility and task; the default) or 'objects' "
+                        "(whole object types: a fold model sees no example of its objects)")
     p.add_argument("--data-dir", default=None, help="COAT data root (default: $COAT_DATA_DIR or the user cache)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_handler)
@@ -34,16 +38,22 @@ def _handler(args: argparse.Namespace) -> int:
     from ..bench.datasets import data_checksums
     from ..knowledge import load_knowledge
     from ..learned import default_dir, train_dir
+    from ..learned.data import SPLITS
     from . import check_out_path
 
     if args.folds < 1:
         raise ConfigError(f"--folds must be >= 1, got {args.folds}")
+    if args.split not in SPLITS:
+        raise ConfigError(f"--split {args.split!r} is not a split kind; accepted: {', '.join(SPLITS)}")
+    if args.split != "combinations" and args.folds < 2:
+        raise ConfigError(f"--split {args.split} makes held-out folds: give --folds K with K >= 2, got {args.folds}")
     out = args.out or str(default_dir())
     check_out_path(out, kind="dir")
     kb = load_knowledge(args.data_dir)
-    manifest = train_dir(kb, out, seed=args.seed, folds=args.folds, checksums=data_checksums(args.data_dir),
-                         progress=not args.no_progress)
-    print(f"trained: {out} (seed {args.seed}, {manifest['folds']} folds, encoder {manifest['encoder']})")
+    manifest = train_dir(kb, out, seed=args.seed, folds=args.folds, split=args.split,
+                         checksums=data_checksums(args.data_dir), progress=not args.no_progress)
+    print(f"trained: {out} (seed {args.seed}, {manifest['folds']} folds by {manifest['split']}, "
+          f"encoder {manifest['encoder']})")
     return 0
 
 
