@@ -40,7 +40,10 @@ from .model import (
 )
 
 DEFAULTS: dict[str, Any] = {"hidden": 128, "epochs1": 300, "epochs2": 200, "lr": 3e-3, "weight_decay": 1e-4,
-                           "dropout": 0.5}
+                           "dropout": 0.5, "hard_weight": 1.0, "pair_weight": 0.0}
+"""Training options. ``hard_weight``: stage-1 BCE weight of a hard negative (an object of the utility that is not
+a context object of the task) relative to other rows; ``pair_weight``: weight of an added stage-1 pairwise
+logistic loss, context object above hard negative, within each (utility, task)."""
 
 
 def _suit_data(feat: Featurizer, examples: Sequence[SuitExample]) -> tuple[np.ndarray, np.ndarray]:
@@ -52,6 +55,25 @@ def _suit_data(feat: Featurizer, examples: Sequence[SuitExample]) -> tuple[np.nd
         xs.append(feat.suits(t, u, [e.obj for e in exs]))
         ys += [e.label for e in exs]
     return np.concatenate(xs), np.asarray(ys, dtype=np.float32)
+
+
+def _hard_negatives(kb: KnowledgeBase, examples: Sequence[SuitExample]) -> tuple[np.ndarray, np.ndarray]:
+    """Stage-1 rows (in :func:`_suit_data`'s order) that are *hard* negatives (an object of the utility that is
+    not a context object of the (utility, task)), and the (positive, hard negative) row pairs of a combination."""
+    by_combo: dict[Combo, list[SuitExample]] = {}
+    for ex in examples:
+        by_combo.setdefault(ex.combo, []).append(ex)
+    hard: list[bool] = []
+    pairs, base = [], 0
+    for (u, t), exs in by_combo.items():
+        mine = set(kb.utility_objects(u)) if t is not None else set()
+        h = np.asarray([e.label == 0.0 and e.obj in mine for e in exs])
+        pos = np.asarray([e.label == 1.0 for e in exs])
+        i, j = np.nonzero(pos[:, None] & h[None, :])
+        pairs.append(np.stack([i + base, j + base], axis=1))
+        hard += h.tolist()
+        base += len(exs)
+    return np.asarray(hard, dtype=bool), np.concatenate(pairs)
 
 
 def _rank_data(feat: Featurizer, examples: Sequence[RankExample]) -> tuple[np.ndarray, np.ndarray]:
@@ -87,11 +109,20 @@ def train_model(kb: KnowledgeBase, feat: Featurizer, *, seed: int, held_out: Seq
     adam = torch.optim.Adam(heads.parameters(), lr=opt["lr"], weight_decay=opt["weight_decay"])
     x1, y1 = (torch.from_numpy(a) for a in _suit_data(feat, suit))
     pos_weight = torch.tensor((len(y1) - float(y1.sum())) / max(1.0, float(y1.sum())))
-    bce = torch.nn.BCEWithLogitsLoss(pos_weight=pos_weight)
+    hard_w, pair_w = float(opt["hard_weight"]), float(opt["pair_weight"])
+    weight = None
+    hard, hp = _hard_negatives(kb, suit)
+    if hard_w != 1.0:
+        weight = torch.from_numpy(np.where(hard, hard_w, 1.0).astype(np.float32))
+    bce = torch.nn.BCEWithLogitsLoss(pos_weight=pos_weight, weight=weight)
+    hp_t = torch.from_numpy(hp)
     x2, p2 = (torch.from_numpy(a) for a in _rank_data(feat, ranked))
     for _ in range(int(opt["epochs1"])):
         adam.zero_grad()
-        loss = bce(heads["suits"](x1).squeeze(-1), y1)
+        s1 = heads["suits"](x1).squeeze(-1)
+        loss = bce(s1, y1)
+        if pair_w and len(hp_t):
+            loss = loss + pair_w * torch.nn.functional.softplus(s1[hp_t[:, 1]] - s1[hp_t[:, 0]]).mean()
         loss.backward()
         adam.step()
         if progress is not None:

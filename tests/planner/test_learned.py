@@ -288,3 +288,20 @@ def test_ablate_cli_with_held_out_learned_models(kb: Any, tmp_path: Path, monkey
             assert f"| {s} | {p} | 5 |" in report
             rows = read_rows(out / f"{s}-{p}.jsonl")
             assert len(rows) == 5 and {r["model_id"] for r in rows} == {f"learned-v1-seed0-heldout3{suffix}"}
+
+
+def test_hard_negative_options_weight_the_utility_s_other_objects(kb: Any) -> None:
+    from planner.learned.train import _hard_negatives
+
+    u, t = "cutting", kb.tasks("cutting")[0]
+    suit, _ = training_examples(kb, held_out=[c for c in combinations(kb) if c not in {(u, t), (u, None)}])
+    hard, pairs = _hard_negatives(kb, suit)
+    ctx, mine = set(kb.context_objects(u, t)), set(kb.utility_objects(u))
+    assert {e.obj for e, h in zip(suit, hard, strict=True) if h} == mine - ctx
+    assert all(suit[i].combo == (u, t) for i in pairs.ravel())  # (utility, None) has no hard negatives
+    assert {(suit[i].obj, suit[j].obj) for i, j in pairs} == {(p, n) for p in ctx for n in mine - ctx}
+    feat = featurizer(kb, None, HashEncoder())
+    base = _state(train_model(kb, feat, seed=0, options=TINY))
+    for extra in ({"hard_weight": 3.0}, {"pair_weight": 1.0}):
+        other = _state(train_model(kb, feat, seed=0, options={**TINY, **extra}))
+        assert any(not bool((base[k] == other[k]).all()) for k in base if k.startswith("suits"))
