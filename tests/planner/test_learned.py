@@ -305,3 +305,15 @@ def test_hard_negative_options_weight_the_utility_s_other_objects(kb: Any) -> No
     for extra in ({"hard_weight": 3.0}, {"pair_weight": 1.0}):
         other = _state(train_model(kb, feat, seed=0, options={**TINY, **extra}))
         assert any(not bool((base[k] == other[k]).all()) for k in base if k.startswith("suits"))
+
+
+def test_train_cli_options_are_parsed_and_checked() -> None:
+    from planner.cli.train import parse_options
+
+    assert parse_options(["hard_weight=3", "epochs1=5", "pair_weight = 0.5"]) == {
+        "hard_weight": 3.0, "epochs1": 5, "pair_weight": 0.5}
+    for bad, needle in (("hard_weight", "KEY=VALUE"), ("width=3", r"'width'.*accepted: hidden, epochs1"),
+                        ("epochs1=2.5", "not an integer"), ("lr=fast", "not a number"),
+                        ("dropout=1", r"dropout=1: must be >= 0 and < 1"), ("hidden=1", ">= 2")):
+        with pytest.raises(ConfigError, match=needle):
+            parse_options([bad])
