@@ -59,7 +59,11 @@ class DecisionPipeline(ABC):
         """
         labels = [o.letter for o in question.options]
         pairs = [(o.object, o.state) for o in question.options]
-        return self._run(question.task, question.utility, pairs, labels, question.id)
+        routing = getattr(self.learned, "routing", None)  # held-out fold models pick their fold by the question
+        if routing is None:
+            return self._run(question.task, question.utility, pairs, labels, question.id)
+        with routing(question):
+            return self._run(question.task, question.utility, pairs, labels, question.id)
 
     def select(self, task: str | None, utility: str, candidates: Sequence[Candidate]) -> Decision:
         """Choose among arbitrary candidates (a planner's scene objects); labels are ``A, B, ...``.

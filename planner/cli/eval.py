@@ -32,8 +32,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=None, metavar="DIR",
                    help="learned strategy: the `coat train --out` directory (default: the user cache)")
     p.add_argument("--held-out", action="store_true",
-                   help="learned strategy: answer each question with the fold model that never saw its "
-                        "(utility, task) combination (needs `coat train --folds K`)")
+                   help="learned strategy: answer each question with the fold model for which it is held out "
+                        "(needs `coat train --folds K`): by combinations, the fold that never saw its (utility, "
+                        "task); by objects (`--split objects`), the fold that never saw its correct option's object")
     p.add_argument("--llm", default=None, metavar="SPEC",
                    help="model spec: local, local:gemma-270m, openai:<model>, ollama:<model>, fake "
                         "(default: local for llm/hybrid; none for knowledge)")
@@ -262,8 +263,11 @@ def _ablate_handler(args: argparse.Namespace) -> int:
         for pipeline in ("single", "two-stage", *(("single+prior",) if args.object_prior is not None else ())):
             rows_path = out / f"{set_name}-{pipeline}.jsonl"
             results[set_name][pipeline] = _run_one(args, kb, llm, info, set_name, pipeline, str(rows_path))
+    learned = info["kw"]["learned"]
     cmd = ["coat ablate", f"--llm {info['spec']}" if info["spec"] else "", f"--strategy {args.strategy}",
-           f"--limit {args.limit}", f"--seed {args.seed}", "--sets " + " ".join(args.sets), f"--out {args.out}",
+           f"--model {args.model}" if args.model else "", "--held-out" if args.held_out else "",
+           f"--limit {args.limit}", f"--seed {args.seed}", "--sets " + " ".join(args.sets),
+           f"--questions {args.questions}" if args.questions else "", f"--out {args.out}",
            f"--keep-rule {args.keep_rule}" if args.keep_rule != "ensemble" else "",
            f"--margin {args.margin}" if args.margin is not None else "",
            "--signals " + " ".join(args.signals) if args.signals else "",
@@ -272,7 +276,8 @@ def _ablate_handler(args: argparse.Namespace) -> int:
            f"--object-prior {args.object_prior:g}" if args.object_prior is not None else ""]
     meta = {
         "command": " ".join(c for c in cmd if c),
-        "model_id": getattr(llm, "model_id", None),
+        "model_id": ", ".join(m for m in (getattr(llm, "model_id", None), getattr(learned, "model_id", None)) if m)
+        or None,
         "strategy": args.strategy,
         "seed": args.seed,
         "limit": args.limit,

@@ -4,6 +4,7 @@ Examples::
 
     coat train --seed 0                      # one model on every combination, in the user cache
     coat train --seed 0 --folds 5 --out runs/learned   # plus 5 fold models for `coat eval --held-out`
+    coat train --seed 0 --folds 5 --split objects --out runs/learned-objects   # folds of whole object types
 
 Deterministic for a seed (single-threaded torch). The first run embeds COAT's texts with MiniLM and caches
 them beside the models; reruns read the cache.
@@ -25,6 +26,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--out", default=None, metavar="DIR", help="output directory (default: the user cache)")
     p.add_argument("--folds", type=int, default=1, metavar="K",
                    help="also train K models, each without one fold of (utility, task) combinations (K >= 2)")
+    p.add_argument("--split", default="combinations", metavar="KIND",
+                   help="what the folds hold out: 'combinations' (of utility and task; the default) or 'objects' "
+                        "(whole object types: a fold model sees no example of its objects)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="a training option (repeatable), e.g. --option hard_weight=3; keys: "
+                        "hidden, epochs1, epochs2, lr, weight_decay, dropout, hard_weight, pair_weight "
+                        "(defaults in planner.learned.train.DEFAULTS)")
     p.add_argument("--data-dir", default=None, help="COAT data root (default: $COAT_DATA_DIR or the user cache)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_handler)
@@ -34,17 +42,57 @@ def _handler(args: argparse.Namespace) -> int:
     from ..bench.datasets import data_checksums
     from ..knowledge import load_knowledge
     from ..learned import default_dir, train_dir
+    from ..learned.data import SPLITS
     from . import check_out_path
 
     if args.folds < 1:
         raise ConfigError(f"--folds must be >= 1, got {args.folds}")
+    if args.split not in SPLITS:
+        raise ConfigError(f"--split {args.split!r} is not a split kind; accepted: {', '.join(SPLITS)}")
+    if args.split != "combinations" and args.folds < 2:
+        raise ConfigError(f"--split {args.split} makes held-out folds: give --folds K with K >= 2, got {args.folds}")
+    options = parse_options(args.option)
     out = args.out or str(default_dir())
     check_out_path(out, kind="dir")
     kb = load_knowledge(args.data_dir)
-    manifest = train_dir(kb, out, seed=args.seed, folds=args.folds, checksums=data_checksums(args.data_dir),
-                         progress=not args.no_progress)
-    print(f"trained: {out} (seed {args.seed}, {manifest['folds']} folds, encoder {manifest['encoder']})")
+    manifest = train_dir(kb, out, seed=args.seed, folds=args.folds, split=args.split, options=options,
+                         checksums=data_checksums(args.data_dir), progress=not args.no_progress)
+    print(f"trained: {out} (seed {args.seed}, {manifest['folds']} folds by {manifest['split']}, "
+          f"encoder {manifest['encoder']})")
     return 0
 
 
-__all__ = ["register"]
+_RANGES: dict[str, tuple[float, float | None]] = {"hidden": (2, None), "dropout": (0, 1)}
+
+
+def parse_options(items: list[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` training options, each converted to its default's type.
+
+    Raises:
+        ConfigError: not ``KEY=VALUE``, an unknown key (the message lists the accepted ones), or a value
+            that is not a number of the key's type.
+    """
+    from ..learned.train import DEFAULTS
+
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep:
+            raise ConfigError(f"--option {item!r}: give KEY=VALUE, e.g. --option hard_weight=3")
+        if key not in DEFAULTS:
+            raise ConfigError(f"--option {key!r} is not a training option; accepted: {', '.join(DEFAULTS)}")
+        kind = type(DEFAULTS[key])
+        try:
+            value = kind(raw.strip())
+        except ValueError:
+            raise ConfigError(f"--option {key}={raw!r}: not {'an integer' if kind is int else 'a number'}") from None
+        low, high = _RANGES.get(key, (0, None))
+        if value < low or (high is not None and value >= high):
+            rule = f">= {low}" + (f" and < {high}" if high is not None else "")
+            raise ConfigError(f"--option {key}={raw.strip()}: must be {rule}")
+        out[key] = value
+    return out
+
+
+__all__ = ["parse_options", "register"]

@@ -7,8 +7,8 @@
 
 A model file is a torch checkpoint (tensors and plain values only, read with ``weights_only``) holding
 :data:`FORMAT_VERSION`, the head sizes, the weights and a manifest (encoder id, data checksums, seed, fold,
-held-out combinations). :class:`FoldedModel` routes each question to the fold model that never saw its
-combination, for honest evaluation. torch is imported on first use only.
+held-out combinations or object types). :class:`FoldedModel` routes each question to the fold model for
+which it is held out, for honest evaluation. torch is imported on first use only.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,7 @@ import numpy as np
 
 from .._optional import require
 from ..errors import ConfigError, DataError, DataNotFoundError
-from ..schemas import PhysicalState
+from ..schemas import PhysicalState, Question
 from .data import Combo
 from .features import STATE_DIM, EmbeddingCache, object_text, state_vector, task_text
 
@@ -155,34 +157,86 @@ class LearnedModel:
 
 
 class FoldedModel:
-    """Fold models; each question goes to the model whose held-out combinations include it."""
+    """Fold models; each question goes to the fold model for which it is held out.
 
-    def __init__(self, models: Sequence[LearnedModel]) -> None:
+    ``split="combinations"``: the model whose held-out combinations include the question's (utility, task);
+    :meth:`suits` / :meth:`rank` route by their (utility, task) arguments.
+
+    ``split="objects"``: the model whose held-out object types include the object of the question's correct
+    option (the other options' objects may have been seen in training). The answer is not among
+    :meth:`suits` / :meth:`rank`'s arguments, so a question is routed with :meth:`routing` (which
+    :meth:`planner.pipeline.DecisionPipeline.decide` enters for every question); outside it they raise.
+    """
+
+    def __init__(self, models: Sequence[LearnedModel], split: str = "combinations") -> None:
+        from .data import check_split
+
         self.models = list(models)
+        self.split = check_split(split)
         self._route: dict[Combo, LearnedModel] = {}
+        self._by_object: dict[str, LearnedModel] = {}
         for m in self.models:
             for u, t in m.manifest.get("held_out", []):
                 self._route[(u, t)] = m
+            for o in m.manifest.get("held_out_objects", []):
+                self._by_object[o] = m
+        self._current: ContextVar[LearnedModel | None] = ContextVar(f"coat_fold_route_{id(self)}", default=None)
 
     def __repr__(self) -> str:
-        return f"FoldedModel({len(self.models)} folds)"
+        return f"FoldedModel({len(self.models)} folds, split={self.split})"
 
     @property
     def model_id(self) -> str:
-        """The folds' shared id."""
-        return self.models[0].model_id.rsplit("-fold", 1)[0] + f"-heldout{len(self.models)}"
+        """The folds' shared id (``-objects`` for the object split)."""
+        base = self.models[0].model_id.rsplit("-fold", 1)[0] + f"-heldout{len(self.models)}"
+        return base + ("-objects" if self.split == "objects" else "")
 
-    def model_for(self, task: str | None, utility: str) -> LearnedModel:
-        """The fold model that never saw (utility, task).
+    def fold_for(self, question: Question) -> LearnedModel:
+        """The fold model for which ``question`` is held out (see the class docstring for the rule).
 
         Raises:
-            ConfigError: no fold holds this combination out (it is not one of COAT's).
+            ConfigError: no fold holds out the question's combination (or its correct option's object).
         """
+        if self.split != "objects":
+            return self._by_combo(question.task, question.utility)
+        obj = question.option(question.answer).object
+        m = self._by_object.get(obj)
+        if m is None:
+            raise ConfigError(f"no fold holds out object {obj!r} (the correct option of question {question.id!r}): "
+                              "held-out evaluation by objects covers COAT's object types only")
+        return m
+
+    @contextmanager
+    def routing(self, question: Question) -> Iterator[LearnedModel]:
+        """Within this block (in this thread), :meth:`suits` and :meth:`rank` use :meth:`fold_for` ``(question)``."""
+        token = self._current.set(self.fold_for(question))
+        try:
+            yield self._current.get()  # type: ignore[misc]
+        finally:
+            self._current.reset(token)
+
+    def _by_combo(self, task: str | None, utility: str) -> LearnedModel:
         m = self._route.get((utility, task))
         if m is None:
             raise ConfigError(f"no fold holds out ({utility!r}, {task!r}): held-out evaluation covers COAT's "
                               "combinations only")
         return m
+
+    def model_for(self, task: str | None, utility: str) -> LearnedModel:
+        """The fold model answering (utility, task) now: the one :meth:`routing` chose, else (combination
+        split) the one that never saw (utility, task).
+
+        Raises:
+            ConfigError: no fold holds this combination out (it is not one of COAT's), or the object split
+                outside :meth:`routing` (only a question's answer says which fold holds it out).
+        """
+        m = self._current.get()
+        if m is not None:
+            return m
+        if self.split == "objects":
+            raise ConfigError("held-out models split by objects answer whole questions only (the fold is the one "
+                              "that held out the correct option's object): use decide(question), not select()")
+        return self._by_combo(task, utility)
 
     def suits(self, task: str | None, utility: str, objects: Sequence[str]) -> list[float]:
         """:meth:`LearnedModel.suits` of the routed fold."""

@@ -1,7 +1,8 @@
 """Training the learned selectors, deterministically for a seed, and reading a trained directory back.
 
 ``train_dir(kb, out, seed=0, folds=5)`` writes ``model.pt`` (trained on every combination), ``fold-<i>.pt``
-(trained without fold i's combinations), ``embeddings.npz`` (the embedding cache) and ``manifest.json``.
+(trained without fold i's combinations, or with ``split="objects"`` without any example of fold i's object
+types), ``embeddings.npz`` (the embedding cache) and ``manifest.json`` (which records the split).
 ``load_learned(out)`` gives the full model, ``load_learned(out, held_out=True)`` a
 :class:`~planner.learned.model.FoldedModel`.
 
@@ -23,7 +24,7 @@ import numpy as np
 from .._optional import require
 from ..errors import DataError, DataNotFoundError
 from ..knowledge import KnowledgeBase
-from .data import Combo, combinations, fold_split, rank_examples, suit_examples
+from .data import SPLITS, Combo, RankExample, SuitExample, check_split, make_folds, training_examples
 from .features import EmbeddingCache, MiniLMVectors, VectorEncoder
 from .model import (
     _RETRAIN,
@@ -39,13 +40,16 @@ from .model import (
 )
 
 DEFAULTS: dict[str, Any] = {"hidden": 128, "epochs1": 300, "epochs2": 200, "lr": 3e-3, "weight_decay": 1e-4,
-                           "dropout": 0.5}
+                           "dropout": 0.5, "hard_weight": 1.0, "pair_weight": 0.0}
+"""Training options. ``hard_weight``: stage-1 BCE weight of a hard negative (an object of the utility that is not
+a context object of the task) relative to other rows; ``pair_weight``: weight of an added stage-1 pairwise
+logistic loss, context object above hard negative, within each (utility, task)."""
 
 
-def _suit_data(kb: KnowledgeBase, feat: Featurizer, combos: Sequence[Combo]) -> tuple[np.ndarray, np.ndarray]:
+def _suit_data(feat: Featurizer, examples: Sequence[SuitExample]) -> tuple[np.ndarray, np.ndarray]:
     xs, ys = [], []
     by_combo: dict[Combo, list[Any]] = {}
-    for ex in suit_examples(kb, combos):
+    for ex in examples:
         by_combo.setdefault(ex.combo, []).append(ex)
     for (u, t), exs in by_combo.items():
         xs.append(feat.suits(t, u, [e.obj for e in exs]))
@@ -53,10 +57,29 @@ def _suit_data(kb: KnowledgeBase, feat: Featurizer, combos: Sequence[Combo]) -> 
     return np.concatenate(xs), np.asarray(ys, dtype=np.float32)
 
 
-def _rank_data(kb: KnowledgeBase, feat: Featurizer, combos: Sequence[Combo]) -> tuple[np.ndarray, np.ndarray]:
+def _hard_negatives(kb: KnowledgeBase, examples: Sequence[SuitExample]) -> tuple[np.ndarray, np.ndarray]:
+    """Stage-1 rows (in :func:`_suit_data`'s order) that are *hard* negatives (an object of the utility that is
+    not a context object of the (utility, task)), and the (positive, hard negative) row pairs of a combination."""
+    by_combo: dict[Combo, list[SuitExample]] = {}
+    for ex in examples:
+        by_combo.setdefault(ex.combo, []).append(ex)
+    hard: list[bool] = []
+    pairs, base = [], 0
+    for (u, t), exs in by_combo.items():
+        mine = set(kb.utility_objects(u)) if t is not None else set()
+        h = np.asarray([e.label == 0.0 and e.obj in mine for e in exs])
+        pos = np.asarray([e.label == 1.0 for e in exs])
+        i, j = np.nonzero(pos[:, None] & h[None, :])
+        pairs.append(np.stack([i + base, j + base], axis=1))
+        hard += h.tolist()
+        base += len(exs)
+    return np.asarray(hard, dtype=bool), np.concatenate(pairs)
+
+
+def _rank_data(feat: Featurizer, examples: Sequence[RankExample]) -> tuple[np.ndarray, np.ndarray]:
     """Feature rows and the (better, worse) index pairs."""
     by_combo: dict[Combo, list[Any]] = {}
-    for ex in rank_examples(kb, combos):
+    for ex in examples:
         by_combo.setdefault(ex.combo, []).append(ex)
     xs, pairs, base = [], [], 0
     for (u, t), exs in by_combo.items():
@@ -69,25 +92,37 @@ def _rank_data(kb: KnowledgeBase, feat: Featurizer, combos: Sequence[Combo]) -> 
 
 
 def train_model(kb: KnowledgeBase, feat: Featurizer, *, seed: int, held_out: Sequence[Combo] = (),
-                fold: int | None = None, options: dict[str, Any] | None = None, progress: Any = None) -> LearnedModel:
-    """Train both heads on every combination not in ``held_out``; deterministic for ``seed``."""
+                held_out_objects: Sequence[str] = (), fold: int | None = None, options: dict[str, Any] | None = None,
+                progress: Any = None) -> LearnedModel:
+    """Train both heads on every combination not in ``held_out``, without any example whose object is in
+    ``held_out_objects`` (:func:`~planner.learned.data.training_examples`); deterministic for ``seed``."""
     torch = require("torch", "torch")
     opt = {**DEFAULTS, **(options or {})}
     torch.manual_seed(seed)
     torch.set_num_threads(1)
     hold = set(held_out)
-    train = [c for c in combinations(kb) if c not in hold]
+    drop = sorted(set(held_out_objects))
+    suit, ranked = training_examples(kb, hold, drop)
     dim = feat.cache.embed(["x"]).shape[1]
     heads = build_heads(dim, int(opt["hidden"]), float(opt["dropout"]))
     heads.train()
     adam = torch.optim.Adam(heads.parameters(), lr=opt["lr"], weight_decay=opt["weight_decay"])
-    x1, y1 = (torch.from_numpy(a) for a in _suit_data(kb, feat, train))
+    x1, y1 = (torch.from_numpy(a) for a in _suit_data(feat, suit))
     pos_weight = torch.tensor((len(y1) - float(y1.sum())) / max(1.0, float(y1.sum())))
-    bce = torch.nn.BCEWithLogitsLoss(pos_weight=pos_weight)
-    x2, p2 = (torch.from_numpy(a) for a in _rank_data(kb, feat, train))
+    hard_w, pair_w = float(opt["hard_weight"]), float(opt["pair_weight"])
+    weight = None
+    hard, hp = _hard_negatives(kb, suit)
+    if hard_w != 1.0:
+        weight = torch.from_numpy(np.where(hard, hard_w, 1.0).astype(np.float32))
+    bce = torch.nn.BCEWithLogitsLoss(pos_weight=pos_weight, weight=weight)
+    hp_t = torch.from_numpy(hp)
+    x2, p2 = (torch.from_numpy(a) for a in _rank_data(feat, ranked))
     for _ in range(int(opt["epochs1"])):
         adam.zero_grad()
-        loss = bce(heads["suits"](x1).squeeze(-1), y1)
+        s1 = heads["suits"](x1).squeeze(-1)
+        loss = bce(s1, y1)
+        if pair_w and len(hp_t):
+            loss = loss + pair_w * torch.nn.functional.softplus(s1[hp_t[:, 1]] - s1[hp_t[:, 0]]).mean()
         loss.backward()
         adam.step()
         if progress is not None:
@@ -103,6 +138,7 @@ def train_model(kb: KnowledgeBase, feat: Featurizer, *, seed: int, held_out: Seq
     manifest = {"version": FORMAT_VERSION, "encoder": feat.cache.model_id, "seed": seed, "fold": fold,
                 "dim": int(dim), "hidden": int(opt["hidden"]), "dropout": float(opt["dropout"]), "options": opt,
                 "held_out": [list(c) for c in sorted(hold, key=lambda c: (c[0], c[1] or ""))],
+                **({"held_out_objects": drop} if drop else {}),
                 "n_suit": len(y1), "n_rank_pairs": len(p2)}
     return LearnedModel(heads, feat, manifest)
 
@@ -114,30 +150,41 @@ def featurizer(kb: KnowledgeBase, cache_path: str | os.PathLike[str] | None,
 
 
 def train_dir(kb: KnowledgeBase, out: str | os.PathLike[str], *, seed: int = 0, folds: int = 1,
-              encoder: VectorEncoder | None = None, options: dict[str, Any] | None = None,
-              checksums: dict[str, str] | None = None, progress: bool = True) -> dict[str, Any]:
-    """Train the full model and, with ``folds > 1``, one model per combination fold; write them to ``out``.
+              split: str = "combinations", encoder: VectorEncoder | None = None,
+              options: dict[str, Any] | None = None, checksums: dict[str, str] | None = None,
+              progress: bool = True) -> dict[str, Any]:
+    """Train the full model and, with ``folds > 1``, one model per fold of ``split`` (:data:`SPLITS`:
+    ``combinations`` or ``objects``); write them to ``out``.
 
     Returns:
-        The manifest written to ``out/manifest.json``.
+        The manifest written to ``out/manifest.json`` (``split`` and the folds' held-out combinations or
+        object types).
+
+    Raises:
+        ConfigError: an unknown ``split``, or ``folds`` more than the split has combinations / object types.
     """
     from tqdm.auto import tqdm
 
+    check_split(split)
     out = Path(out)
+    groups = make_folds(kb, split, folds, seed) if folds > 1 else []
     feat = featurizer(kb, out / EMBEDDINGS_FILE, encoder)
-    split = fold_split(combinations(kb), folds, seed) if folds > 1 else []
     opt = {**DEFAULTS, **(options or {})}
     per = int(opt["epochs1"]) + int(opt["epochs2"])
-    with tqdm(total=per * (1 + len(split)), desc="coat train", unit="epoch", disable=not progress) as bar:
+    with tqdm(total=per * (1 + len(groups)), desc="coat train", unit="epoch", disable=not progress) as bar:
         full = train_model(kb, feat, seed=seed, options=opt, progress=bar)
         full.save(out / MODEL_FILE)
-        for i, held in enumerate(split):
-            train_model(kb, feat, seed=seed, held_out=held, fold=i, options=opt, progress=bar).save(out / fold_file(i))
+        for i, held in enumerate(groups):
+            hold = {"held_out_objects": held} if split == "objects" else {"held_out": held}
+            train_model(kb, feat, seed=seed, fold=i, options=opt, progress=bar, **hold).save(out / fold_file(i))
     feat.cache.save()
-    manifest = {"version": FORMAT_VERSION, "encoder": feat.cache.model_id, "seed": seed, "folds": len(split),
-                "options": opt, "data_checksums": checksums or {}, "model": MODEL_FILE,
-                "fold_models": [fold_file(i) for i in range(len(split))],
-                "fold_combinations": [[list(c) for c in held] for held in split]}
+    manifest = {"version": FORMAT_VERSION, "encoder": feat.cache.model_id, "seed": seed, "folds": len(groups),
+                "split": split, "options": opt, "data_checksums": checksums or {}, "model": MODEL_FILE,
+                "fold_models": [fold_file(i) for i in range(len(groups))]}
+    if split == "objects":
+        manifest["fold_objects"] = [list(held) for held in groups]
+    else:
+        manifest["fold_combinations"] = [[list(c) for c in held] for held in groups]
     (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return manifest
 
@@ -169,7 +216,10 @@ def load_learned(kb: KnowledgeBase, out: str | os.PathLike[str], *, held_out: bo
     names = manifest.get("fold_models") or []
     if not names:
         raise DataNotFoundError(f"{mpath}: trained without folds; held-out evaluation needs `coat train --folds 5`")
-    return FoldedModel([LearnedModel.load(out / n, feat) for n in names])
+    split = manifest.get("split", "combinations")  # manifests written before the object split had no "split"
+    if split not in SPLITS:
+        raise DataError(mpath, "", f"unknown split {split!r} (this planner reads {', '.join(SPLITS)}); {_RETRAIN}")
+    return FoldedModel([LearnedModel.load(out / n, feat) for n in names], split=split)
 
 
 def default_dir() -> Path:

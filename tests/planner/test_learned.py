@@ -27,6 +27,7 @@ from planner.learned import (  # noqa: E402
     train_dir,
     train_model,
 )
+from planner.learned.data import make_folds, object_split, training_examples, vocabulary  # noqa: E402
 from planner.learned.model import MODEL_FILE, fold_file  # noqa: E402
 from planner.learned.train import featurizer  # noqa: E402
 from planner.object_selector import ObjectSelector  # noqa: E402
@@ -184,3 +185,160 @@ def test_the_default_directory_is_trained_on_first_use_then_loaded(kb: Any, tmp_
     (tmp_path / "cache" / MODEL_FILE).write_bytes(b"not a model")
     with pytest.raises(DataError, match="coat train"):  # a corrupt file is never silently retrained
         ensure_learned(kb, tmp_path / "cache", encoder=enc, options=TINY, progress=False)
+
+
+# ---------------------------------------------------------------- the whole-object split
+
+
+def _question(kb: Any, utility: str, task: str, answer_obj: str, other: str) -> Any:
+    from planner.schemas import Option, Question
+
+    opts = (Option(letter="A", object=other, pool="random"), Option(letter="B", object=answer_obj, pool="context"))
+    return Question(id="q-test", set="task0", variation=1, utility=utility, task=task, text="?", options=opts,
+                    answer="B")
+
+
+def test_object_split_is_deterministic_and_covers_every_object_once(kb: Any) -> None:
+    objs = vocabulary(kb)
+    folds = make_folds(kb, "objects", 5, seed=0)
+    flat = [o for f in folds for o in f]
+    assert sorted(flat) == objs and len(flat) == len(set(flat)) == len(objs)
+    assert max(map(len, folds)) - min(map(len, folds)) <= 1
+    assert make_folds(kb, "objects", 5, seed=0) == folds == object_split(list(reversed(objs)), 5, seed=0)
+    assert make_folds(kb, "objects", 5, seed=1) != folds
+    assert make_folds(kb, "combinations", 5, seed=0) == fold_split(combinations(kb), 5, seed=0)
+    with pytest.raises(ConfigError, match=r"'pairs'.*combinations, objects"):
+        make_folds(kb, "pairs", 5, seed=0)
+    with pytest.raises(ConfigError, match=r"1 to 100 .*object types.*101"):
+        object_split(objs, 101, seed=0)
+
+
+def test_object_fold_training_data_holds_none_of_its_objects(kb: Any) -> None:
+    everything = training_examples(kb)
+    for held in make_folds(kb, "objects", 5, seed=0):
+        suit, ranked = training_examples(kb, held_out_objects=held)
+        assert suit and ranked
+        assert not {e.obj for e in suit} & set(held) and not {e.obj for e in ranked} & set(held)
+        # everything else stays: every combination, every other object's rows and configurations
+        assert len(suit) == sum(e.obj not in held for e in everything[0])
+        assert len(ranked) == sum(e.obj not in held for e in everything[1])
+        assert {e.combo for e in suit} == set(combinations(kb))
+
+
+def test_object_split_trains_routes_by_the_answer_and_records_the_split(
+        kb: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
+    import json
+
+    out = tmp_path_factory.mktemp("learned-objects")
+    manifest = train_dir(kb, out, seed=0, folds=3, split="objects", encoder=HashEncoder(), options=TINY,
+                         progress=False)
+    assert manifest["split"] == "objects" and "fold_combinations" not in manifest
+    assert manifest["fold_objects"] == make_folds(kb, "objects", 3, seed=0)
+    folded = load_learned(kb, out, held_out=True, encoder=HashEncoder())
+    assert isinstance(folded, FoldedModel) and folded.split == "objects"
+    assert folded.model_id.endswith("-heldout3-objects")
+    n_combos = len(combinations(kb))
+    for i, m in enumerate(folded.models):
+        assert m.manifest["held_out_objects"] == manifest["fold_objects"][i] and m.manifest["held_out"] == []
+        assert m.manifest["n_suit"] == n_combos * (len(vocabulary(kb)) - len(manifest["fold_objects"][i]))
+    u, t = "cutting", kb.tasks("cutting")[0]
+    for i, held in enumerate(manifest["fold_objects"]):
+        q = _question(kb, u, t, held[0], manifest["fold_objects"][(i + 1) % 3][0])
+        assert folded.fold_for(q) is folded.models[i]
+        with folded.routing(q) as m:
+            assert m is folded.models[i] and folded.model_for(t, u) is m
+    with pytest.raises(ConfigError, match="correct option's object"):
+        folded.suits(t, u, ["Knife"])  # outside routing: no answer to route by
+    # decide() routes each question by its answer; the two-stage and single pipelines both work
+    q = _question(kb, u, t, "Knife", "Pillow")
+    for name in ("two-stage", "single"):
+        d = make_pipeline(name, "learned", kb=kb, learned=folded).decide(q)
+        assert d.chosen in ("A", "B") and d.model_id == folded.model_id
+    # a manifest written before the split existed (no "split") means combinations
+    comb = tmp_path_factory.mktemp("learned-old")
+    train_dir(kb, comb, seed=0, folds=2, encoder=HashEncoder(), options=TINY, progress=False)
+    mf = json.loads((comb / "manifest.json").read_text())
+    assert mf["split"] == "combinations"
+    del mf["split"]
+    (comb / "manifest.json").write_text(json.dumps(mf))
+    old = load_learned(kb, comb, held_out=True, encoder=HashEncoder())
+    assert isinstance(old, FoldedModel) and old.split == "combinations"
+    assert list(old.fold_for(q).manifest["held_out"]).count([u, t]) == 1
+    mf["split"] = "tasks"
+    (comb / "manifest.json").write_text(json.dumps(mf))
+    with pytest.raises(DataError, match="'tasks'"):
+        load_learned(kb, comb, held_out=True, encoder=HashEncoder())
+    with pytest.raises(ConfigError, match=r"'tasks'.*accepted: combinations, objects"):
+        train_dir(kb, comb, seed=0, folds=2, split="tasks", encoder=HashEncoder(), options=TINY, progress=False)
+
+
+@pytest.mark.parametrize(("argv", "needle"), [(["--split", "tasks", "--folds", "5"], "'tasks'.*combinations, objects"),
+                                              (["--split", "objects"], "--folds K with K >= 2")])
+def test_train_cli_rejects_bad_split_flags(tmp_path: Path, capsys: Any, argv: list[str], needle: str) -> None:
+    import re
+
+    from planner import cli
+
+    assert cli.main(["train", "--out", str(tmp_path / "m"), "--no-progress", *argv]) == 1
+    assert re.search(needle, capsys.readouterr().err)
+
+
+# ---------------------------------------------------------------- coat ablate with the learned strategy
+
+
+@pytest.mark.parametrize("split", ["combinations", "objects"])
+def test_ablate_cli_with_held_out_learned_models(kb: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 split: str) -> None:
+    from planner import cli
+    from planner.bench.datasets import write_sets
+    from planner.bench.evaluate import read_rows
+    from planner.cli import eval as eval_cli
+
+    model = tmp_path / "model"
+    train_dir(kb, model, seed=0, folds=3, split=split, encoder=HashEncoder(), options=TINY, progress=False)
+    qs = tmp_path / "qs"
+    write_sets(kb, qs, 0, sets=["task0", "task2"], progress=False, sizes={"task0": 8, "task2": 20})
+    monkeypatch.setattr("planner.learned.train.MiniLMVectors", HashEncoder)  # the CLI loads with MiniLM otherwise
+    monkeypatch.setattr(eval_cli, "_plot", lambda *a, **k: False)  # no matplotlib: keep it fast
+    out = tmp_path / "ablate"
+    argv = ["ablate", "--strategy", "learned", "--held-out", "--model", str(model), "--limit", "5", "--sets",
+            "task0", "task2", "--questions", str(qs), "--out", str(out), "--no-progress"]
+    assert cli.main(argv) == 0
+    report = (out / "report.md").read_text()
+    suffix = "-objects" if split == "objects" else ""
+    assert f"Model: learned-v1-seed0-heldout3{suffix};" in report and "strategy: learned" in report
+    assert f"--model {model} --held-out" in report
+    for s in ("task0", "task2"):
+        for p in ("single", "two-stage"):
+            assert f"| {s} | {p} | 5 |" in report
+            rows = read_rows(out / f"{s}-{p}.jsonl")
+            assert len(rows) == 5 and {r["model_id"] for r in rows} == {f"learned-v1-seed0-heldout3{suffix}"}
+
+
+def test_hard_negative_options_weight_the_utility_s_other_objects(kb: Any) -> None:
+    from planner.learned.train import _hard_negatives
+
+    u, t = "cutting", kb.tasks("cutting")[0]
+    suit, _ = training_examples(kb, held_out=[c for c in combinations(kb) if c not in {(u, t), (u, None)}])
+    hard, pairs = _hard_negatives(kb, suit)
+    ctx, mine = set(kb.context_objects(u, t)), set(kb.utility_objects(u))
+    assert {e.obj for e, h in zip(suit, hard, strict=True) if h} == mine - ctx
+    assert all(suit[i].combo == (u, t) for i in pairs.ravel())  # (utility, None) has no hard negatives
+    assert {(suit[i].obj, suit[j].obj) for i, j in pairs} == {(p, n) for p in ctx for n in mine - ctx}
+    feat = featurizer(kb, None, HashEncoder())
+    base = _state(train_model(kb, feat, seed=0, options=TINY))
+    for extra in ({"hard_weight": 3.0}, {"pair_weight": 1.0}):
+        other = _state(train_model(kb, feat, seed=0, options={**TINY, **extra}))
+        assert any(not bool((base[k] == other[k]).all()) for k in base if k.startswith("suits"))
+
+
+def test_train_cli_options_are_parsed_and_checked() -> None:
+    from planner.cli.train import parse_options
+
+    assert parse_options(["hard_weight=3", "epochs1=5", "pair_weight = 0.5"]) == {
+        "hard_weight": 3.0, "epochs1": 5, "pair_weight": 0.5}
+    for bad, needle in (("hard_weight", "KEY=VALUE"), ("width=3", r"'width'.*accepted: hidden, epochs1"),
+                        ("epochs1=2.5", "not an integer"), ("lr=fast", "not a number"),
+                        ("dropout=1", r"dropout=1: must be >= 0 and < 1"), ("hidden=1", ">= 2")):
+        with pytest.raises(ConfigError, match=needle):
+            parse_options([bad])

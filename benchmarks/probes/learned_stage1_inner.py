@@ -1,0 +1,95 @@
+"""Stage-1 settings of the learned selectors, chosen on inner folds that never touch the reported folds.
+
+For each chosen outer fold o (the combination folds `coat train --folds K --seed S` makes), the outer fold's
+*training* combinations are split again into inner folds (seed S + 1000); a stage-1 head is trained on the
+training combinations minus one inner fold (so without the outer fold o and without the inner fold) and
+scored on that inner fold only. The outer folds' held-out combinations are never trained on nor scored, so
+the reported held-out numbers are not tuned on.
+
+Scores, averaged over (outer, inner) pairs, each a pairwise AUC over the inner fold's combinations:
+
+* hard: context objects of (utility, task) above the utility's other objects (what Task-0 asks);
+* easy: context objects above objects of other utilities;
+* task_u: a utility's objects above every other object, for (utility, None).
+
+Run (single-threaded; stage 2 is not trained, it does not change stage 1):
+    PYTHONPATH=. python benchmarks/probes/learned_stage1_inner.py --model runs/learned \
+        --configs '{}' '{"hard_weight": 3}' '{"pair_weight": 1}'
+(``--model`` is only read for its embedding cache, so no text is embedded again.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+import numpy as np
+
+from planner.knowledge import load_knowledge
+from planner.learned import combinations, fold_split, train_model
+from planner.learned.data import vocabulary
+from planner.learned.model import EMBEDDINGS_FILE
+from planner.learned.train import featurizer
+
+
+def _auc(pos: list[float], neg: list[float]) -> float | None:
+    if not pos or not neg:
+        return None
+    p, n = np.asarray(pos)[:, None], np.asarray(neg)[None, :]
+    return float(((p > n).sum() + 0.5 * (p == n).sum()) / (p.size * n.size))
+
+
+def score(kb: Any, model: Any, combos: list[Any]) -> dict[str, float]:
+    """Mean AUCs (see the module docstring) of ``model``'s stage 1 over ``combos``."""
+    objs = vocabulary(kb)
+    out: dict[str, list[float]] = {"hard": [], "easy": [], "task_u": []}
+    for u, t in combos:
+        s = dict(zip(objs, model.suits(t, u, objs), strict=True))
+        mine = set(kb.utility_objects(u))
+        if t is None:
+            a = _auc([s[o] for o in objs if o in mine], [s[o] for o in objs if o not in mine])
+            if a is not None:
+                out["task_u"].append(a)
+            continue
+        ctx = set(kb.context_objects(u, t))
+        pos = [s[o] for o in objs if o in ctx]
+        for key, neg in (("hard", [s[o] for o in objs if o in mine and o not in ctx]),
+                         ("easy", [s[o] for o in objs if o not in mine and o not in ctx])):
+            a = _auc(pos, neg)
+            if a is not None:
+                out[key].append(a)
+    return {k: float(np.mean(v)) for k, v in out.items() if v}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", required=True, help="a `coat train --out` directory (for its embedding cache)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--folds", type=int, default=5, help="outer folds (as `coat train --folds`)")
+    ap.add_argument("--outer", type=int, nargs="+", default=[0, 1], help="outer folds to use")
+    ap.add_argument("--inner", type=int, default=3, help="inner folds per outer fold")
+    ap.add_argument("--configs", nargs="+", default=["{}"], help="JSON training options, one per config")
+    args = ap.parse_args()
+    kb = load_knowledge()
+    feat = featurizer(kb, f"{args.model}/{EMBEDDINGS_FILE}")
+    outer = fold_split(combinations(kb), args.folds, args.seed)
+    for raw in args.configs:
+        opts = {**json.loads(raw), "epochs2": 0}
+        per: list[dict[str, float]] = []
+        t0 = time.perf_counter()
+        for o in args.outer:
+            train = [c for c in combinations(kb) if c not in set(outer[o])]
+            for j, inner in enumerate(fold_split(train, args.inner, args.seed + 1000)):
+                m = train_model(kb, feat, seed=args.seed, held_out=[*outer[o], *inner], options=opts)
+                per.append(score(kb, m, inner))
+                print(f"  {raw} outer {o} inner {j}: " + ", ".join(f"{k} {v:.3f}" for k, v in per[-1].items()),
+                      flush=True)
+        mean = {k: float(np.mean([p[k] for p in per])) for k in per[0]}
+        print(f"{raw}: " + ", ".join(f"{k} {v:.3f}" for k, v in mean.items())
+              + f" ({len(per)} models, {time.perf_counter() - t0:.0f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
