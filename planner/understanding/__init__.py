@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from .language import LanguageCheck, check_language
 from .reader import THRESHOLD, TaskReader, confidence, features
+from .structured import read_structured
 from .vocabulary import Vocabulary
 
-__all__ = ["THRESHOLD", "LanguageCheck", "TaskReader", "Vocabulary", "check_language", "confidence", "features"]
+__all__ = ["THRESHOLD", "LanguageCheck", "TaskReader", "Vocabulary", "check_language", "confidence", "features",
+           "read_structured"]

@@ -1,9 +1,9 @@
 """The simple structure of a request: its verbs, what they act on, "with" an instrument, "in" / "on" a place.
 
-A request is cut into clauses at "and" / "then" / commas; each clause has a verb (the first word that is a
-frame verb, after "please", "could you", "I'd like you to" ...), an object phrase, and the phrases after
-"with" (the instrument) and "in" / "on" / "into" (where). A purpose clause ("something to read") counts
-as the verb "read".
+A request is cut into clauses at "and", "then", "while", "because", "before" and punctuation. Each clause
+has a verb (the first word that is a frame verb, after "please", "could you", "I'd like you to" ...; else a
+state such as "dirty"), an object phrase, and the phrases after "with" (the instrument) and each "in" /
+"on" / "into" (where). A purpose clause ("something to read") counts as the verb "read".
 
 :data:`FRAMES` is the verb table: which of COAT's utilities each verb calls for. It is the reader's
 structural cue, beside the nearest COAT tasks (:mod:`planner.understanding.reader`).
