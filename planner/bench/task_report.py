@@ -169,25 +169,29 @@ def print_table(summary: dict[str, Any], by: str = "by_condition", file: Any = N
     """Print the table: with rich when it is installed, plain text otherwise."""
     import sys
 
+
+    title = f"household tasks {by.removeprefix('by_').replace('_', ' ')}: planner (P) vs baseline (B)"
+    print_rows(title, list(TABLE_COLUMNS), table_rows(summary, by), file=file or sys.stdout)
+
+
+def print_rows(title: str, head: list[str], rows: list[list[str]], *, file: Any) -> None:
+    """A table with its first column left-aligned: with rich when it is installed, plain text otherwise."""
     from .._optional import is_available
 
-    file = file or sys.stdout
-    rows = table_rows(summary, by)
-    title = f"household tasks {by.removeprefix('by_').replace('_', ' ')}: planner (P) vs baseline (B)"
     if is_available("rich"):
         from rich.console import Console
         from rich.table import Table
 
         t = Table(title=title)
-        for c in TABLE_COLUMNS:
-            t.add_column(c, justify="left" if c == "group" else "right")
+        for i, c in enumerate(head):
+            t.add_column(c, justify="left" if i == 0 else "right")
         for r in rows:
             t.add_row(*r)
         Console(file=file, width=200).print(t)
         return
-    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(TABLE_COLUMNS)]
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(head)]
     print(title, file=file)
-    for r in [list(TABLE_COLUMNS), *rows]:
+    for r in [head, *rows]:
         cells = (x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths, strict=True)))
         print("  ".join(cells), file=file)
 
@@ -221,5 +225,5 @@ def plot_success(summary: dict[str, Any], path: str) -> str:
     return path
 
 
-__all__ = ["SIDES", "TABLE_COLUMNS", "failure_groups", "markdown_table", "plot_success", "print_table",
+__all__ = ["SIDES", "TABLE_COLUMNS", "failure_groups", "markdown_table", "plot_success", "print_rows", "print_table",
            "reason_group", "side_metrics", "summarize", "table_rows"]

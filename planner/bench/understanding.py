@@ -154,29 +154,13 @@ def print_table(summary: dict[str, Any], file: Any = None) -> None:
     """The figures overall and per room: with rich when it is installed, plain text otherwise."""
     import sys
 
-    from .._optional import is_available
+    from .task_report import print_rows
 
-    file = file or sys.stdout
     groups = [("all", summary), *summary.get("by_room", {}).items()]
     head = ["group", *(label for _, label in TABLE_FIGURES)]
     rows = [[g, *("-" if s.get(k) is None else str(s[k]) for k, _ in TABLE_FIGURES)] for g, s in groups]
     title = f"understanding, {summary.get('split', '?')} split, strategy {summary.get('strategy', '?')}"
-    if is_available("rich"):
-        from rich.console import Console
-        from rich.table import Table
-
-        t = Table(title=title)
-        for c in head:
-            t.add_column(c, justify="left" if c == "group" else "right")
-        for r in rows:
-            t.add_row(*r)
-        Console(file=file, width=200).print(t)
-        return
-    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(head)]
-    print(title, file=file)
-    for r in [head, *rows]:
-        print("  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths, strict=True))),
-              file=file)
+    print_rows(title, head, rows, file=file or sys.stdout)
 
 
 def plot_summary(summary: dict[str, Any], path: str) -> str:
