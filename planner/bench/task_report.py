@@ -196,8 +196,10 @@ def print_rows(title: str, head: list[str], rows: list[list[str]], *, file: Any)
         print("  ".join(cells), file=file)
 
 
-def plot_success(summary: dict[str, Any], path: str) -> str:
-    """Bar plot of success per condition, planner vs baseline (matplotlib, the ``report`` extra); the path."""
+def plot_bars(path: str, groups: list[str], series: list[tuple[str, list[float]]], *, ylabel: str, line: float,
+              title: str) -> str:
+    """Grouped bars in percent, one series beside the other per group, with a target line (matplotlib, the
+    ``report`` extra); returns the path."""
     from .._optional import require
 
     require("matplotlib", extra="report")
@@ -206,24 +208,32 @@ def plot_success(summary: dict[str, Any], path: str) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    conds = [c for c in CONDITIONS if summary["by_condition"].get(c, {}).get("episodes")]
-    p = [100 * (summary["by_condition"][c]["success_rate"] or 0.0) for c in conds]
-    b = [100 * (summary["baseline"]["by_condition"][c]["success_rate"] or 0.0) for c in conds]
-    x = range(len(conds))
+    width = 0.8 / max(1, len(series))
     fig, ax = plt.subplots(figsize=(8, 3.6))
-    ax.bar([i - 0.2 for i in x], p, width=0.4, label="planner (closed loop)")
-    ax.bar([i + 0.2 for i in x], b, width=0.4, label="baseline (ideal type, open loop)")
-    ax.set_xticks(list(x), conds)
-    ax.set_ylabel("success % (none-usable: infeasible reported)")
+    for j, (label, values) in enumerate(series):
+        offset = (j - (len(series) - 1) / 2) * width
+        ax.bar([i + offset for i in range(len(groups))], values, width=width, label=label)
+    ax.set_xticks(list(range(len(groups))), groups)
+    ax.set_ylabel(ylabel)
     ax.set_ylim(0, 105)
-    ax.axhline(95, color="grey", lw=0.8, ls="--")
+    ax.axhline(line, color="grey", lw=0.8, ls="--")
     ax.legend(loc="lower left", fontsize=8)
-    ax.set_title(f"household tasks, {summary['episodes']} episodes, seed {summary.get('seed', '?')}")
+    ax.set_title(title)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
 
 
-__all__ = ["SIDES", "TABLE_COLUMNS", "failure_groups", "markdown_table", "plot_success", "print_rows", "print_table",
-           "reason_group", "side_metrics", "summarize", "table_rows"]
+def plot_success(summary: dict[str, Any], path: str) -> str:
+    """Bar plot of success per condition, planner vs baseline (matplotlib, the ``report`` extra); the path."""
+    conds = [c for c in CONDITIONS if summary["by_condition"].get(c, {}).get("episodes")]
+    p = [100 * (summary["by_condition"][c]["success_rate"] or 0.0) for c in conds]
+    b = [100 * (summary["baseline"]["by_condition"][c]["success_rate"] or 0.0) for c in conds]
+    return plot_bars(path, conds, [("planner (closed loop)", p), ("baseline (ideal type, open loop)", b)],
+                     ylabel="success % (none-usable: infeasible reported)", line=95,
+                     title=f"household tasks, {summary['episodes']} episodes, seed {summary.get('seed', '?')}")
+
+
+__all__ = ["SIDES", "TABLE_COLUMNS", "failure_groups", "markdown_table", "plot_bars", "plot_success", "print_rows",
+           "print_table", "reason_group", "side_metrics", "summarize", "table_rows"]

@@ -165,31 +165,15 @@ def print_table(summary: dict[str, Any], file: Any = None) -> None:
 
 def plot_summary(summary: dict[str, Any], path: str) -> str:
     """Bars per room: acceptable objects and requests understood; nonsense refused (matplotlib, ``report``)."""
-    from .._optional import require
-
-    require("matplotlib", extra="report")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from .task_report import plot_bars
 
     groups = [("all", summary), *summary.get("by_room", {}).items()]
     keys = (("acceptable_roles", "acceptable objects"), ("sensible_understood", "sensible understood"),
             ("nonsense_refused", "nonsense refused"))
-    fig, ax = plt.subplots(figsize=(8, 3.6))
-    for j, (k, label) in enumerate(keys):
-        ax.bar([i + (j - 1) * 0.27 for i in range(len(groups))], [s.get(k) or 0.0 for _, s in groups], width=0.27,
-               label=label)
-    ax.set_xticks(list(range(len(groups))), [g for g, _ in groups])
-    ax.set_ylabel("%")
-    ax.set_ylim(0, 105)
-    ax.axhline(90, color="grey", lw=0.8, ls="--")
-    ax.legend(loc="lower left", fontsize=8)
-    ax.set_title(f"free-text understanding, {summary.get('split', '?')} split ({summary.get('requests')} requests)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return plot_bars(path, [g for g, _ in groups], [(label, [s.get(k) or 0.0 for _, s in groups]) for k, label in keys],
+                     ylabel="%", line=90,
+                     title=f"free-text understanding, {summary.get('split', '?')} split ({summary.get('requests')} "
+                           "requests)")
 
 
 def leave_one_task_out(kb: Any, reader: Any, tasks: Iterable[str] | None = None) -> dict[str, Any]:
