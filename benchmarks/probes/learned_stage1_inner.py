@@ -12,6 +12,9 @@ Scores, averaged over (outer, inner) pairs, each a pairwise AUC over the inner f
 * easy: context objects above objects of other utilities;
 * task_u: a utility's objects above every other object, for (utility, None).
 
+Selection rule used in ``benchmarks/learned.md``: the setting with the highest hard AUC whose easy and Task-u
+AUCs are each at most 0.01 below the default's; if none, the default stays.
+
 Run (single-threaded; stage 2 is not trained, it does not change stage 1):
     PYTHONPATH=. python benchmarks/probes/learned_stage1_inner.py --model runs/learned \
         --configs '{}' '{"hard_weight": 3}' '{"pair_weight": 1}'

@@ -5,6 +5,7 @@ Examples::
     coat train --seed 0                      # one model on every combination, in the user cache
     coat train --seed 0 --folds 5 --out runs/learned   # plus 5 fold models for `coat eval --held-out`
     coat train --seed 0 --folds 5 --split objects --out runs/learned-objects   # folds of whole object types
+    coat train --seed 0 --folds 5 --option hard_weight=2 --out runs/learned-hw2  # a non-default training option
 
 Deterministic for a seed (single-threaded torch). The first run embeds COAT's texts with MiniLM and caches
 them beside the models; reruns read the cache.
@@ -25,7 +26,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="training seed (also the fold split's)")
     p.add_argument("--out", default=None, metavar="DIR", help="output directory (default: the user cache)")
     p.add_argument("--folds", type=int, default=1, metavar="K",
-                   help="also train K models, each without one fold of (utility, task) combinations (K >= 2)")
+                   help="also train K models, each without one fold of (utility, task) combinations, or of object "
+                        "types with --split objects (K >= 2)")
     p.add_argument("--split", default="combinations", metavar="KIND",
                    help="what the folds hold out: 'combinations' (of utility and task; the default) or 'objects' "
                         "(whole object types: a fold model sees no example of its objects)")
