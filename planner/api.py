@@ -19,19 +19,9 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Literal
 
+from .arguments import check_data_args, check_decision_args, check_plan_args, check_type, load_kb, make_backend, shown
 from .errors import ConfigError
-from .scene_planner import (
-    Interpret,
-    check_data_args,
-    check_decision_args,
-    check_plan_args,
-    check_type,
-    load_kb,
-    make_backend,
-    plan_in_state,
-    roles_for,
-    shown,
-)
+from .scene_planner import Interpret, plan_in_state, roles_for
 from .schemas import ExecutionTrace, Plan, SceneState, TaskSpec
 from .steps import affordances_of
 
