@@ -15,12 +15,14 @@ Example:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
 
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
 _FEW = 8
+_THREADS_LOCK = threading.Lock()
 
 
 @runtime_checkable
@@ -72,13 +74,15 @@ class MiniLMEncoder:
         """
         import torch
 
-        threads = torch.get_num_threads()
-        if len(texts) <= _FEW and threads > 1:
-            torch.set_num_threads(1)
-        try:
+        if len(texts) > _FEW:
             return self.model.encode(list(texts), normalize_embeddings=True, show_progress_bar=False)
-        finally:
-            torch.set_num_threads(threads)
+        with _THREADS_LOCK:  # torch's thread count is process-wide: one caller changes and restores it at a time
+            threads = torch.get_num_threads()
+            torch.set_num_threads(1)
+            try:
+                return self.model.encode(list(texts), normalize_embeddings=True, show_progress_bar=False)
+            finally:
+                torch.set_num_threads(threads)
 
 
 @lru_cache(maxsize=1)
