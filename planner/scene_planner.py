@@ -92,20 +92,6 @@ class _Draft:
     alternatives: list[str] = field(default_factory=list)
 
 
-def spec_for(
-    task: str, kb: KnowledgeBase, *, utility: str | None = None, interpret: Interpret = "nearest"
-) -> tuple[TaskSpec, bool, list[str]]:
-    """The TaskSpec for a task text, whether it is a COAT task, and notes on how it was read.
-
-    Raises:
-        ConfigError: the text was not understood (:func:`read_task` returns that as a reading instead).
-    """
-    reading = read_task(task, kb, utility=utility, interpret=interpret)
-    if not reading.understood or reading.spec is None:
-        raise ConfigError(f"{task!r}: {reading.reason}; closest known tasks: {', '.join(reading.closest)}")
-    return reading.spec, reading.method == "exact", list(reading.evidence if reading.method != "exact" else ())
-
-
 def read_task(task: str, kb: KnowledgeBase, *, utility: str | None = None,
               interpret: Interpret = "nearest", llm: LLMBackend | None = None) -> TaskReading:
     """How ``task`` is read: a COAT task's spec, the offline reader's spec, or "not understood".
@@ -505,5 +491,4 @@ def _prepare_args(state: SceneState, object_id: str, kb: KnowledgeBase, role: Ro
 
 __all__ = [
     "MIN_NEAREST_SCORE", "Interpret", "misfits", "placements", "plan_in_state", "read_task", "reader_for", "roles_for",
-    "spec_for",
 ]

@@ -23,7 +23,6 @@ off, closed) are added by the step planner for the objects a plan switches on or
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -292,32 +291,11 @@ def implied_roles(task: str, roles: list[Role], targets: list[Target]) -> list[R
     return out
 
 
-LIQUIDS: tuple[str, ...] = ("water", "coffee", "wine")
-
-
-def free_text_targets(text: str, object_types: Iterable[str]) -> list[Target]:
-    """Targets named in a free-text task: AI2-THOR object types and liquids that appear as words ("cut cake").
-
-    The first object type found is ``target``; a liquid is a liquid target. Receptacle-like words are left to
-    the roles. This is the simple reading; parsing free text properly belongs to task understanding.
-    """
-    words = [w.rstrip("s") if len(w) > 3 else w for w in re.findall(r"[a-z]+", text.lower())]
-    by_word = {t.lower(): t for t in object_types}
-    found: list[Target] = []
-    for w in words:
-        if w in LIQUIDS and not any(t.liquid for t in found):
-            found.append(Target(name="liquid", types=(w,), liquid=True))
-        elif w in by_word and not any(t.name == "target" for t in found):
-            found.append(Target(name="target", types=(by_word[w],)))
-    return found
-
-
 def _same(a: str, b: str) -> bool:
     return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
 
 
 __all__ = [
-    "EXTENSION_TYPES", "KNIVES", "LIQUIDS", "TASK_TARGETS", "build_spec", "coat_spec", "free_text_targets",
-    "implied_roles",
+    "EXTENSION_TYPES", "KNIVES", "TASK_TARGETS", "build_spec", "coat_spec", "implied_roles",
     "physical_roles",
 ]

@@ -9,7 +9,7 @@ from planner.errors import ConfigError, UnknownIdError
 from planner.goals import check, check_all, left_on_or_open
 from planner.knowledge import load_knowledge
 from planner.knowledge.alfred import ALFRED_TYPES, alfred_spec, check_types, object_types
-from planner.knowledge.task_specs import TASK_TARGETS, coat_spec, free_text_targets
+from planner.knowledge.task_specs import TASK_TARGETS, coat_spec
 from planner.schemas import GoalCondition, Role, Target, TaskSpec
 from planner.steps import plan_steps
 
@@ -80,13 +80,6 @@ def test_bad_specs_are_refused_with_the_valid_values(types) -> None:
         TaskSpec(task="t", goals=(GoalCondition(item="nobody", prop="isSliced", value=True),))
     with pytest.raises(ValidationError, match="either a property"):
         GoalCondition(item="x", prop="isSliced", value=True, relation="contained_in", other="y")
-
-
-def test_free_text_names_its_targets(types) -> None:
-    assert [t.types for t in free_text_targets("cut cake", types)] == [("Cake",)]
-    found = free_text_targets("pour a glass of water for me", types)
-    assert [(t.name, t.liquid) for t in found] == [("liquid", True)]
-    assert free_text_targets("zxqv", types) == []
 
 
 def test_goal_checks_on_metadata() -> None:
