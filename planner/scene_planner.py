@@ -17,6 +17,7 @@ import logging
 import os
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .arguments import check_plan_args, check_type, load_kb, make_backend, shown
@@ -40,6 +41,7 @@ from .schemas import (
 )
 from .steps import Affordances, plan_steps
 from .understanding import TaskReader
+from .understanding.reader import READER_ENV
 
 if TYPE_CHECKING:
     from .llm import LLMBackend
@@ -136,7 +138,7 @@ def _forced(task: str, kb: KnowledgeBase, utility: str, interpret: Interpret) ->
                        note=note), method="given", evidence=tuple(notes))
 
 
-_READERS: dict[int, tuple[KnowledgeBase, TaskReader]] = {}
+_READERS: dict[tuple[int, str], tuple[KnowledgeBase, TaskReader]] = {}
 _LEARNED: dict[tuple[int, str], tuple[KnowledgeBase, Any]] = {}
 
 
@@ -153,7 +155,9 @@ def _pipeline(planner: str, strategy: str, backend: LLMBackend | None, kb: Knowl
         from .learned import default_dir, load_learned
         from .learned.first_use import ensure_learned
 
-        key = (id(kb), str(learned or default_dir()))
+        where = Path(learned or default_dir())
+        stamp = (where / "manifest.json").stat().st_mtime_ns if (where / "manifest.json").is_file() else 0
+        key = (id(kb), f"{where}@{stamp}")  # a directory `coat train` rewrote is loaded again
         got = _LEARNED.get(key)
         if got is None or got[0] is not kb:  # the default directory is trained on first use; a given one is not
             got = (kb, ensure_learned(kb) if learned is None else load_learned(kb, learned))
@@ -163,11 +167,13 @@ def _pipeline(planner: str, strategy: str, backend: LLMBackend | None, kb: Knowl
 
 
 def reader_for(kb: KnowledgeBase) -> TaskReader:
-    """The task reader of ``kb`` (made once per knowledge base and process: it embeds COAT's tasks once)."""
-    got = _READERS.get(id(kb))
+    """The task reader of ``kb`` (made once per knowledge base, ``COAT_READER`` setting and process: it embeds
+    COAT's tasks and the worked examples once)."""
+    key = (id(kb), os.environ.get(READER_ENV, ""))
+    got = _READERS.get(key)
     if got is None or got[0] is not kb:
         got = (kb, TaskReader(kb))
-        _READERS[id(kb)] = got
+        _READERS[key] = got
     return got[1]
 
 
