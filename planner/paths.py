@@ -12,6 +12,7 @@ A data directory has ``coat/`` (the COAT annotations) and, for scenes and percep
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -194,3 +195,19 @@ def validate(path: Path, tp: Any, raw: Any, prefix: tuple[Any, ...] = ()) -> Any
             problem += f" [and {len(errs) - 1} more error(s) in this file]"
         loc = [str(p) for p in (*prefix, *first["loc"]) if p != "[key]"]  # a dict key's error is at the key
         raise DataError(path, "/".join(loc), problem) from None
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file's bytes (hex)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def data_checksums(data_dir: str | os.PathLike[str] | None = None) -> dict[str, str]:
+    """SHA-256 of every COAT file the planner reads, keyed by path under ``coat/`` (what a trained model or a
+    question set was made from)."""
+    root = resolve_data_dir(data_dir) / "coat"
+    return {name: file_sha256(root / name) for name in COAT_FILES}

@@ -86,7 +86,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -97,7 +96,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from ..errors import ConfigError, DataError, DataNotFoundError, UnknownIdError
-from ..paths import COAT_FILES, resolve_data_dir
+from ..paths import data_checksums, file_sha256
 from ..schemas import QUESTION_SETS, Question
 
 if TYPE_CHECKING:
@@ -276,18 +275,6 @@ def build_sets(
     return dict(iter_sets(kb, seed, sets, only=only, sizes=sizes, progress=progress, cost=cost))
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def data_checksums(data_dir: str | os.PathLike[str] | None = None) -> dict[str, str]:
-    """SHA-256 of every COAT file the generator reads, keyed by path under ``coat/``."""
-    root = resolve_data_dir(data_dir) / "coat"
-    return {name: _sha256(root / name) for name in COAT_FILES}
 
 
 def variation_path(out: str | os.PathLike[str], set_name: str, variation: int) -> Path:
@@ -356,7 +343,7 @@ def write_sets(
                 f.write("\n")
         os.replace(tmp, path)
         manifest["counts"].setdefault(s, {})[str(v)] = len(qs)
-        manifest["files"][path.relative_to(root).as_posix()] = {"questions": len(qs), "sha256": _sha256(path)}
+        manifest["files"][path.relative_to(root).as_posix()] = {"questions": len(qs), "sha256": file_sha256(path)}
     manifest["counts"] = {s: manifest["counts"][s] for s in QUESTION_SETS if s in manifest["counts"]}
     manifest["totals"] = {s: sum(c.values()) for s, c in manifest["counts"].items()}
     manifest["files"] = dict(sorted(manifest["files"].items()))

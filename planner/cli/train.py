@@ -41,10 +41,10 @@ def register(subparsers: Any) -> None:
 
 
 def _handler(args: argparse.Namespace) -> int:
-    from ..bench.datasets import data_checksums
     from ..knowledge import load_knowledge
     from ..learned import default_dir, train_dir
     from ..learned.data import SPLITS
+    from ..paths import data_checksums
     from . import check_out_path
 
     if args.folds < 1:

@@ -342,3 +342,19 @@ def test_train_cli_options_are_parsed_and_checked() -> None:
                         ("dropout=1", r"dropout=1: must be >= 0 and < 1"), ("hidden=1", ">= 2")):
         with pytest.raises(ConfigError, match=needle):
             parse_options([bad])
+
+
+def test_a_model_trained_on_other_coat_data_is_refused(kb: Any, tmp_path: Path) -> None:
+    import json
+
+    from planner.learned.first_use import ensure_learned
+
+    out = tmp_path / "cache"
+    ensure_learned(kb, out, encoder=HashEncoder(), options=TINY, progress=False)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["data_checksums"]  # first-use training records what it was trained on
+    name = next(iter(manifest["data_checksums"]))
+    manifest["data_checksums"][name] = "0" * 64
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(DataError, match="trained on other COAT data"):
+        ensure_learned(kb, out, encoder=HashEncoder(), options=TINY, progress=False)
