@@ -145,28 +145,23 @@ def _mug_broken(world: World, rng: random.Random, seconds: float, changed: dict[
         changed[m] = perturbed[m] = "broken"
 
 
-def _microwave_faulty(world: World, rng: random.Random, seconds: float, changed: dict[str, str],
-                      perturbed: dict[str, str]) -> None:
-    for k in _of_type(world, "Microwave"):
-        apply_condition(world, k, "faulty")
-        changed[k] = "faulty: switches on but never heats"
-        perturbed[k] = "faulty"
+def _on_every(types: tuple[str, ...], condition: str, note: str, group: str | None = None) -> Any:
+    """A scenario that puts ``condition`` (a :mod:`.perturb` condition) on every object of ``types``."""
+
+    def apply(world: World, rng: random.Random, seconds: float, changed: dict[str, str],
+              perturbed: dict[str, str]) -> None:
+        for k in _of_type(world, *types):
+            apply_condition(world, k, condition, **({"group": group} if group else {}))
+            changed[k] = note
+            perturbed[k] = condition
+
+    return apply
 
 
-def _knife_breaks(world: World, rng: random.Random, seconds: float, changed: dict[str, str],
-                  perturbed: dict[str, str]) -> None:
-    for k in _of_type(world, "Knife", "ButterKnife"):
-        apply_condition(world, k, "breaks-on-pickup", group="knife-breaks")
-        changed[k] = "breaks on pickup if it is the first knife picked up"
-        perturbed[k] = "breaks-on-pickup"
-
-
-def _burner_taken(world: World, rng: random.Random, seconds: float, changed: dict[str, str],
-                  perturbed: dict[str, str]) -> None:
-    for k in _of_type(world, "StoveBurner"):
-        apply_condition(world, k, "taken-on-approach")
-        changed[k] = "taken for good when the robot comes within reach"
-        perturbed[k] = "taken-on-approach"
+_microwave_faulty = _on_every(("Microwave",), "faulty", "faulty: switches on but never heats")
+_knife_breaks = _on_every(("Knife", "ButterKnife"), "breaks-on-pickup",
+                          "breaks on pickup if it is the first knife picked up", group="knife-breaks")
+_burner_taken = _on_every(("StoveBurner",), "taken-on-approach", "taken for good when the robot comes within reach")
 
 
 _APPLY = {

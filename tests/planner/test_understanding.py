@@ -131,7 +131,8 @@ def test_calibration_file_is_complete() -> None:
 def test_leave_one_task_out_reads_tasks_it_never_saw(kb, reader) -> None:
     got = leave_one_task_out(kb, reader, tasks=["cut apple", "boil water", "clean mirror"])
     assert got["tasks"] == 3 and got["role_recall"] >= 60
-    assert all(row["task"] not in row.get("read", []) for row in got["rows"])
+    assert [row["labels"] for row in got["rows"]] == [["heating(source)"], ["cleaning"], ["cutting"]]
+    assert all(set(row["read"]) <= set(kb.utilities) for row in got["rows"])
 
 
 class _RaisingLLM(FakeLLM):
