@@ -65,6 +65,51 @@ STATES: dict[str, tuple[str, ...]] = {
 """A state a request describes ("my hands are dirty", "it's too dark") -> the utilities that fix it, used when
 the clause has no verb frame."""
 
+_HOT_DRINK = ("heating(source)", "heating(vessel)", "carrying")
+_POT_DISH = ("heating(source)", "heating(vessel)")
+DISHES: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("tea", "cocoa", "hot chocolate", "hot milk"), _HOT_DRINK),
+    **dict.fromkeys(("coffee", "espresso", "latte", "cappuccino"), ("heating(source)", "carrying")),
+    **dict.fromkeys(("soup", "stew", "broth", "porridge", "oatmeal", "pasta", "spaghetti", "noodles", "rice",
+                     "chili", "curry", "boiled egg", "boiled eggs", "hard boiled egg"), _POT_DISH),
+    **dict.fromkeys(("fried egg", "fried eggs", "scrambled eggs", "stir fry"), (*_POT_DISH, "breaking")),
+    **dict.fromkeys(("omelette", "omelet"), (*_POT_DISH, "breaking", "mixing(vessel)", "carrying")),
+    **dict.fromkeys(("pancake", "pancakes", "crepes", "batter"),
+                    ("breaking", "mixing(tool)", "mixing(vessel)", *_POT_DISH)),
+    **dict.fromkeys(("mashed potatoes", "mashed potato", "mash", "puree"),
+                    (*_POT_DISH, "mixing(tool)", "mixing(vessel)")),
+    **dict.fromkeys(("salad", "salsa", "coleslaw"), ("cutting", "mixing(vessel)")),
+    **dict.fromkeys(("sandwich", "sandwiches", "toastie", "burger"), ("cutting", "carrying")),
+    **dict.fromkeys(("popcorn",), ("heating(source)",)),
+}  # fmt: skip
+"""A dish or drink a request asks to be made ("make me a cup of tea", "I want pancakes") -> the utilities making
+it needs: a hot drink needs a heat source, something to heat the water in and a cup; a salad a knife and a bowl.
+Used when the clause's verb makes or asks for something (make, prepare, cook, want ...) or has no verb."""
+
+DISH_PREFERS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("tea", "cocoa", "hot chocolate", "hot milk"), ("StoveBurner", "Kettle", "Pot", "Mug", "Cup")),
+    **dict.fromkeys(("coffee", "espresso", "latte", "cappuccino"), ("CoffeeMachine", "Mug", "Cup")),
+    **dict.fromkeys(("soup", "stew", "broth", "porridge", "oatmeal", "pasta", "spaghetti", "noodles", "rice", "chili",
+                     "curry", "boiled egg", "boiled eggs", "hard boiled egg", "mashed potatoes", "mashed potato",
+                     "mash", "puree"), ("StoveBurner", "Pot", "Bowl")),
+    **dict.fromkeys(("fried egg", "fried eggs", "scrambled eggs", "stir fry", "omelette", "omelet", "pancake",
+                     "pancakes", "crepes"), ("StoveBurner", "Pan", "Bowl", "Plate")),
+    **dict.fromkeys(("salad", "salsa", "coleslaw"), ("Knife", "Bowl")),
+    **dict.fromkeys(("sandwich", "sandwiches", "toastie", "burger"), ("Knife", "Plate")),
+}  # fmt: skip
+"""The usual objects for a dish (soup: a pot on the stove, a sandwich: a plate), which win ties like
+:data:`VERB_PREFERS` and rule nothing out."""
+
+MAKE = frozenset({"make", "prepare", "cook", "fix", "brew", "have", "want", "need", "like", "bake", "whip"})
+"""Verbs that make (or ask for) a dish of :data:`DISHES`."""
+
+
+def dish(text: str) -> str:
+    """The longest dish of :data:`DISHES` named in ``text`` (lower case words), or ""."""
+    padded = f" {' '.join(re.findall(r'[a-z]+', text.lower()))} "
+    return max((d for d in DISHES if f" {d} " in padded), key=len, default="")
+
+
 VERB_PREFERS: dict[str, tuple[str, ...]] = {
     "toast": ("Toaster",), "boil": ("Pot", "Kettle"), "fry": ("Pan",), "microwave": ("Microwave",),
     "brew": ("CoffeeMachine",), "stir": ("Spoon",), "whisk": ("Fork",), "vacuum": ("VacuumCleaner",),
@@ -189,4 +234,5 @@ def _phrases(words: list[str]) -> tuple[str, str, tuple[tuple[str, str], ...]]:
     return " ".join(obj), " ".join(instrument), tuple((p, " ".join(ws)) for p, ws in places if ws)
 
 
-__all__ = ["FETCH", "FRAMES", "PHRASAL", "PUT", "STATES", "VERB_PREFERS", "Clause", "base", "clauses", "is_verb"]
+__all__ = ["DISHES", "DISH_PREFERS", "FETCH", "FRAMES", "MAKE", "PHRASAL", "PUT", "STATES", "VERB_PREFERS", "Clause",
+           "base", "clauses", "dish", "is_verb"]

@@ -37,7 +37,7 @@ from ..errors import DataError
 from ..knowledge.task_specs import TASK_TARGETS, build_spec, coat_spec, implied_roles
 from ..knowledge.tasks import lexical_similarity, words
 from ..schemas import Role, Target, TaskReading, canonical_object_name, thor_object_name
-from .frames import FETCH, FRAMES, PUT, STATES, VERB_PREFERS, Clause, clauses
+from .frames import DISH_PREFERS, DISHES, FETCH, FRAMES, MAKE, PUT, STATES, VERB_PREFERS, Clause, clauses, dish
 from .language import LanguageCheck, check_language, text_words
 from .vocabulary import Mention, Vocabulary
 
@@ -164,8 +164,9 @@ class TaskReader:
                                 closest, language=lang.language)
         conf = confidence(a.features, self.calibration)
         if conf < THRESHOLD or not ev.roles:
-            return self._refuse(text, conf, f"not understood (confidence {conf:.2f} < {THRESHOLD})", closest,
-                                evidence=ev.notes)
+            why = (f"confidence {conf:.2f} < {THRESHOLD}" if conf < THRESHOLD else
+                   "no object role read: say what the robot should do, or with what")
+            return self._refuse(text, conf, f"not understood ({why})", closest, evidence=ev.notes)
         spec = self._spec(text, ev, a.tasks, a.task_sims, borrow=borrow)
         return TaskReading(text=text, understood=True, confidence=round(conf, 4), spec=spec, method="reader",
                            closest=tuple(closest), evidence=tuple(ev.notes))
@@ -258,10 +259,15 @@ class TaskReader:
     def _clause(self, c: Clause, ev: _Evidence) -> None:
         verb = c.purpose or c.verb
         obj = self.vocab.mentions(c.obj)
+        made = dish(c.obj or c.text) if verb in MAKE or not verb else ""  # "make me a cup of tea"
+        if made and any(f" {made} " in f" {m.words} " and m.words != made for m in obj):
+            made = ""  # "make the coffee table look nice"
         where = self.vocab.mentions(c.where)
         tool = self.vocab.mentions(c.instrument)
         obj = [m for m in obj if not _unit(m, c.obj)]  # "a glass of water": the water is what is asked for
-        if verb == "switch" or (verb in FETCH and not c.purpose):
+        if made:
+            pass
+        elif verb == "switch" or (verb in FETCH and not c.purpose):
             for m in obj:  # the named device or thing is the role's object
                 u = self._utility_of(m.types, prefer=("light_source", "entertainment") if verb == "switch" else ())
                 if m.liquid:
@@ -285,7 +291,11 @@ class TaskReader:
             ev.frame = True
             return
         utilities = FRAMES.get(verb) or STATES.get(verb, ())
-        if utilities:
+        if made:
+            utilities = tuple(dict.fromkeys((*FRAMES.get(verb, ()), *DISHES[made])))
+            ev.frame = True
+            ev.notes.append(f"{', '.join(utilities)}: making {made!r}")
+        elif utilities:
             ev.frame = True
             ev.notes.append(f"{', '.join(utilities)}: the verb {verb!r}")
         for u in utilities:
@@ -306,7 +316,9 @@ class TaskReader:
         for prep, phrase in c.places:
             on = prep in ("on", "onto", "at")
             for m in self.vocab.mentions(phrase):
-                u = self._utility_of(m.types, prefer=(*utilities, "heating(source)", "washing", "carrying", "comfort",
+                vessel = ("heating(vessel)",) if "heating(vessel)" in ev.roles else ()  # "... into the pot" of a soup
+                u = self._utility_of(m.types, prefer=(*utilities, *vessel, "heating(source)", "washing", "carrying",
+                                                      "comfort",
                                                       *(("surface_support", "storage") if on else ("storage",))))
                 if u is not None and not m.liquid and m.types[0] not in _FOOD:
                     ev.roles[u] = m.types
@@ -314,7 +326,7 @@ class TaskReader:
         for u in utilities:
             self._task_roles(u, verb, ev)
         self._companions(verb, ev)
-        for t in VERB_PREFERS.get(verb, ()):
+        for t in (*VERB_PREFERS.get(verb, ()), *DISH_PREFERS.get(made, ())):
             u = self._utility_of((t,), only=tuple(ev.roles))
             if u is not None and not ev.roles[u]:
                 ev.prefer.setdefault(u, ())

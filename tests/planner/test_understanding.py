@@ -236,6 +236,19 @@ def test_states_companions_and_verb_preferences(reader) -> None:
     assert _roles(bowl)["surface_support"] == ("DiningTable",) and _roles(bowl)["carrying"] == ("Bowl",)
 
 
+def test_a_dish_names_the_roles_making_it_needs(reader) -> None:
+    r = TaskReader(reader.kb, encoder=None, examples=None)  # the table alone, no worked example
+    tea = r.read("Could you make me a cup of tea?")
+    assert set(_roles(tea)) == {"heating(source)", "heating(vessel)", "carrying"}
+    assert next(x for x in tea.spec.roles if x.utility == "heating(vessel)").prefer[0] == "Kettle"
+    assert set(_roles(r.read("I want pancakes"))) >= {"breaking", "mixing(tool)", "mixing(vessel)", "heating(source)"}
+    assert set(_roles(r.read("fix me a sandwich"))) == {"cutting", "carrying"}
+    table = r.read("make the coffee table look nice")  # a type, not a drink: no role (and no coffee) is read
+    assert not table.understood and table.confidence >= 0.5 and "no object role read" in table.reason
+    soup = r.read("make an egg drop soup, then crack an egg into the pot")
+    assert _roles(soup)["heating(vessel)"] == ("Pot",)  # the pot named is the soup's vessel, not a serving bowl
+
+
 def test_a_preferred_type_wins_a_tie_and_rules_nothing_out(data_dir) -> None:
     p = plan("toast some bread", "embedded/FloorPlan4-v0", data_dir=data_dir)
     assert p.bindings["heating(source)"].startswith("Toaster|")
