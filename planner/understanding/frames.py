@@ -20,7 +20,8 @@ from typing import NamedTuple
 
 FRAMES: dict[str, tuple[str, ...]] = {
     # cutting and breaking
-    **dict.fromkeys(("cut", "slice", "chop", "dice", "carve", "halve", "mince", "peel", "trim"), ("cutting",)),
+    **dict.fromkeys(("cut", "slice", "chop", "dice", "carve", "halve", "mince", "peel", "trim", "butter", "spread"),
+                    ("cutting",)),
     **dict.fromkeys(("crack", "break"), ("breaking",)),
     # heating: a vessel is added for liquids and pan dishes (reader)
     **dict.fromkeys(("heat", "warm", "reheat", "microwave", "cook", "toast", "bake", "grill", "roast", "melt",
@@ -34,9 +35,9 @@ FRAMES: dict[str, tuple[str, ...]] = {
     # carrying, serving, drinking
     **dict.fromkeys(("pour", "serve", "carry", "drink", "thirsty", "sip", "water"), ("carrying",)),
     # throwing away, storing, putting
-    **dict.fromkeys(("discard", "dispose", "trash", "bin", "throw", "toss", "dump", "chuck"), ("disposing",)),
+    **dict.fromkeys(("discard", "dispose", "trash", "bin", "throw", "toss", "dump", "chuck", "flush"), ("disposing",)),
     **dict.fromkeys(("store", "stash", "keep", "refrigerate", "chill", "cool", "freeze", "pack", "stow",
-                     "organize", "organise", "tidy"), ("storage",)),
+                     "organize", "organise", "tidy", "hide"), ("storage",)),
     # devices and the rest of COAT's utilities
     **dict.fromkeys(("brighten", "illuminate", "light"), ("light_source",)),
     **dict.fromkeys(("watch", "play", "listen", "stream", "game", "movie", "film", "music"), ("entertainment",)),
@@ -46,7 +47,8 @@ FRAMES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("time",), ("time",)),
     **dict.fromkeys(("reach", "hang", "climb"), ("increasing_height",)),
     **dict.fromkeys(("exercise", "workout", "lift", "train", "stretch"), ("physical_excercise",)),
-    **dict.fromkeys(("eat", "hungry", "snack", "starving"), ("eating",)),
+    **dict.fromkeys(("eat", "hungry", "snack", "starving", "munch", "nibble"),
+                    ("eating",)),
     **dict.fromkeys(("decorate", "adorn", "beautify"), ("decoration",)),
     **dict.fromkeys(("mix", "stir", "whisk", "beat", "blend", "whip"), ("mixing(tool)", "mixing(vessel)")),
 }  # fmt: skip
@@ -54,12 +56,14 @@ FRAMES: dict[str, tuple[str, ...]] = {
 
 STATES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("dirty", "filthy", "grimy", "stained", "stains", "mouldy", "moldy", "dusty", "sticky", "spilled",
-                     "spilt", "spill", "mess", "messy", "greasy", "muddy", "smudged"), ("cleaning",)),
-    **dict.fromkeys(("dark", "dim", "gloomy"), ("light_source",)),
+                     "spilt", "spill", "mess", "messy", "greasy", "muddy", "smudged", "clogged", "blocked"),
+                    ("cleaning",)),
+    **dict.fromkeys(("dark", "dim", "gloomy", "glare", "daylight", "sunlight", "candlelight"), ("light_source",)),
     **dict.fromkeys(("tired", "sleepy", "exhausted"), ("comfort",)),
     **dict.fromkeys(("hungry", "starving", "peckish"), ("eating",)),
     **dict.fromkeys(("thirsty", "parched"), ("carrying",)),
-    **dict.fromkeys(("bare", "plain", "dull", "decorative", "greenery", "festive"), ("decoration",)),
+    **dict.fromkeys(("bare", "plain", "dull", "decorative", "greenery", "festive", "centrepiece", "centerpiece"),
+                    ("decoration",)),
     **dict.fromkeys(("bored",), ("entertainment",)),
 }  # fmt: skip
 """A state a request describes ("my hands are dirty", "it's too dark") -> the utilities that fix it, used when
@@ -111,8 +115,9 @@ def dish(text: str) -> str:
 
 
 VERB_PREFERS: dict[str, tuple[str, ...]] = {
-    "toast": ("Toaster",), "boil": ("Pot", "Kettle"), "fry": ("Pan",), "microwave": ("Microwave",),
-    "brew": ("CoffeeMachine",), "stir": ("Spoon",), "whisk": ("Fork",), "vacuum": ("VacuumCleaner",),
+    "toast": ("Toaster",), "boil": ("StoveBurner", "Pot", "Kettle"), "fry": ("StoveBurner", "Pan"),
+    "microwave": ("Microwave",), "brew": ("CoffeeMachine",), "stir": ("Spoon",), "whisk": ("Fork",),
+    "vacuum": ("VacuumCleaner",), "flush": ("Toilet",), "clogged": ("Plunger",), "blocked": ("Plunger",),
 }
 """Verbs that name the usual object (toast -> a toaster): those types win a tie between equally good objects, and
 nothing else is ruled out (toast is made in a pan when there is no toaster)."""
@@ -123,8 +128,13 @@ PHRASAL: dict[str, str] = {
     "work out": "workout", "lie down": "lie", "sit down": "sit", "wash up": "wash", "clean up": "clean",
     "heat up": "heat", "warm up": "warm", "cool down": "cool", "pick up": "take", "dry off": "dry",
     "stand on": "climb", "step on": "climb", "play tennis": "exercise", "play basketball": "exercise",
-    "play baseball": "exercise", "play ball": "exercise", "hit a ball": "exercise", "play catch": "exercise",
-    "lift weights": "exercise", "go to sleep": "sleep", "what time": "time",
+    "play baseball": "exercise", "shoot hoops": "exercise", "shoot some hoops": "exercise", "play ball": "exercise",
+    "hit a ball": "exercise", "play catch": "exercise",
+    "lift weights": "exercise", "go to sleep": "sleep", "what time": "time", "set an alarm": "time",
+    "set the alarm": "time", "set a timer": "time", "take notes": "note", "take a note": "note", "make a note": "note",
+    "brush my teeth": "wash", "brush your teeth": "wash", "brush teeth": "wash", "curl up": "lie",
+    "put my feet up": "rest", "can't see": "dark", "cannot see": "dark", "pitch black": "dark",
+    "sun in my eyes": "glare", "draw the curtains": "open the curtains", "draw the blinds": "open the blinds",
 }
 """Two- and three-word verbs -> the verb they count as (``switch``: the device named decides the utility)."""
 
@@ -132,6 +142,10 @@ PHRASAL_FIRST = frozenset(p.split()[0] for p in PHRASAL)
 
 FETCH = frozenset({"bring", "fetch", "get", "give", "hand", "take", "grab", "find", "pass", "need", "want"})
 """Verbs that bring something: the utility is the purpose ("something to read") or what is named."""
+OUT_OF_REACH = re.compile(r"\b(?:high|higher|ceiling|up there|top shelf|top of the \w+|can't reach|cannot reach)\b")
+"""Words that put the place out of reach ("the box goes on the high shelf"): something to stand on is needed too."""
+OPEN = frozenset({"open", "close", "shut"})
+"""Verbs that work a named thing like a switch does ("open the blinds": the blinds are the light source)."""
 PUT = frozenset({"put", "place", "set", "move", "leave", "lay", "stand", "hang"})
 """Verbs that put the object phrase in / on the place phrase."""
 
@@ -184,7 +198,7 @@ def base(word: str) -> str:
 
 def is_verb(word: str) -> bool:
     """Whether ``word`` (a base form) is a verb the reader knows (a frame, fetch, put, make ...)."""
-    return word in FRAMES or word in FETCH or word in PUT or word in ("switch", "off", "make", "prepare", "brew")
+    return word in FRAMES or word in FETCH or word in PUT or word in ("switch", "off", "make", "prepare", "brew", *OPEN)
 
 
 def clauses(text: str) -> list[Clause]:
@@ -205,12 +219,15 @@ def _clause(part: str) -> Clause:
     for phrase, verb in PHRASAL.items():
         part = re.sub(rf"\b{phrase}\b", verb, part)
     words = part.split()
-    purpose = next((base(w) for w in re.findall(r"\bto (\w+)", part) if base(w) in FRAMES), "")
+    purpose = next((base(w) for w in re.findall(r"\b(?:to|(?:something|anything) (?:i|we) can) (\w+)", part)
+                    if base(w) in FRAMES), "")
     vi = next((i for i, w in enumerate(words[:4]) if is_verb(base(w))), None)
     verb = base(words[vi]) if vi is not None else ""
     rest = words[vi + 1:] if vi is not None else words
     if purpose:
         rest = rest[: next(i for i, w in enumerate(rest + ["to"]) if w == "to")]
+    if verb in PUT and rest and rest[-1] == "on":  # "put the TV on"
+        verb, rest = "switch", rest[:-1]
     if not verb:  # "my hands are dirty", "it's too dark in here": the state names what would fix it
         verb = next((w for w in words if w in STATES), "")
     obj, instrument, places = _phrases(rest)
@@ -234,5 +251,5 @@ def _phrases(words: list[str]) -> tuple[str, str, tuple[tuple[str, str], ...]]:
     return " ".join(obj), " ".join(instrument), tuple((p, " ".join(ws)) for p, ws in places if ws)
 
 
-__all__ = ["DISHES", "DISH_PREFERS", "FETCH", "FRAMES", "MAKE", "PHRASAL", "PUT", "STATES", "VERB_PREFERS", "Clause",
-           "base", "clauses", "dish", "is_verb"]
+__all__ = ["DISHES", "DISH_PREFERS", "FETCH", "FRAMES", "MAKE", "PHRASAL", "PUT", "STATES", "VERB_PREFERS", "OPEN",
+           "OUT_OF_REACH", "Clause", "base", "clauses", "dish", "is_verb"]

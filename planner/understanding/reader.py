@@ -37,7 +37,21 @@ from ..errors import DataError
 from ..knowledge.task_specs import TASK_TARGETS, build_spec, coat_spec, implied_roles
 from ..knowledge.tasks import lexical_similarity, words
 from ..schemas import Role, Target, TaskReading, canonical_object_name, thor_object_name
-from .frames import DISH_PREFERS, DISHES, FETCH, FRAMES, MAKE, PUT, STATES, VERB_PREFERS, Clause, clauses, dish
+from .frames import (
+    DISH_PREFERS,
+    DISHES,
+    FETCH,
+    FRAMES,
+    MAKE,
+    OPEN,
+    OUT_OF_REACH,
+    PUT,
+    STATES,
+    VERB_PREFERS,
+    Clause,
+    clauses,
+    dish,
+)
 from .language import LanguageCheck, check_language, text_words
 from .vocabulary import Mention, Vocabulary
 
@@ -86,6 +100,8 @@ class _Evidence:
     """utility -> types that win a tie (the verb names them: toast -> Toaster)."""
     sources: dict[str, str] = field(default_factory=dict)
     """utility -> the COAT task whose roles it came from (its annotations decide it)."""
+    verbs: set[str] = field(default_factory=set)
+    """The clauses' verbs (base forms): a role borrows a COAT task named with one of them when there is one."""
 
 
 @dataclass
@@ -140,6 +156,7 @@ class TaskReader:
         self.example_texts = tuple(" ".join(e.request.split()) or "?" for e in self.examples)
         self.example_words = tuple(content_words(t) for t in self.example_texts)
         self.calibration = load_calibration()[self.method]
+        self._verbs_of: dict[str, set[str]] = {}
 
     # ------------------------------------------------------------------ public
 
@@ -258,6 +275,7 @@ class TaskReader:
 
     def _clause(self, c: Clause, ev: _Evidence) -> None:
         verb = c.purpose or c.verb
+        ev.verbs.add(verb)
         obj = self.vocab.mentions(c.obj)
         made = dish(c.obj or c.text) if verb in MAKE or not verb else ""  # "make me a cup of tea"
         if made and any(f" {made} " in f" {m.words} " and m.words != made for m in obj):
@@ -267,9 +285,10 @@ class TaskReader:
         obj = [m for m in obj if not _unit(m, c.obj)]  # "a glass of water": the water is what is asked for
         if made:
             pass
-        elif verb == "switch" or (verb in FETCH and not c.purpose):
+        elif verb in ("switch", *OPEN) or (verb in FETCH and not c.purpose):
             for m in obj:  # the named device or thing is the role's object
-                u = self._utility_of(m.types, prefer=("light_source", "entertainment") if verb == "switch" else ())
+                switch = verb in ("switch", *OPEN)
+                u = self._utility_of(m.types, prefer=("light_source", "entertainment") if switch else ())
                 if m.liquid:
                     self._target(m, ev)
                     ev.roles.setdefault("carrying", ())
@@ -300,7 +319,7 @@ class TaskReader:
             ev.notes.append(f"{', '.join(utilities)}: the verb {verb!r}")
         for u in utilities:
             ev.roles.setdefault(u, ())
-        if verb not in FETCH and verb != "switch":
+        if verb not in FETCH and verb not in ("switch", *OPEN):
             for m in obj:
                 own = self._utility_of(m.types, prefer=utilities, only=utilities)
                 if own is not None and not m.liquid:  # "light the candle", "watch the tv": the role's own object
@@ -316,7 +335,8 @@ class TaskReader:
         for prep, phrase in c.places:
             on = prep in ("on", "onto", "at")
             for m in self.vocab.mentions(phrase):
-                vessel = ("heating(vessel)",) if "heating(vessel)" in ev.roles else ()  # "... into the pot" of a soup
+                heats = "heating(vessel)" in ev.roles or "heating(source)" in utilities  # "melt butter in a pan"
+                vessel = ("heating(vessel)",) if heats else ()
                 u = self._utility_of(m.types, prefer=(*utilities, *vessel, "heating(source)", "washing", "carrying",
                                                       "comfort",
                                                       *(("surface_support", "storage") if on else ("storage",))))
@@ -346,6 +366,12 @@ class TaskReader:
         for u in sorted(common):
             ev.roles[u] = ()
             ev.notes.append(f"{u}: every COAT task that is only {verb!r} needs it ({', '.join(same[:2])} ...)")
+
+    def _task_verbs(self, task: str) -> set[str]:
+        """The verbs of a COAT task's name (base forms), computed once per task."""
+        if task not in self._verbs_of:
+            self._verbs_of[task] = {c.purpose or c.verb for c in clauses(task)} - {""}
+        return self._verbs_of[task]
 
     def _task_frames(self, task: str) -> set[str]:
         """The utilities the verbs of a COAT task's name call for ("cooking & serving toast": heating, carrying)."""
@@ -391,6 +417,8 @@ class TaskReader:
             ev.targets.insert(0, Target(name="liquid", types=("water",), liquid=True))
             ev.roles.setdefault("carrying", ())
             liquid = True
+        if OUT_OF_REACH.search(text.lower()) and ev.roles:
+            ev.roles.setdefault("increasing_height", ())
         if "heating(source)" in ev.roles and (liquid or words & _PAN_DISHES):
             ev.roles.setdefault("heating(vessel)", ())
         sliced = "cutting" in ev.roles and any(t.name == "target" and not t.liquid for t in ev.targets)
@@ -418,7 +446,7 @@ class TaskReader:
         roles += [r for r in implied_roles(text, roles, ev.targets) if r.utility not in ev.roles]
         out = []
         for r in roles:
-            near = ev.sources.get(r.utility) or self._nearest_task(r, sims)
+            near = ev.sources.get(r.utility) or self._nearest_task(r, sims, ev.verbs)
             if borrow and near is not None:
                 ev.notes.append(f"{r.utility}: decided with COAT's annotations of {near!r}")
                 r = r.model_copy(update={"task": near})
@@ -429,13 +457,17 @@ class TaskReader:
         note = "" if ev.targets else "no target named: the chosen objects are brought"
         return build_spec(text, roles, ev.targets, note=note)
 
-    def _nearest_task(self, role: Role, sims: dict[str, float]) -> str | None:
+    def _nearest_task(self, role: Role, sims: dict[str, float], verbs: Iterable[str] = ()) -> str | None:
         """The COAT task of the role's utility nearest to the request, among those whose annotations keep a type
-        the role prefers when there are such ("boil an egg" wants a pot: not "cooking & serving fried egg")."""
+        the role prefers when there are such ("boil an egg" wants a pot: not "cooking & serving fried egg"), then
+        among those named with one of the request's verbs ("dry the shower door": "drying washed dishes", not
+        "cleaning showerhead")."""
         tasks = [t for t in self.kb.tasks(role.utility) if t in sims]
         wanted = {canonical_object_name(t) for t in role.prefer}
-        fitting = [t for t in tasks if wanted & set(self.kb.context_objects(role.utility, t))]
-        return max(fitting or tasks, key=sims.__getitem__, default=None)
+        tasks = [t for t in tasks if wanted & set(self.kb.context_objects(role.utility, t))] or tasks
+        said = set(verbs) - {""}
+        tasks = [t for t in tasks if said & self._task_verbs(t)] or tasks
+        return max(tasks, key=sims.__getitem__, default=None)
 
     def _refuse(self, text: str, conf: float, reason: str, closest: list[str], *, language: str = "en",
                 evidence: Iterable[str] = ()) -> TaskReading:

@@ -249,6 +249,26 @@ def test_a_dish_names_the_roles_making_it_needs(reader) -> None:
     assert _roles(soup)["heating(vessel)"] == ("Pot",)  # the pot named is the soup's vessel, not a serving bowl
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("open the blinds, it is so gloomy in here", {"light_source": ("Blinds",)}),  # opened like a switch is worked
+    ("put the TV on", {"entertainment": ("Television",)}),
+    ("pack something I can eat on the bus", {"eating": ()}),  # a purpose without "to"
+    ("put the box up on the high shelf", {"storage": ("Shelf",), "increasing_height": ()}),  # out of reach
+    ("melt some butter in a pan", {"heating(source)": (), "heating(vessel)": ("Pan",)}),  # what it heats in
+    ("set an alarm for 6", {"time": ()}),
+])
+def test_devices_purposes_and_places_out_of_reach(reader, text, expected) -> None:
+    assert _roles(TaskReader(reader.kb, encoder=None, examples=None).read(text)) == expected
+
+
+def test_a_role_borrows_the_coat_task_named_with_the_requests_verb(reader) -> None:
+    r = TaskReader(reader.kb, encoder=None, examples=None)
+    dry = next(x for x in r.read("dry the shower door after my shower").spec.roles if x.utility == "cleaning")
+    assert dry.task == "drying washed dishes"  # not a shower-cleaning task: the door is dried, not scrubbed
+    clog = next(x for x in r.read("the toilet is clogged").spec.roles if x.utility == "cleaning")
+    assert clog.prefer == ("Plunger",)
+
+
 def test_a_preferred_type_wins_a_tie_and_rules_nothing_out(data_dir) -> None:
     p = plan("toast some bread", "embedded/FloorPlan4-v0", data_dir=data_dir)
     assert p.bindings["heating(source)"].startswith("Toaster|")
