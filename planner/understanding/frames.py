@@ -118,6 +118,7 @@ VERB_PREFERS: dict[str, tuple[str, ...]] = {
     "toast": ("Toaster",), "boil": ("StoveBurner", "Pot", "Kettle"), "fry": ("StoveBurner", "Pan"),
     "microwave": ("Microwave",), "brew": ("CoffeeMachine",), "stir": ("Spoon",), "whisk": ("Fork",),
     "vacuum": ("VacuumCleaner",), "flush": ("Toilet",), "clogged": ("Plunger",), "blocked": ("Plunger",),
+    "lie": ("Bed", "Sofa"), "sleep": ("Bed", "Sofa"), "nap": ("Bed", "Sofa", "DogBed"),
 }
 """Verbs that name the usual object (toast -> a toaster): those types win a tie between equally good objects, and
 nothing else is ruled out (toast is made in a pan when there is no toaster)."""
