@@ -7,7 +7,7 @@ Data, none of it from the reported test split:
 - negatives (weighted so that both classes count the same in total): the ``dev`` split's nonsense requests,
   and seeded generated text that no one would give a robot:
   word salads of common English words (some ending in a household object word, "purple monkey dishwasher"),
-  and questions about the world ("what is the capital of X").
+  questions about the world ("what is the capital of X"), and word salads that open with a household verb.
 
 Letter salad and other languages never reach the model (the language check refuses them first). The fit is
 L2-regularised logistic regression by gradient descent (numpy), once per similarity method (MiniLM
@@ -28,6 +28,7 @@ import numpy as np
 
 from planner.bench.understanding import load_requests
 from planner.knowledge import load_knowledge
+from planner.understanding.frames import FRAMES
 from planner.understanding.reader import CALIBRATION_FILE, TaskReader
 
 _QUESTIONS = ("what is the capital of {}", "who wrote {}", "how tall is {}", "tell me about {}", "why is {} {}",
@@ -41,9 +42,12 @@ def negatives(reader: TaskReader, n: int, seed: int) -> list[str]:
     common = [w for w in top_n_list("en", 5000) if w.isalpha() and len(w) > 2]
     objects = sorted({p for p in reader.vocab.phrases if " " not in p})
     out = []
+    verbs = sorted(FRAMES)
     for i in range(n):
-        kind = i % 3
-        if kind == 0:
+        kind = i % 4
+        if kind == 3:  # a word salad that opens with a household verb ("mop broccoli telescope window thursday")
+            out.append(" ".join([rng.choice(verbs), *rng.sample(common + objects, rng.randint(3, 4))]))
+        elif kind == 0:
             out.append(" ".join(rng.sample(common, rng.randint(2, 4))))
         elif kind == 1:
             out.append(" ".join([*rng.sample(common, rng.randint(1, 3)), rng.choice(objects)]))

@@ -26,6 +26,9 @@ MIN_ZIPF = 1.5
 MIN_KNOWN = 0.5
 """Share of a text's words that must be English words."""
 
+_CODE = re.compile(r"[{}\[\]<>=|\\]|\w\(|\)\s*[:.;{]|://|\bwww\.|\w\.\w+\(|\bselect \* from\b|^\s*import \w+\s*$")
+"""Program text, markup or a URL ("def toast(bread): ...", "SELECT * FROM", "https://..."): not a request."""
+
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
 
 
@@ -34,7 +37,8 @@ class LanguageCheck(Contract):
 
     english: bool
     language: str
-    """``en``, another language's code, or ``none`` (no words: emoji, digits, punctuation)."""
+    """``en``, another language's code, ``none`` (no words: emoji, digits, punctuation) or ``code`` (program
+    text, markup or a URL)."""
     words: tuple[str, ...] = ()
     unknown: tuple[str, ...] = ()
     """Words that are not English words (rarer than :data:`MIN_ZIPF`)."""
@@ -62,6 +66,8 @@ def check_language(text: str, *, vocabulary: frozenset[str] = frozenset()) -> La
     words = text_words(text)
     if not words:
         return LanguageCheck(english=False, language="none")
+    if _CODE.search(text.lower()):
+        return LanguageCheck(english=False, language="code", words=tuple(words))
     en = [max(_zipf(w, "en"), 4.0 if w in vocabulary else 0.0) for w in words]
     unknown = tuple(w for w, z in zip(words, en, strict=True) if z < MIN_ZIPF)
     totals = {lang: sum(_zipf(w, lang) for w in words) for lang in OTHER_LANGUAGES}

@@ -176,7 +176,8 @@ class TaskReader:
         a = self.assess(norm, exclude=exclude)
         lang, ev, closest = a.language, a.evidence, a.closest
         if not lang.english:
-            what = {"none": "no English words"}.get(lang.language, f"it looks like language {lang.language!r}")
+            what = {"none": "no English words", "code": "it looks like program text, markup or an address"}.get(
+                lang.language, f"it looks like language {lang.language!r}")
             return self._refuse(text, 0.0, f"not understood: {what}; the planner reads English requests",
                                 closest, language=lang.language)
         conf = confidence(a.features, self.calibration)
@@ -210,7 +211,8 @@ class TaskReader:
         nonsense = [s for e, s in zip(self.examples, ex_sims, strict=True) if e.kind == "nonsense"]
         feats = features(max(task_sims, default=0.0), max(util_sims, default=0.0), ev.frame,
                          bool(self.vocab.mentions(text)), ev.request, question,
-                         max(sensible, default=0.0) - max(nonsense, default=0.0))
+                         max(sensible, default=0.0) - max(nonsense, default=0.0),
+                         len(lang.words) >= 4 and not set(lang.words) & _FUNCTION)
         return Assessment(lang, ev, tasks, task_sims, util_sims, closest, feats)
 
     # ------------------------------------------------------------------ evidence
@@ -475,6 +477,11 @@ class TaskReader:
                            closest=tuple(closest), evidence=tuple(evidence), reason=reason)
 
 
+_FUNCTION = frozenset("""a an the some any my your our his her its their this that these those me us it them him i you
+we he she they to in on at with for of from into onto by and or but so is are am was were be been please can could
+would will up out down off too all""".split())
+"""Function words: a sentence has some, a word salad none."""
+
 _FILLER = frozenset("""i you we me us my your our it its d ll s m re ve like want need would could can will shall
 please get give bring fetch make do let help just now some something anything this that these those here there is
 are be am was were have has had to a an the for of and or with on in at up out down so then hey robot ok okay thanks
@@ -492,13 +499,15 @@ def _unit(m: Mention, phrase: str) -> bool:
 
 
 def features(task_sim: float, utility_sim: float, frame: bool, named: bool, request: bool,
-             question: bool, example_margin: float) -> dict[str, float]:
+             question: bool, example_margin: float, salad: bool = False) -> dict[str, float]:
     """The evidence the confidence is computed from: the nearest COAT task's and utility's similarity, whether
     a verb frame (or a state such as "dirty") fired, whether an object type or liquid was named, whether the text
     is worded as a request, whether it opens as a question ("what is the capital of France"), and how much nearer
-    it is to the nearest sensible worked example than to the nearest nonsense one."""
+    it is to the nearest sensible worked example than to the nearest nonsense one, and whether four or more words
+    come with no function word at all ("mop broccoli telescope window thursday": a word salad)."""
     return {"task_sim": task_sim, "utility_sim": utility_sim, "frame": float(frame), "named": float(named),
-            "request": float(request), "question": float(question), "example_margin": example_margin}
+            "request": float(request), "question": float(question), "example_margin": example_margin,
+            "salad": float(salad)}
 
 
 def confidence(feats: dict[str, float], coef: dict[str, float]) -> float:

@@ -39,6 +39,8 @@ def reader(kb, data_dir):
 
 
 @pytest.mark.parametrize(("text", "english", "language"), [
+    ("def toast(bread): return bread.heat()", False, "code"), ("https://example.com/recipe", False, "code"),
+    ("select the big knife", True, "en"),
     ("cut the cake", True, "en"), ("mop the floor", True, "en"), ("couper le gâteau", False, "fr"),
     ("Schneide den Kuchen", False, "de"), ("corta el pastel", False, "es"), ("zxqv", False, "none"),
     ("🎂🔪", False, "none"), ("asdf qwer", False, "none"), ("", False, "none"),
@@ -105,6 +107,13 @@ def test_nonsense_is_not_understood_and_lists_the_closest_tasks(reader, text) ->
     assert not r.understood and r.spec is None and r.reason
     if text.strip():
         assert len(r.closest) == 3
+
+
+def test_a_word_salad_is_a_feature_of_the_confidence(reader) -> None:
+    salad = reader.assess("mop broccoli telescope window thursday").features
+    sentence = reader.assess("mop the floor in the kitchen").features
+    assert salad["salad"] == 1.0 and sentence["salad"] == 0.0
+    assert reader.calibration["salad"] < 0  # fitted: a salad lowers the confidence
 
 
 def test_a_request_far_too_long_is_refused_before_reading(reader) -> None:
