@@ -13,7 +13,7 @@ import planner.cli.plan
 from planner.cli import check_out_path, main, safe_text
 from planner.errors import ConfigError, DataNotFoundError
 
-_NASTY = "cut \x1b[2J[bold red]apple[/bold red]\u202e\r"
+_NASTY = "cut the \x1b[2J[bold red]apple[/bold red]\u202e\r"
 """A task with a terminal escape (clear screen), rich markup, a bidi override and a carriage return."""
 
 
@@ -148,7 +148,7 @@ def test_check_out_path_accepts_what_can_be_written(tmp_path) -> None:
 
 def test_safe_text_escapes_what_would_act_on_the_terminal() -> None:
     assert safe_text("plain é 日本 😀") == "plain é 日本 😀"
-    assert safe_text(_NASTY) == "cut \\x1b[2J[bold red]apple[/bold red]\\u202e\\r"
+    assert safe_text(_NASTY) == "cut the \\x1b[2J[bold red]apple[/bold red]\\u202e\\r"
     assert safe_text("a\x00b\tc\nd\u2066\ud800") == "a\\x00b\\tc\\nd\\u2066\\ud800"
 
 
@@ -165,7 +165,7 @@ def test_coat_plan_prints_the_task_escaped(monkeypatch, capsys, rich) -> None:
     out = capsys.readouterr().out
     for raw in ("\x1b", "\r", "\u202e"):
         assert raw not in out
-    assert "Task: cut \\x1b[2J[bold red]apple[/bold red]\\u202e\\r" in out  # markup shown, not interpreted
+    assert "Task: cut the \\x1b[2J[bold red]apple[/bold red]\\u202e\\r" in out  # markup shown, not interpreted
 
 
 def test_coat_data_where_echoes_the_path_escaped(capsys) -> None:
