@@ -104,6 +104,17 @@ DISH_PREFERS: dict[str, tuple[str, ...]] = {
 """The usual objects for a dish (soup: a pot on the stove, a sandwich: a plate), which win ties like
 :data:`VERB_PREFERS` and rule nothing out."""
 
+WORD_PREFERS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("hands", "hand", "face", "teeth"), ("SinkBasin", "SoapBottle", "SoapBar", "HandTowel")),
+    **dict.fromkeys(("dog", "puppy", "cat", "pet"), ("DogBed",)),
+    **dict.fromkeys(("news", "headlines"), ("Newspaper", "Laptop", "CellPhone")),
+    **dict.fromkeys(("tennis",), ("TennisRacket",)), **dict.fromkeys(("baseball", "softball"), ("BaseballBat",)),
+    **dict.fromkeys(("basketball", "hoops"), ("BasketBall",)),
+}  # fmt: skip
+"""Words anywhere in a request that name the usual object of one of its roles ("wash my hands": the sink, not
+the bath; "a place for the dog to nap": the dog bed). They win ties and pick the COAT task that keeps them, and
+rule nothing out."""
+
 MAKE = frozenset({"make", "prepare", "cook", "fix", "brew", "have", "want", "need", "like", "bake", "whip"})
 """Verbs that make (or ask for) a dish of :data:`DISHES`."""
 
@@ -219,6 +230,9 @@ def clauses(text: str) -> list[Clause]:
 def _clause(part: str) -> Clause:
     for phrase, verb in PHRASAL.items():
         part = re.sub(rf"\b{phrase}\b", verb, part)
+    used = re.match(r"(?:use|using)\s+(.+?)\s+to\s+(\w+)\s*(.*)$", part)  # "use the watering can to water the plants"
+    if used and base(used.group(2)) in FRAMES:
+        part = f"{used.group(2)} {used.group(3)} with {used.group(1)}".strip()
     words = part.split()
     purpose = next((base(w) for w in re.findall(r"\b(?:to|(?:something|anything) (?:i|we) can) (\w+)", part)
                     if base(w) in FRAMES), "")
@@ -252,5 +266,5 @@ def _phrases(words: list[str]) -> tuple[str, str, tuple[tuple[str, str], ...]]:
     return " ".join(obj), " ".join(instrument), tuple((p, " ".join(ws)) for p, ws in places if ws)
 
 
-__all__ = ["DISHES", "DISH_PREFERS", "FETCH", "FRAMES", "MAKE", "PHRASAL", "PUT", "STATES", "VERB_PREFERS", "OPEN",
-           "OUT_OF_REACH", "Clause", "base", "clauses", "dish", "is_verb"]
+__all__ = ["DISHES", "DISH_PREFERS", "FETCH", "FRAMES", "MAKE", "OPEN", "OUT_OF_REACH", "PHRASAL", "PUT", "STATES",
+           "VERB_PREFERS", "WORD_PREFERS", "Clause", "base", "clauses", "dish", "is_verb"]

@@ -48,6 +48,7 @@ from .frames import (
     PUT,
     STATES,
     VERB_PREFERS,
+    WORD_PREFERS,
     Clause,
     clauses,
     dish,
@@ -337,7 +338,9 @@ class TaskReader:
         for prep, phrase in c.places:
             on = prep in ("on", "onto", "at")
             for m in self.vocab.mentions(phrase):
-                heats = "heating(vessel)" in ev.roles or "heating(source)" in utilities  # "melt butter in a pan"
+                # "melt butter in a pan": the pan heats it (unless an earlier clause named the vessel already)
+                heats = ("heating(vessel)" in ev.roles or "heating(source)" in utilities) and not ev.roles.get(
+                    "heating(vessel)")
                 vessel = ("heating(vessel)",) if heats else ()
                 u = self._utility_of(m.types, prefer=(*utilities, *vessel, "heating(source)", "washing", "carrying",
                                                       "comfort",
@@ -419,6 +422,11 @@ class TaskReader:
             ev.targets.insert(0, Target(name="liquid", types=("water",), liquid=True))
             ev.roles.setdefault("carrying", ())
             liquid = True
+        for w in words:
+            for t in WORD_PREFERS.get(w.strip("?!.,;:'"), ()):
+                u = self._utility_of((t,), only=tuple(ev.roles))
+                if u is not None and not ev.roles[u] and t not in ev.prefer.get(u, ()):
+                    ev.prefer[u] = (*ev.prefer.get(u, ()), t)
         if OUT_OF_REACH.search(text.lower()) and ev.roles:
             ev.roles.setdefault("increasing_height", ())
         if "heating(source)" in ev.roles and (liquid or words & _PAN_DISHES):

@@ -265,6 +265,9 @@ def test_a_dish_names_the_roles_making_it_needs(reader) -> None:
     ("put the box up on the high shelf", {"storage": ("Shelf",), "increasing_height": ()}),  # out of reach
     ("melt some butter in a pan", {"heating(source)": (), "heating(vessel)": ("Pan",)}),  # what it heats in
     ("set an alarm for 6", {"time": ()}),
+    ("use the watering can to water the plants", {"carrying": ("WateringCan",)}),  # "use X to V": X is the tool
+    ("heat the soup in the pot and pour it into a bowl", {"heating(source)": (), "heating(vessel)": ("Pot",),
+                                                          "carrying": ("Bowl",)}),  # the bowl serves, the pot heats
 ])
 def test_devices_purposes_and_places_out_of_reach(reader, text, expected) -> None:
     assert _roles(TaskReader(reader.kb, encoder=None, examples=None).read(text)) == expected
@@ -276,6 +279,12 @@ def test_a_role_borrows_the_coat_task_named_with_the_requests_verb(reader) -> No
     assert dry.task == "drying washed dishes"  # not a shower-cleaning task: the door is dried, not scrubbed
     clog = next(x for x in r.read("the toilet is clogged").spec.roles if x.utility == "cleaning")
     assert clog.prefer == ("Plunger",)
+
+
+def test_a_word_of_the_request_names_the_usual_object(reader) -> None:
+    r = TaskReader(reader.kb, encoder=None, examples=None)
+    wash = next(x for x in r.read("wash my hands").spec.roles if x.utility == "washing")
+    assert wash.prefer[0] == "SinkBasin" and wash.task != "washing your face"  # COAT's face washing keeps the bath
 
 
 def test_a_preferred_type_wins_a_tie_and_rules_nothing_out(data_dir) -> None:
