@@ -29,7 +29,7 @@ FRAMES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("boil", "fry", "simmer", "scramble", "poach", "stew", "saute"),
                     ("heating(source)", "heating(vessel)")),
     # cleaning
-    **dict.fromkeys(("wash", "rinse", "soak", "shower", "bathe"), ("washing",)),
+    **dict.fromkeys(("wash", "rinse", "soak", "shower", "bathe", "bath"), ("washing",)),
     **dict.fromkeys(("clean", "wipe", "scrub", "mop", "dust", "polish", "sweep", "vacuum", "dry", "disinfect",
                      "sanitize"), ("cleaning",)),
     # carrying, serving, drinking
@@ -76,13 +76,16 @@ DISHES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("coffee", "espresso", "latte", "cappuccino"), ("heating(source)", "carrying")),
     **dict.fromkeys(("soup", "stew", "broth", "porridge", "oatmeal", "pasta", "spaghetti", "noodles", "rice",
                      "chili", "curry", "boiled egg", "boiled eggs", "hard boiled egg"), _POT_DISH),
-    **dict.fromkeys(("fried egg", "fried eggs", "scrambled eggs", "stir fry"), (*_POT_DISH, "breaking")),
+    **dict.fromkeys(("fried egg", "fried eggs", "stir fry"), (*_POT_DISH, "breaking")),
+    **dict.fromkeys(("scrambled eggs", "scrambled egg"), (*_POT_DISH, "breaking", "mixing(tool)")),
     **dict.fromkeys(("omelette", "omelet"), (*_POT_DISH, "breaking", "mixing(vessel)", "carrying")),
     **dict.fromkeys(("pancake", "pancakes", "crepes", "batter"),
                     ("breaking", "mixing(tool)", "mixing(vessel)", *_POT_DISH)),
     **dict.fromkeys(("mashed potatoes", "mashed potato", "mash", "puree"),
                     (*_POT_DISH, "mixing(tool)", "mixing(vessel)")),
     **dict.fromkeys(("salad", "salsa", "coleslaw"), ("cutting", "mixing(vessel)")),
+    **dict.fromkeys(("toast",), ("heating(source)", "carrying")),
+    **dict.fromkeys(("hot water", "boiling water"), _POT_DISH),
     **dict.fromkeys(("sandwich", "sandwiches", "toastie", "burger"), ("cutting", "carrying")),
     **dict.fromkeys(("popcorn",), ("heating(source)",)),
 }  # fmt: skip
@@ -99,6 +102,8 @@ DISH_PREFERS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("fried egg", "fried eggs", "scrambled eggs", "stir fry", "omelette", "omelet", "pancake",
                      "pancakes", "crepes"), ("StoveBurner", "Pan", "Bowl", "Plate")),
     **dict.fromkeys(("salad", "salsa", "coleslaw"), ("Knife", "Bowl")),
+    **dict.fromkeys(("toast",), ("Toaster", "Plate")),
+    **dict.fromkeys(("hot water", "boiling water"), ("Kettle", "Pot")),
     **dict.fromkeys(("sandwich", "sandwiches", "toastie", "burger"), ("Knife", "Plate")),
 }  # fmt: skip
 """The usual objects for a dish (soup: a pot on the stove, a sandwich: a plate), which win ties like
@@ -158,13 +163,13 @@ OUT_OF_REACH = re.compile(r"\b(?:high|higher|ceiling|up there|top shelf|top of t
 """Words that put the place out of reach ("the box goes on the high shelf"): something to stand on is needed too."""
 OPEN = frozenset({"open", "close", "shut"})
 """Verbs that work a named thing like a switch does ("open the blinds": the blinds are the light source)."""
-PUT = frozenset({"put", "place", "set", "move", "leave", "lay", "stand", "hang"})
+PUT = frozenset({"put", "place", "set", "move", "leave", "lay", "stand", "hang", "stick", "pop"})
 """Verbs that put the object phrase in / on the place phrase."""
 
 _POLITE = re.compile(
     r"^(?:(?:please|kindly|hey|ok|okay|robot|now)\s+|(?:can|could|would|will)\s+(?:you\s+)?(?:please\s+)?|"
     r"i\s*(?:'d|would)\s+like\s+(?:you\s+)?(?:to\s+)?|i\s+(?:want|need)\s+(?:you\s+)?(?:to\s+)?|"
-    r"help\s+me\s+(?:to\s+)?|let\s*'?s\s+|go\s+and\s+|time\s+to\s+)+"
+    r"help\s+me\s+(?:to\s+)?|let\s*'?s\s+|go\s+and\s+|time\s+(?:to|for)\s+(?:my\s+|a\s+|some\s+)?)+"
 )
 _SPLIT = re.compile(r"\s*(?:[,;&?!.:]|\band then\b|\bthen\b|\band\b|\bafter that\b|\bwhile\b|\bbecause\b|"
                     r"\bso that\b|\bbefore\b)\s*")
@@ -228,6 +233,11 @@ def clauses(text: str) -> list[Clause]:
 
 
 def _clause(part: str) -> Clause:
+    # "put it away" is "put away it", "give the loo a good scrub" is "scrub the loo"
+    part = re.sub(r"\b(put|throw|turn|switch|pick|heat|warm|clean|wash|dry|light|tidy)\s+(it|them|this|that)\s+"
+                  r"(away|out|on|off|up|down)\b", r"\1 \3 \2", part)
+    part = re.sub(r"\bgive\s+((?:the|my|your|this|that)\s+\w+|it|them)\s+an?\s+(?:good\s+|quick\s+|proper\s+)?(\w+)",
+                  lambda m: f"{m.group(2)} {m.group(1)}" if base(m.group(2)) in FRAMES else m.group(0), part)
     for phrase, verb in PHRASAL.items():
         part = re.sub(rf"\b{phrase}\b", verb, part)
     used = re.match(r"(?:use|using)\s+(.+?)\s+to\s+(\w+)\s*(.*)$", part)  # "use the watering can to water the plants"
@@ -236,7 +246,7 @@ def _clause(part: str) -> Clause:
     words = part.split()
     purpose = next((base(w) for w in re.findall(r"\b(?:to|(?:something|anything) (?:i|we) can) (\w+)", part)
                     if base(w) in FRAMES), "")
-    vi = next((i for i, w in enumerate(words[:4]) if is_verb(base(w))), None)
+    vi = next((i for i, w in enumerate(words[:4]) if is_verb(base(w)) and (w != "time" or i == 0)), None)
     verb = base(words[vi]) if vi is not None else ""
     rest = words[vi + 1:] if vi is not None else words
     if purpose:

@@ -83,7 +83,8 @@ _QUESTION = frozenset({"what", "who", "whom", "whose", "when", "why", "how", "wh
 _INVERTED = frozenset({"is", "are", "was", "were", "do", "does", "did"})
 """A text opening with one of these is a question only when it ends with a question mark ("do the dishes")."""
 _FOOD = frozenset({"Apple", "Bread", "Egg", "Potato", "Tomato", "Lettuce", "Cake"})
-_PAN_DISHES = frozenset({"egg", "eggs", "omelette", "omelet", "pancake", "stew", "soup", "pasta", "rice"})
+_PAN_DISHES = frozenset({"egg", "eggs", "omelette", "omelet", "pancake", "stew", "soup", "pasta", "rice", "leftovers",
+                         "milk", "sauce", "beans", "butter"})
 
 
 @dataclass
@@ -301,7 +302,7 @@ class TaskReader:
                     ev.frame = True
                 elif m.types[0] in _FOOD:
                     self._target(m, ev)
-            if verb in FETCH and not obj:
+            if verb in FETCH and not obj and not c.places:
                 return
         elif verb in PUT and where:
             for m in obj:
@@ -429,6 +430,9 @@ class TaskReader:
                     ev.prefer[u] = (*ev.prefer.get(u, ()), t)
         if OUT_OF_REACH.search(text.lower()) and ev.roles:
             ev.roles.setdefault("increasing_height", ())
+        egg = any(t.name == "target" and "Egg" in t.types for t in ev.targets)
+        if egg and "mixing(vessel)" in ev.roles and "heating(source)" not in ev.roles:
+            ev.roles.setdefault("breaking", ())  # "beat two eggs in a bowl": they are cracked first
         if "heating(source)" in ev.roles and (liquid or words & _PAN_DISHES):
             ev.roles.setdefault("heating(vessel)", ())
         sliced = "cutting" in ev.roles and any(t.name == "target" and not t.liquid for t in ev.targets)

@@ -266,6 +266,11 @@ def test_a_dish_names_the_roles_making_it_needs(reader) -> None:
     ("melt some butter in a pan", {"heating(source)": (), "heating(vessel)": ("Pan",)}),  # what it heats in
     ("set an alarm for 6", {"time": ()}),
     ("use the watering can to water the plants", {"carrying": ("WateringCan",)}),  # "use X to V": X is the tool
+    ("put it away in the drawer", {"storage": ("Drawer",)}),  # "put it away" is "put away it"
+    ("Netflix time, stick the telly on", {"entertainment": ("Television",)}),  # "... time" is no request for a clock
+    ("time for my arm workout", {"physical_excercise": ()}),
+    ("hand me the soap, I am getting in the tub", {"cleaning": ("SoapBar", "SoapBottle"),
+                                                   "washing": ("BathtubBasin",)}),
     ("heat the soup in the pot and pour it into a bowl", {"heating(source)": (), "heating(vessel)": ("Pot",),
                                                           "carrying": ("Bowl",)}),  # the bowl serves, the pot heats
 ])
@@ -279,6 +284,13 @@ def test_a_role_borrows_the_coat_task_named_with_the_requests_verb(reader) -> No
     assert dry.task == "drying washed dishes"  # not a shower-cleaning task: the door is dried, not scrubbed
     clog = next(x for x in r.read("the toilet is clogged").spec.roles if x.utility == "cleaning")
     assert clog.prefer == ("Plunger",)
+
+
+def test_eggs_are_cracked_before_they_are_mixed_and_a_scrub_is_given(reader) -> None:
+    r = TaskReader(reader.kb, encoder=None, examples=None)
+    assert "breaking" in _roles(r.read("beat two eggs in a bowl"))
+    assert [(c.verb, c.obj) for c in clauses("give the loo a good scrub")] == [("scrub", "loo")]
+    assert set(_roles(r.read("make toast for two"))) == {"heating(source)", "carrying"}
 
 
 def test_a_word_of_the_request_names_the_usual_object(reader) -> None:
