@@ -96,6 +96,8 @@ class _Evidence:
     frame: bool
     text: str = ""
     request: bool = False
+    state: bool = False
+    """A state names what the request needs ("my legs are tired", "it's pitch black")."""
     task_sims: dict[str, float] = field(default_factory=dict)
     """COAT task -> its similarity to the request (the tasks a reading may use)."""
     prefer: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -214,7 +216,7 @@ class TaskReader:
         feats = features(max(task_sims, default=0.0), max(util_sims, default=0.0), ev.frame,
                          bool(self.vocab.mentions(text)), ev.request, question,
                          max(sensible, default=0.0) - max(nonsense, default=0.0),
-                         len(lang.words) >= 4 and not set(lang.words) & _FUNCTION)
+                         len(lang.words) >= 4 and not set(lang.words) & _FUNCTION, ev.state)
         return Assessment(lang, ev, tasks, task_sims, util_sims, closest, feats)
 
     # ------------------------------------------------------------------ evidence
@@ -320,7 +322,8 @@ class TaskReader:
             ev.notes.append(f"{', '.join(utilities)}: making {made!r}")
         elif utilities:
             ev.frame = True
-            ev.notes.append(f"{', '.join(utilities)}: the verb {verb!r}")
+            ev.state = ev.state or verb not in FRAMES
+            ev.notes.append(f"{', '.join(utilities)}: the {'verb' if verb in FRAMES else 'state'} {verb!r}")
         for u in utilities:
             ev.roles.setdefault(u, ())
         if verb not in FETCH and verb not in ("switch", *OPEN):
@@ -511,15 +514,16 @@ def _unit(m: Mention, phrase: str) -> bool:
 
 
 def features(task_sim: float, utility_sim: float, frame: bool, named: bool, request: bool,
-             question: bool, example_margin: float, salad: bool = False) -> dict[str, float]:
+             question: bool, example_margin: float, salad: bool = False, state: bool = False) -> dict[str, float]:
     """The evidence the confidence is computed from: the nearest COAT task's and utility's similarity, whether
     a verb frame (or a state such as "dirty") fired, whether an object type or liquid was named, whether the text
     is worded as a request, whether it opens as a question ("what is the capital of France"), and how much nearer
     it is to the nearest sensible worked example than to the nearest nonsense one, and whether four or more words
-    come with no function word at all ("mop broccoli telescope window thursday": a word salad)."""
+    come with no function word at all ("mop broccoli telescope window thursday": a word salad), and whether a
+    state named the need ("I'm bored": a request worded as a statement)."""
     return {"task_sim": task_sim, "utility_sim": utility_sim, "frame": float(frame), "named": float(named),
             "request": float(request), "question": float(question), "example_margin": example_margin,
-            "salad": float(salad)}
+            "salad": float(salad), "state": float(state)}
 
 
 def confidence(feats: dict[str, float], coef: dict[str, float]) -> float:

@@ -114,6 +114,8 @@ def test_a_word_salad_is_a_feature_of_the_confidence(reader) -> None:
     sentence = reader.assess("mop the floor in the kitchen").features
     assert salad["salad"] == 1.0 and sentence["salad"] == 0.0
     assert reader.calibration["salad"] < 0  # fitted: a salad lowers the confidence
+    assert reader.assess("my legs are tired").features["state"] == 1.0 and sentence["state"] == 0.0
+    assert reader.calibration["state"] > 0  # a need worded as a statement is still a request
 
 
 def test_a_request_far_too_long_is_refused_before_reading(reader) -> None:
