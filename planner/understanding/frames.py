@@ -215,7 +215,7 @@ def base(word: str) -> str:
 
 def is_verb(word: str) -> bool:
     """Whether ``word`` (a base form) is a verb the reader knows (a frame, fetch, put, make ...)."""
-    return word in FRAMES or word in FETCH or word in PUT or word in ("switch", "off", "make", "prepare", "brew", *OPEN)
+    return word in FRAMES or word in FETCH or word in PUT or word in ("switch", "off", "make", "prepare", "brew", "fix", *OPEN)
 
 
 def clauses(text: str) -> list[Clause]:
