@@ -151,6 +151,7 @@ PHRASAL: dict[str, str] = {
     "set the alarm": "time", "set a timer": "time", "take notes": "note", "take a note": "note", "make a note": "note",
     "brush my teeth": "wash", "brush your teeth": "wash", "brush teeth": "wash", "curl up": "lie",
     "put my feet up": "rest", "can't see": "dark", "cannot see": "dark", "pitch black": "dark",
+    "take a shower": "shower", "have a shower": "shower", "take a bath": "bathe", "have a bath": "bathe",
     "draw the curtains": "open the curtains", "draw the blinds": "open the blinds",
 }
 """Two- and three-word verbs -> the verb they count as (``switch``: the device named decides the utility)."""
@@ -159,7 +160,7 @@ PHRASAL_FIRST = frozenset(p.split()[0] for p in PHRASAL)
 
 FETCH = frozenset({"bring", "fetch", "get", "give", "hand", "take", "grab", "find", "pass", "need", "want"})
 """Verbs that bring something: the utility is the purpose ("something to read") or what is named."""
-OUT_OF_REACH = re.compile(r"\b(?:high|higher|ceiling|up there|top shelf|top of the \w+|can't reach|cannot reach)\b")
+OUT_OF_REACH = re.compile(r"\b(?:high|higher|ceiling|up there|top shelf|can't reach|cannot reach)\b")
 """Words that put the place out of reach ("the box goes on the high shelf"): something to stand on is needed too."""
 OPEN = frozenset({"open", "close", "shut"})
 """Verbs that work a named thing like a switch does ("open the blinds": the blinds are the light source)."""
@@ -168,7 +169,8 @@ PUT = frozenset({"put", "place", "set", "move", "leave", "lay", "stand", "hang",
 
 _POLITE = re.compile(
     r"^(?:(?:please|kindly|hey|ok|okay|robot|now)\s+|(?:can|could|would|will)\s+(?:you\s+)?(?:please\s+)?|"
-    r"i\s*(?:'d|would)\s+like\s+(?:you\s+)?(?:to\s+)?|i\s+(?:want|need)\s+(?:you\s+)?(?:to\s+)?|"
+    r"i\s*(?:'d|would)\s+(?:like|love)\s+(?:you\s+)?(?:to\s+)?|i\s+fancy\s+|"
+    r"i\s+(?:want|need)\s+(?:you\s+)?(?:to\s+)?|"
     r"help\s+me\s+(?:to\s+)?|let\s*'?s\s+|go\s+and\s+|time\s+(?:to|for)\s+(?:my\s+|a\s+|some\s+)?)+"
 )
 _SPLIT = re.compile(r"\s*(?:[,;&?!.:]|\band then\b|\bthen\b|\band\b|\bafter that\b|\bwhile\b|\bbecause\b|"
@@ -215,7 +217,8 @@ def base(word: str) -> str:
 
 def is_verb(word: str) -> bool:
     """Whether ``word`` (a base form) is a verb the reader knows (a frame, fetch, put, make ...)."""
-    return word in FRAMES or word in FETCH or word in PUT or word in ("switch", "off", "make", "prepare", "brew", "fix", *OPEN)
+    return word in FRAMES or word in FETCH or word in PUT or word in ("switch", "off", "make", "prepare", "brew", "fix",
+                                                                       *OPEN)
 
 
 def clauses(text: str) -> list[Clause]:
