@@ -60,6 +60,9 @@ if TYPE_CHECKING:
     from ..knowledge import KnowledgeBase
     from .examples import Request
 
+CACHE_ENV = "COAT_READER_CACHE"
+"""Directory for the embeddings of the texts a reader knows (default: the user cache dir / ``reader``); ``off``
+embeds them again in every process."""
 READER_ENV = "COAT_READER"
 """``COAT_READER=lexical`` makes the reader match by word overlap even with MiniLM installed (no torch load)."""
 MAX_WORDS = 60
@@ -228,7 +231,7 @@ class TaskReader:
             sims = [lexical_similarity(text, t) for t in known]
         elif callable(getattr(self.encoder, "embed", None)):  # the known texts are embedded once per reader
             if self._matrix is None:
-                self._matrix = self.encoder.embed(known)
+                self._matrix = _known_embeddings(self.encoder, known)
             sims = [float(s) for s in self._matrix @ self.encoder.embed([text])[0]]
         else:
             sims = [float(s) for s in self.encoder.similarities(text, known)]
@@ -552,6 +555,42 @@ def load_calibration() -> dict[str, dict[str, float]]:
     return {m: {k: float(data[m][k]) for k in keys} for m in ("embedding", "lexical")}
 
 
+def _known_embeddings(encoder: Any, texts: list[str]) -> Any:
+    """The encoder's embeddings of ``texts`` (COAT's tasks, the utility phrases, the worked examples), read from
+    the reader cache when an earlier process wrote them for the same encoder and texts; an unreadable cache file
+    is embedded again and replaced (it is a cache, never an answer)."""
+    import hashlib
+    import os
+
+    import numpy as np
+
+    where = os.environ.get(CACHE_ENV, "")
+    model_id = getattr(encoder, "model_id", "")
+    if where == "off" or not model_id:
+        return encoder.embed(texts)
+    if not where:
+        import platformdirs
+
+        where = str(Path(platformdirs.user_cache_dir("coat-planner")) / "reader")
+    key = hashlib.sha256("\n".join([model_id, *texts]).encode()).hexdigest()[:24]
+    path = Path(where) / f"known-{key}.npy"
+    try:
+        matrix = np.load(path, allow_pickle=False)
+        if matrix.shape[0] == len(texts):
+            return matrix
+    except (OSError, ValueError):
+        pass
+    matrix = np.asarray(encoder.embed(texts), dtype=np.float32)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
+        np.save(tmp, matrix)
+        os.replace(tmp, path)
+    except OSError:  # a read-only cache dir costs time, not correctness
+        pass
+    return matrix
+
+
 def _encoder() -> Any:
     """MiniLM when the ``embed`` extra is installed and ``COAT_READER`` is not ``lexical``; else None (word overlap)."""
     import os
@@ -568,6 +607,7 @@ def _encoder() -> Any:
 
 
 __all__ = [
+    "CACHE_ENV",
     "CALIBRATION_FILE", "MAX_WORDS", "NEAREST", "PARAPHRASE", "READER_ENV", "THRESHOLD", "Assessment", "TaskReader",
     "confidence", "features", "load_calibration",
 ]

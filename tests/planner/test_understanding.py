@@ -373,3 +373,38 @@ def test_a_request_whose_plan_raises_counts_as_not_understood(data_dir) -> None:
     row = run_request(req, boom)
     assert row.error and not row.understood and "bad config" in row.reason
     assert summarize([row])["nonsense_refused"] == 100.0 and summarize([row])["errors"] == 1
+
+
+class _CountingEncoder:
+    """A deterministic bag-of-letters encoder that counts the texts it embeds."""
+
+    model_id = "test/letters"
+
+    def __init__(self) -> None:
+        self.embedded = 0
+
+    def embed(self, texts):
+        import numpy as np
+
+        self.embedded += len(texts)
+        rows = np.zeros((len(texts), 26), dtype=np.float32)
+        for i, t in enumerate(texts):
+            for ch in t.lower():
+                if "a" <= ch <= "z":
+                    rows[i, ord(ch) - 97] += 1
+        return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
+
+
+def test_the_known_texts_are_embedded_once_per_machine(kb, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("COAT_READER_CACHE", str(tmp_path))
+    first, second = _CountingEncoder(), _CountingEncoder()
+    a = TaskReader(kb, encoder=first, examples=None).read("cut the bread")
+    b = TaskReader(kb, encoder=second, examples=None).read("cut the bread")
+    assert first.embedded > 1 and second.embedded == 1  # the second process embeds only the request
+    assert a.model_dump() == b.model_dump()
+    (cached,) = tmp_path.glob("known-*.npy")
+    cached.write_bytes(b"not an array")  # a corrupt cache is embedded again and replaced, never an error
+    third = _CountingEncoder()
+    assert TaskReader(kb, encoder=third, examples=None).read("cut the bread").model_dump() == a.model_dump()
+    assert third.embedded == first.embedded
+
