@@ -6,6 +6,7 @@ Examples::
     coat train --seed 0 --folds 5 --out runs/learned   # plus 5 fold models for `coat eval --held-out`
     coat train --seed 0 --folds 5 --split objects --out runs/learned-objects   # folds of whole object types
     coat train --seed 0 --folds 5 --option hard_weight=2 --out runs/learned-hw2  # a non-default training option
+    coat train --seed 0 --folds 5 --option knn_temp=0.3 --out runs/learned-knn   # stage-1 neighbour inputs
 
 Deterministic for a seed (single-threaded torch). The first run embeds COAT's texts with MiniLM and caches
 them beside the models; reruns read the cache.
@@ -33,7 +34,8 @@ def register(subparsers: Any) -> None:
                         "(whole object types: a fold model sees no example of its objects)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="a training option (repeatable), e.g. --option hard_weight=3; keys: "
-                        "hidden, epochs1, epochs2, lr, weight_decay, dropout, hard_weight, pair_weight "
+                        "hidden, epochs1, epochs2, lr, weight_decay, dropout, hard_weight, pair_weight, knn_temp, "
+                        "cos_features "
                         "(defaults in planner.learned.train.DEFAULTS)")
     p.add_argument("--data-dir", default=None, help="COAT data root (default: $COAT_DATA_DIR or the user cache)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -64,7 +66,7 @@ def _handler(args: argparse.Namespace) -> int:
     return 0
 
 
-_RANGES: dict[str, tuple[float, float | None]] = {"hidden": (2, None), "dropout": (0, 1)}
+_RANGES: dict[str, tuple[float, float | None]] = {"hidden": (2, None), "dropout": (0, 1), "cos_features": (0, 2)}
 
 
 def parse_options(items: list[str]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ which it is held out, for honest evaluation. torch is imported on first use only
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -29,6 +30,7 @@ from ..errors import ConfigError, DataError, DataNotFoundError
 from ..schemas import PhysicalState, Question
 from .data import Combo
 from .features import STATE_DIM, EmbeddingCache, object_text, state_vector, task_text
+from .neighbours import SuitExtras, n_extra
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +39,12 @@ MODEL_FILE = "model.pt"
 MANIFEST_FILE = "manifest.json"
 EMBEDDINGS_FILE = "embeddings.npz"
 _RETRAIN = "run `coat train --seed 0 --folds 5` to (re)build it"
+
+
+def options_tag(options: Mapping[str, Any]) -> str:
+    """``o`` + 8 hex digits of a hash of the training options (sorted JSON): equal options, equal tag."""
+    blob = json.dumps(dict(options), sort_keys=True, default=str)
+    return "o" + hashlib.sha256(blob.encode()).hexdigest()[:8]
 
 
 def fold_file(i: int) -> str:
@@ -48,12 +56,38 @@ def _torch() -> Any:
     return require("torch", "torch")
 
 
-def build_heads(dim: int, hidden: int, dropout: float = 0.0) -> Any:
-    """The two heads: stage 1 over 5 x dim features, stage 2 over 4 x dim + the state one-hot."""
+def _extra_head(dim: int, hidden: int, dropout: float, extra_inputs: int) -> Any:
+    """Stage 1 with ``extra_inputs`` scalar inputs after the 5 x dim embedding features: the scalars skip the input
+    dropout, enter the hidden layer and also add to the logit linearly."""
     nn = _torch().nn
+    torch = _torch()
+
+    class SuitsWithExtras(nn.Module):  # type: ignore[misc, name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.drop_in = nn.Dropout(dropout)
+            self.hidden = nn.Linear(5 * dim + extra_inputs, hidden)
+            self.drop = nn.Dropout(dropout)
+            self.out = nn.Linear(hidden, 1)
+            self.skip = nn.Linear(extra_inputs, 1, bias=False)
+
+        def forward(self, x: Any) -> Any:
+            emb, extra = x[:, : 5 * dim], x[:, 5 * dim:]
+            h = torch.relu(self.hidden(torch.cat([self.drop_in(emb), extra], dim=1)))
+            return self.out(self.drop(h)) + self.skip(extra)
+
+    return SuitsWithExtras()
+
+
+def build_heads(dim: int, hidden: int, dropout: float = 0.0, extra_inputs: int = 0) -> Any:
+    """The two heads: stage 1 over 5 x dim features (plus ``extra_inputs`` scalars, see
+    :mod:`planner.learned.neighbours`), stage 2 over 4 x dim + the state one-hot."""
+    nn = _torch().nn
+    suits = (_extra_head(dim, hidden, dropout, extra_inputs) if extra_inputs else
+             nn.Sequential(nn.Dropout(dropout), nn.Linear(5 * dim, hidden), nn.ReLU(), nn.Dropout(dropout),
+                           nn.Linear(hidden, 1)))
     return nn.ModuleDict({
-        "suits": nn.Sequential(nn.Dropout(dropout), nn.Linear(5 * dim, hidden), nn.ReLU(), nn.Dropout(dropout),
-                               nn.Linear(hidden, 1)),
+        "suits": suits,
         "rank": nn.Sequential(nn.Linear(4 * dim + STATE_DIM, hidden), nn.ReLU(), nn.Linear(hidden, hidden // 2),
                               nn.ReLU(), nn.Linear(hidden // 2, 1)),
     })
@@ -91,25 +125,38 @@ class LearnedModel:
         self.heads = heads.eval()
         self.featurizer = featurizer
         self.manifest = dict(manifest)
+        opts = self.manifest.get("options") or {}
+        self.extras = (SuitExtras(self.manifest.get("neighbours") or {}, featurizer.cache, featurizer.phrases, opts)
+                       if n_extra(opts) else None)
 
     def __repr__(self) -> str:
         return f"LearnedModel(seed={self.manifest.get('seed')}, fold={self.manifest.get('fold')})"
 
     @property
     def model_id(self) -> str:
-        """A short id recorded in decisions."""
+        """A short id recorded in decisions: version, seed, a hash of the training options, fold.
+
+        The options hash (:func:`options_tag`) keeps models trained with different ``--option`` values apart in
+        anything keyed by the id."""
         m = self.manifest
-        return f"learned-v{FORMAT_VERSION}-seed{m.get('seed')}" + (f"-fold{m['fold']}" if m.get("fold") is not None
-                                                                  else "")
+        return (f"learned-v{FORMAT_VERSION}-seed{m.get('seed')}-{options_tag(m.get('options') or {})}"
+                + (f"-fold{m['fold']}" if m.get("fold") is not None else ""))
 
     def _run(self, head: str, x: np.ndarray) -> list[float]:
         torch = _torch()
         with torch.no_grad():
             return [float(v) for v in self.heads[head](torch.from_numpy(x)).squeeze(-1)]
 
+    def suit_rows(self, task: str | None, utility: str, objects: Sequence[str]) -> np.ndarray:
+        """Stage-1 input rows: the featurizer's, then this model's extra inputs (if its options ask for any)."""
+        x = self.featurizer.suits(task, utility, objects)
+        if self.extras is None:
+            return x
+        return np.concatenate([x, self.extras.rows(task, utility, objects)], axis=1)
+
     def suits(self, task: str | None, utility: str, objects: Sequence[str]) -> list[float]:
         """Stage 1 logits (> 0: suits) for each object."""
-        return self._run("suits", self.featurizer.suits(task, utility, objects))
+        return self._run("suits", self.suit_rows(task, utility, objects))
 
     def rank(self, task: str | None, utility: str, pairs: Sequence[tuple[str, PhysicalState | None]]) -> list[float]:
         """Stage 2 scores (higher is better) for each (object, state)."""
@@ -119,7 +166,8 @@ class LearnedModel:
         """Write the checkpoint (weights, version, head sizes, manifest)."""
         torch = _torch()
         blob = {"version": FORMAT_VERSION, "dim": int(self.manifest["dim"]), "hidden": int(self.manifest["hidden"]),
-                "dropout": float(self.manifest.get("dropout", 0.0)), "state": self.heads.state_dict(),
+                "dropout": float(self.manifest.get("dropout", 0.0)),
+                "n_extra": n_extra(self.manifest.get("options") or {}), "state": self.heads.state_dict(),
                 "manifest": json.dumps(self.manifest, sort_keys=True)}
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         torch.save(blob, path)
@@ -145,7 +193,8 @@ class LearnedModel:
             got = blob.get("version") if isinstance(blob, dict) else type(blob).__name__
             raise DataError(path, "", f"learned model format {got!r}, this planner reads {FORMAT_VERSION}; {_RETRAIN}")
         try:
-            heads = build_heads(int(blob["dim"]), int(blob["hidden"]), float(blob.get("dropout", 0.0)))
+            heads = build_heads(int(blob["dim"]), int(blob["hidden"]), float(blob.get("dropout", 0.0)),
+                                int(blob.get("n_extra", 0)))
             heads.load_state_dict(blob["state"])
             manifest = json.loads(blob["manifest"])
         except (KeyError, RuntimeError, ValueError, TypeError) as e:
@@ -248,4 +297,4 @@ class FoldedModel:
 
 
 __all__ = ["EMBEDDINGS_FILE", "FORMAT_VERSION", "MANIFEST_FILE", "MODEL_FILE", "Featurizer", "FoldedModel",
-           "LearnedModel", "build_heads", "fold_file"]
+           "LearnedModel", "build_heads", "fold_file", "options_tag"]

@@ -38,21 +38,35 @@ from .model import (
     build_heads,
     fold_file,
 )
+from .neighbours import n_extra, neighbour_table
 
 DEFAULTS: dict[str, Any] = {"hidden": 128, "epochs1": 300, "epochs2": 200, "lr": 3e-3, "weight_decay": 1e-4,
-                           "dropout": 0.5, "hard_weight": 1.0, "pair_weight": 0.0}
+                           "dropout": 0.5, "hard_weight": 1.0, "pair_weight": 0.0, "knn_temp": 0.0,
+                           "cos_features": 0}
 """Training options. ``hard_weight``: stage-1 BCE weight of a hard negative (an object of the utility that is not
 a context object of the task) relative to other rows; ``pair_weight``: weight of an added stage-1 pairwise
-logistic loss, context object above hard negative, within each (utility, task)."""
+logistic loss, context object above hard negative, within each (utility, task); ``knn_temp``: > 0 adds the
+neighbour inputs of :mod:`planner.learned.neighbours` to stage 1 (softmax temperature over task cosines; 0 =
+off); ``cos_features``: 1 adds the task . object and phrase . object cosines to stage 1. The options are in
+every model's manifest and (hashed) in its id."""
 
 
-def _suit_data(feat: Featurizer, examples: Sequence[SuitExample]) -> tuple[np.ndarray, np.ndarray]:
+def resolve_options(options: dict[str, Any] | None) -> dict[str, Any]:
+    """:data:`DEFAULTS` updated by ``options``, each value converted to its default's type (so ``3`` and ``3.0``
+    make the same model id)."""
+    opt = {**DEFAULTS, **(options or {})}
+    return {k: (type(DEFAULTS[k])(v) if k in DEFAULTS else v) for k, v in opt.items()}
+
+
+def _suit_data(model: LearnedModel, examples: Sequence[SuitExample]) -> tuple[np.ndarray, np.ndarray]:
+    """Stage-1 rows as ``model`` computes them (its extra inputs come from its own neighbour table, which never
+    lists a combination as its own neighbour) and the labels."""
     xs, ys = [], []
     by_combo: dict[Combo, list[Any]] = {}
     for ex in examples:
         by_combo.setdefault(ex.combo, []).append(ex)
     for (u, t), exs in by_combo.items():
-        xs.append(feat.suits(t, u, [e.obj for e in exs]))
+        xs.append(model.suit_rows(t, u, [e.obj for e in exs]))
         ys += [e.label for e in exs]
     return np.concatenate(xs), np.asarray(ys, dtype=np.float32)
 
@@ -97,17 +111,23 @@ def train_model(kb: KnowledgeBase, feat: Featurizer, *, seed: int, held_out: Seq
     """Train both heads on every combination not in ``held_out``, without any example whose object is in
     ``held_out_objects`` (:func:`~planner.learned.data.training_examples`); deterministic for ``seed``."""
     torch = require("torch", "torch")
-    opt = {**DEFAULTS, **(options or {})}
+    opt = resolve_options(options)
     torch.manual_seed(seed)
     torch.set_num_threads(1)
     hold = set(held_out)
     drop = sorted(set(held_out_objects))
     suit, ranked = training_examples(kb, hold, drop)
     dim = feat.cache.embed(["x"]).shape[1]
-    heads = build_heads(dim, int(opt["hidden"]), float(opt["dropout"]))
+    heads = build_heads(dim, int(opt["hidden"]), float(opt["dropout"]), n_extra(opt))
+    manifest = {"version": FORMAT_VERSION, "encoder": feat.cache.model_id, "seed": seed, "fold": fold,
+                "dim": int(dim), "hidden": int(opt["hidden"]), "dropout": float(opt["dropout"]), "options": opt,
+                "held_out": [list(c) for c in sorted(hold, key=lambda c: (c[0], c[1] or ""))],
+                **({"held_out_objects": drop} if drop else {}),
+                **({"neighbours": neighbour_table(suit)} if n_extra(opt) else {})}
+    model = LearnedModel(heads, feat, manifest)
     heads.train()
     adam = torch.optim.Adam(heads.parameters(), lr=opt["lr"], weight_decay=opt["weight_decay"])
-    x1, y1 = (torch.from_numpy(a) for a in _suit_data(feat, suit))
+    x1, y1 = (torch.from_numpy(a) for a in _suit_data(model, suit))
     pos_weight = torch.tensor((len(y1) - float(y1.sum())) / max(1.0, float(y1.sum())))
     hard_w, pair_w = float(opt["hard_weight"]), float(opt["pair_weight"])
     weight = None
@@ -135,12 +155,9 @@ def train_model(kb: KnowledgeBase, feat: Featurizer, *, seed: int, held_out: Seq
         adam.step()
         if progress is not None:
             progress.update(1)
-    manifest = {"version": FORMAT_VERSION, "encoder": feat.cache.model_id, "seed": seed, "fold": fold,
-                "dim": int(dim), "hidden": int(opt["hidden"]), "dropout": float(opt["dropout"]), "options": opt,
-                "held_out": [list(c) for c in sorted(hold, key=lambda c: (c[0], c[1] or ""))],
-                **({"held_out_objects": drop} if drop else {}),
-                "n_suit": len(y1), "n_rank_pairs": len(p2)}
-    return LearnedModel(heads, feat, manifest)
+    model.manifest.update({"n_suit": len(y1), "n_rank_pairs": len(p2)})
+    heads.eval()
+    return model
 
 
 def featurizer(kb: KnowledgeBase, cache_path: str | os.PathLike[str] | None,
@@ -169,7 +186,7 @@ def train_dir(kb: KnowledgeBase, out: str | os.PathLike[str], *, seed: int = 0, 
     out = Path(out)
     groups = make_folds(kb, split, folds, seed) if folds > 1 else []
     feat = featurizer(kb, out / EMBEDDINGS_FILE, encoder)
-    opt = {**DEFAULTS, **(options or {})}
+    opt = resolve_options(options)
     per = int(opt["epochs1"]) + int(opt["epochs2"])
     with tqdm(total=per * (1 + len(groups)), desc="coat train", unit="epoch", disable=not progress) as bar:
         full = train_model(kb, feat, seed=seed, options=opt, progress=bar)
@@ -229,4 +246,4 @@ def default_dir() -> Path:
     return cache_data_dir().parent / "learned"
 
 
-__all__ = ["DEFAULTS", "default_dir", "featurizer", "load_learned", "train_dir", "train_model"]
+__all__ = ["DEFAULTS", "default_dir", "featurizer", "load_learned", "resolve_options", "train_dir", "train_model"]

@@ -28,8 +28,8 @@ from planner.learned import (  # noqa: E402
     train_model,
 )
 from planner.learned.data import make_folds, object_split, training_examples, vocabulary  # noqa: E402
-from planner.learned.model import MODEL_FILE, fold_file  # noqa: E402
-from planner.learned.train import featurizer  # noqa: E402
+from planner.learned.model import MODEL_FILE, fold_file, options_tag  # noqa: E402
+from planner.learned.train import featurizer, resolve_options  # noqa: E402
 from planner.object_selector import ObjectSelector  # noqa: E402
 from planner.pipeline import make_pipeline  # noqa: E402
 from planner.state_selector import StateSelector  # noqa: E402
@@ -306,13 +306,14 @@ def test_ablate_cli_with_held_out_learned_models(kb: Any, tmp_path: Path, monkey
     assert cli.main(argv) == 0
     report = (out / "report.md").read_text()
     suffix = "-objects" if split == "objects" else ""
-    assert f"Model: learned-v1-seed0-heldout3{suffix};" in report and "strategy: learned" in report
+    tag = options_tag(resolve_options(TINY))
+    assert f"Model: learned-v1-seed0-{tag}-heldout3{suffix};" in report and "strategy: learned" in report
     assert f"--model {model} --held-out" in report
     for s in ("task0", "task2"):
         for p in ("single", "two-stage"):
             assert f"| {s} | {p} | 5 |" in report
             rows = read_rows(out / f"{s}-{p}.jsonl")
-            assert len(rows) == 5 and {r["model_id"] for r in rows} == {f"learned-v1-seed0-heldout3{suffix}"}
+            assert len(rows) == 5 and {r["model_id"] for r in rows} == {f"learned-v1-seed0-{tag}-heldout3{suffix}"}
 
 
 def test_hard_negative_options_weight_the_utility_s_other_objects(kb: Any) -> None:
@@ -358,3 +359,97 @@ def test_a_model_trained_on_other_coat_data_is_refused(kb: Any, tmp_path: Path) 
     (out / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(DataError, match="trained on other COAT data"):
         ensure_learned(kb, out, encoder=HashEncoder(), options=TINY, progress=False)
+
+
+# ---------------------------------------------------------------- neighbour inputs and the options in the id
+
+KNN = {**TINY, "knn_temp": 0.3, "cos_features": 1}
+
+
+def test_neighbour_inputs_by_hand(kb: Any) -> None:
+    from planner.learned.features import task_text
+    from planner.learned.neighbours import SuitExtras
+
+    cache = EmbeddingCache(HashEncoder())
+    table = {"cutting": [["cut bread", ["Knife"]], ["cut cake", ["ButterKnife", "Knife"]], ["slice ham", []]]}
+    ex = SuitExtras(table, cache, kb.templates.utility_phrases, {"knn_temp": 0.5})
+    objs = ["Knife", "ButterKnife", "Pillow"]
+    rows = ex.rows("cut cake", "cutting", objs)  # its own row is not a neighbour
+    e = cache.embed([task_text(t) for t in ("cut bread", "slice ham", "cut cake")])
+    w = np.exp(e[:2] @ e[2] / 0.5)
+    w /= w.sum()
+    assert rows.shape == (3, 3)
+    assert np.allclose(rows[:, 0], [w[0], 0.0, 0.0], atol=1e-6)  # knn: only "cut bread" has Knife
+    assert np.allclose(rows[:, 1], [0.5, 0.0, 0.0]) and np.allclose(rows[:, 2], 1.0)  # base, has
+    new = ex.rows("peel an apple", "cutting", objs)  # an unseen task: all three are neighbours
+    assert new[0, 1] == pytest.approx(2 / 3) and new[1, 1] == pytest.approx(1 / 3) and new[2, 0] == 0.0
+    assert not ex.rows("cut cake", "slicing-nothing", objs).any()  # no neighbours: zeros
+    cos = SuitExtras(table, cache, kb.templates.utility_phrases, {"cos_features": 1}).rows("cut cake", "cutting", objs)
+    t, o = cache.embed(["cut cake"]), cache.embed(["a knife"])
+    assert cos.shape == (3, 2) and cos[0, 0] == pytest.approx(float(o[0] @ t[0]), abs=1e-6)
+
+
+def test_neighbours_come_only_from_the_fold_s_training_combinations(kb: Any) -> None:
+    from planner.learned.neighbours import SuitExtras
+
+    folds = fold_split(combinations(kb), 3, seed=0)
+    feat = featurizer(kb, None, HashEncoder())
+    m = train_model(kb, feat, seed=0, held_out=folds[0], fold=0, options=KNN)
+    table = m.manifest["neighbours"]
+    listed = {(u, t) for u, rows in table.items() for t, _ in rows}
+    assert listed == {c for c in combinations(kb) if c[1] is not None and c not in set(folds[0])}
+    for u, rows in table.items():
+        for t, objs in rows:
+            assert objs == sorted(kb.context_objects(u, t))
+    # a training combination's inputs are leave-one-combination-out: the same as with its row removed
+    u, t = next((u, t) for u, t in sorted(listed) if len(table[u]) > 2)
+    objs = vocabulary(kb)
+    loo = {**table, u: [r for r in table[u] if r[0] != t]}
+    other = SuitExtras(loo, feat.cache, feat.phrases, KNN)
+    assert np.array_equal(m.extras.rows(t, u, objs), other.rows(t, u, objs))
+    # object split: no held-out object is anyone's neighbour
+    drop = make_folds(kb, "objects", 3, 0)[0]
+    mo = train_model(kb, feat, seed=0, held_out_objects=drop, fold=0, options=KNN)
+    assert not {o for rows in mo.manifest["neighbours"].values() for _, objs in rows for o in objs} & set(drop)
+
+
+def test_a_neighbour_model_round_trips_and_its_options_are_in_the_id(kb: Any, tmp_path: Path) -> None:
+    import torch
+
+    out = tmp_path / "knn"
+    train_dir(kb, out, seed=0, folds=2, encoder=HashEncoder(), options=KNN, progress=False)
+    folded = load_learned(kb, out, held_out=True, encoder=HashEncoder())
+    full = load_learned(kb, out, encoder=HashEncoder())
+    assert isinstance(full, LearnedModel) and full.extras is not None and full.extras.width == 5
+    assert full.manifest["options"]["knn_temp"] == 0.3 and full.manifest["options"]["cos_features"] == 1
+    feat = featurizer(kb, None, HashEncoder())
+    fresh = train_model(kb, feat, seed=0, options=KNN)  # the same training in memory gives the same logits
+    objs = ["Knife", "Pillow", "Bowl"]
+    assert np.allclose(full.suits("cut cake", "cutting", objs), fresh.suits("cut cake", "cutting", objs), atol=1e-5)
+    assert full.model_id == fresh.model_id
+    plain = train_model(kb, feat, seed=0, options=TINY)
+    assert plain.extras is None and plain.model_id != full.model_id
+    assert plain.model_id.startswith("learned-v1-seed0-o") and options_tag(plain.manifest["options"]) in plain.model_id
+    same = train_model(kb, feat, seed=0, options={**TINY, "hard_weight": 1})  # 1 and 1.0: one model, one id
+    assert same.model_id == plain.model_id
+    hw = train_model(kb, feat, seed=0, options={**TINY, "hard_weight": 2.0})
+    assert hw.model_id != plain.model_id
+    assert folded.model_id.endswith("-heldout2") and options_tag(full.manifest["options"]) in folded.model_id
+    u, t = folded.models[0].manifest["held_out"][0]
+    assert [u, t] not in [[u2, r[0]] for u2, rows in folded.models[0].manifest["neighbours"].items() for r in rows]
+    # a checkpoint written before the neighbour inputs (no "n_extra") still loads as the plain head
+    plain.save(tmp_path / "plain.pt")
+    blob = torch.load(tmp_path / "plain.pt", weights_only=True)
+    del blob["n_extra"]
+    torch.save(blob, tmp_path / "old.pt")
+    assert LearnedModel.load(tmp_path / "old.pt", feat).suits("cut cake", "cutting", objs) == plain.suits(
+        "cut cake", "cutting", objs)
+
+
+def test_neighbour_options_parse_on_the_cli() -> None:
+    from planner.cli.train import parse_options
+
+    assert parse_options(["knn_temp=0.3", "cos_features=1"]) == {"knn_temp": 0.3, "cos_features": 1}
+    for bad, needle in (("knn_temp=-1", "knn_temp=-1: must be >= 0"), ("cos_features=2", ">= 0 and < 2")):
+        with pytest.raises(ConfigError, match=needle):
+            parse_options([bad])
