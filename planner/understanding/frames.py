@@ -43,7 +43,7 @@ FRAMES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("watch", "play", "listen", "stream", "game", "movie", "film", "music"), ("entertainment",)),
     **dict.fromkeys(("read",), ("reading",)),
     **dict.fromkeys(("sit", "rest", "relax", "lie", "nap", "sleep", "lounge"), ("comfort",)),
-    **dict.fromkeys(("write", "jot", "note", "email", "draw", "sign"), ("writing",)),
+    **dict.fromkeys(("write", "jot", "note", "email", "draw", "sign", "type"), ("writing",)),
     **dict.fromkeys(("time",), ("time",)),
     **dict.fromkeys(("reach", "hang", "climb"), ("increasing_height",)),
     **dict.fromkeys(("exercise", "workout", "lift", "train", "stretch"), ("physical_excercise",)),
@@ -56,7 +56,8 @@ FRAMES: dict[str, tuple[str, ...]] = {
 
 STATES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("dirty", "filthy", "grimy", "stained", "stains", "mouldy", "moldy", "dusty", "sticky", "spilled",
-                     "spilt", "spill", "mess", "messy", "greasy", "muddy", "smudged", "clogged", "blocked"),
+                     "spilt", "spill", "mess", "messy", "greasy", "muddy", "smudged", "clogged", "blocked",
+                     "soaked", "wet"),
                     ("cleaning",)),
     **dict.fromkeys(("dark", "dim", "gloomy", "daylight", "sunlight", "candlelight"), ("light_source",)),
     **dict.fromkeys(("tired", "sleepy", "exhausted"), ("comfort",)),
@@ -65,6 +66,9 @@ STATES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("bare", "plain", "dull", "decorative", "greenery", "festive", "centrepiece", "centerpiece"),
                     ("decoration",)),
     **dict.fromkeys(("bored",), ("entertainment",)),
+    **dict.fromkeys(("sporty", "sports", "energy", "fitness"), ("physical_excercise",)),
+    **dict.fromkeys(("email", "essay", "homework", "letter"), ("writing",)),
+    **dict.fromkeys(("news", "crossword", "magazine"), ("reading",)),
 }  # fmt: skip
 """A state a request describes ("my hands are dirty", "it's too dark") -> the utilities that fix it, used when
 the clause has no verb frame."""
@@ -151,7 +155,8 @@ PHRASAL: dict[str, str] = {
     "set the alarm": "time", "set a timer": "time", "take notes": "note", "take a note": "note", "make a note": "note",
     "brush my teeth": "wash", "brush your teeth": "wash", "brush teeth": "wash", "curl up": "lie",
     "put my feet up": "rest", "can't see": "dark", "cannot see": "dark", "pitch black": "dark",
-    "take a shower": "shower", "have a shower": "shower", "take a bath": "bathe", "have a bath": "bathe",
+    "lock away": "store", "lock up": "store", "take a shower": "shower", "have a shower": "shower",
+    "take a bath": "bathe", "have a bath": "bathe",
     "draw the curtains": "open the curtains", "draw the blinds": "open the blinds",
 }
 """Two- and three-word verbs -> the verb they count as (``switch``: the device named decides the utility)."""
@@ -173,7 +178,7 @@ _POLITE = re.compile(
     r"i\s+(?:want|need)\s+(?:you\s+)?(?:to\s+)?|"
     r"help\s+me\s+(?:to\s+)?|let\s*'?s\s+|go\s+and\s+|time\s+(?:to|for)\s+(?:my\s+|a\s+|some\s+)?)+"
 )
-_SPLIT = re.compile(r"\s*(?:[,;&?!.:]|\band then\b|\bthen\b|\band\b|\bafter that\b|\bwhile\b|\bbecause\b|"
+_SPLIT = re.compile(r"\s*(?:[,;&?!.:]|\band then\b|\bthen\b|\band\b|\bbut\b|\bafter that\b|\bwhile\b|\bbecause\b|"
                     r"\bso that\b|\bbefore\b)\s*")
 _WHERE = ("into", "onto", "inside", "in", "on", "under", "from", "at")
 _ARTICLES = frozenset({"a", "an", "the", "some", "my", "your", "our", "this", "that", "these", "those", "me", "us",
@@ -211,8 +216,17 @@ class Clause(NamedTuple):
 
 
 def base(word: str) -> str:
-    """The base form of a verb-like word (``cutting`` -> ``cut``; unknown words are returned as they are)."""
-    return _BASE.get(word, word)
+    """The base form of a verb-like word (``cutting`` -> ``cut``, ``scrubbing`` -> ``scrub``, ``whisked`` ->
+    ``whisk``); a word that is no known verb in any form is returned as it is."""
+    if word in _BASE:
+        return _BASE[word]
+    for end in ("ing", "ed"):
+        if word.endswith(end) and len(word) > len(end) + 2:
+            stem = word[: -len(end)]
+            for cand in (stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else ""):
+                if cand and (cand in FRAMES or cand in FETCH or cand in PUT):
+                    return cand
+    return word
 
 
 def is_verb(word: str) -> bool:
@@ -237,8 +251,9 @@ def clauses(text: str) -> list[Clause]:
 
 def _clause(part: str) -> Clause:
     # "put it away" is "put away it", "give the loo a good scrub" is "scrub the loo"
-    part = re.sub(r"\b(put|throw|turn|switch|pick|heat|warm|clean|wash|dry|light|tidy)\s+(it|them|this|that)\s+"
+    part = re.sub(r"\b(put|throw|turn|switch|pick|heat|warm|clean|wash|dry|light|tidy|lock)\s+(it|them|this|that)\s+"
                   r"(away|out|on|off|up|down)\b", r"\1 \3 \2", part)
+    part = re.sub(r"\b(?:keep|keeps|start|stop)\s+(\w+ing)\b", r"\1", part)  # "keep stirring the sauce"
     part = re.sub(r"\bgive\s+((?:the|my|your|this|that)\s+\w+|it|them)\s+an?\s+(?:good\s+|quick\s+|proper\s+)?(\w+)",
                   lambda m: f"{m.group(2)} {m.group(1)}" if base(m.group(2)) in FRAMES else m.group(0), part)
     for phrase, verb in PHRASAL.items():

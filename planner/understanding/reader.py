@@ -86,6 +86,8 @@ _QUESTION = frozenset({"what", "who", "whom", "whose", "when", "why", "how", "wh
 _INVERTED = frozenset({"is", "are", "was", "were", "do", "does", "did"})
 """A text opening with one of these is a question only when it ends with a question mark ("do the dishes")."""
 _FOOD = frozenset({"Apple", "Bread", "Egg", "Potato", "Tomato", "Lettuce", "Cake"})
+_CRACKED = frozenset({"fry", "scramble", "poach", "beat", "whisk"})
+"""Verbs whose eggs are cracked first (boiled eggs are not)."""
 _PAN_DISHES = frozenset({"egg", "eggs", "omelette", "omelet", "pancake", "stew", "soup", "pasta", "rice", "leftovers",
                          "milk", "sauce", "beans", "butter"})
 
@@ -291,6 +293,7 @@ class TaskReader:
             made = ""  # "make the coffee table look nice"
         where = self.vocab.mentions(c.where)
         tool = self.vocab.mentions(c.instrument)
+        units = [m for m in obj if _unit(m, c.obj)]
         obj = [m for m in obj if not _unit(m, c.obj)]  # "a glass of water": the water is what is asked for
         if made:
             pass
@@ -337,6 +340,12 @@ class TaskReader:
                     ev.notes.append(f"{own}: {m.words!r} named")
                 else:
                     self._target(m, ev)
+        for m in units:  # "boil a pot of water": the pot is the vessel; "pour me a glass of water": the glass carries
+            heats = "heating(source)" in FRAMES.get(verb, ())  # the verb heats it (a made cup of tea is served)
+            u = self._utility_of(m.types, prefer=("heating(vessel)",) if heats else ("carrying",))
+            if u is not None and not ev.roles.get(u):
+                ev.roles[u] = m.types
+                ev.notes.append(f"{u}: {m.words!r} of it")
         for m in tool:
             u = self._utility_of(m.types, prefer=utilities)
             if u is not None:
@@ -437,8 +446,9 @@ class TaskReader:
         if OUT_OF_REACH.search(text.lower()) and ev.roles:
             ev.roles.setdefault("increasing_height", ())
         egg = any(t.name == "target" and "Egg" in t.types for t in ev.targets)
-        if egg and "mixing(vessel)" in ev.roles and "heating(source)" not in ev.roles:
-            ev.roles.setdefault("breaking", ())  # "beat two eggs in a bowl": they are cracked first
+        cracked = ("mixing(vessel)" in ev.roles and "heating(source)" not in ev.roles) or ev.verbs & _CRACKED
+        if egg and cracked:
+            ev.roles.setdefault("breaking", ())  # "beat two eggs in a bowl", "fry an egg": they are cracked first
         if "heating(source)" in ev.roles and (liquid or words & _PAN_DISHES):
             ev.roles.setdefault("heating(vessel)", ())
         sliced = "cutting" in ev.roles and any(t.name == "target" and not t.liquid for t in ev.targets)

@@ -48,7 +48,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "counter": ("CounterTop",), "worktop": ("CounterTop",), "cupboard": ("Cabinet",), "shelves": ("Shelf",),
     "bookshelf": ("Shelf", "ShelvingUnit"), "teddy": ("TeddyBear",), "kettle": ("Kettle",), "flower vase": ("Vase",),
     "picture": ("Painting",), "stepladder": ("Stool",), "step stool": ("Stool",), "ladder": ("Stool",),
-    "nightstand": ("SideTable",), "night stand": ("SideTable",), "bedside table": ("SideTable",),
+    "laundry basket": ("LaundryHamper",), "laundry hamper": ("LaundryHamper",), "hamper": ("LaundryHamper",),
+    "big screen": ("Television",), "nightstand": ("SideTable",), "night stand": ("SideTable",),
+    "bedside table": ("SideTable",),
 }
 """Everyday words -> the AI2-THOR types they usually mean (several when the word is ambiguous)."""
 

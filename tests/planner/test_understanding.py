@@ -295,6 +295,20 @@ def test_eggs_are_cracked_before_they_are_mixed_and_a_scrub_is_given(reader) -> 
     assert set(_roles(r.read("make toast for two"))) == {"heating(source)", "carrying"}
 
 
+def test_verb_forms_containers_and_cracked_eggs(reader) -> None:
+    from planner.understanding.frames import base
+
+    assert [base(w) for w in ("scrubbing", "whisked", "chopping", "wiped", "morning")] == [
+        "scrub", "whisk", "chop", "wipe", "morning"]  # a word that is no known verb stays as it is
+    r = TaskReader(reader.kb, encoder=None, examples=None)
+    assert [c.verb for c in clauses("keep stirring the sauce")] == ["stir"]  # not "keep" (storage)
+    assert _roles(r.read("boil a pot of water"))["heating(vessel)"] == ("Pot",)  # the pot of it is the vessel
+    assert "breaking" in _roles(r.read("fry an egg"))
+    assert "breaking" not in _roles(r.read("boil an egg"))
+    assert _roles(r.read("put the shirt in the laundry basket")) == {"storage": ("LaundryHamper",)}
+    assert [c.verb for c in clauses("I want to eat an apple but cut it first")] == ["eat", "cut"]
+
+
 def test_a_word_of_the_request_names_the_usual_object(reader) -> None:
     r = TaskReader(reader.kb, encoder=None, examples=None)
     wash = next(x for x in r.read("wash my hands").spec.roles if x.utility == "washing")
