@@ -119,6 +119,14 @@ WORD_PREFERS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("news", "headlines"), ("Newspaper", "Laptop", "CellPhone")),
     **dict.fromkeys(("tennis",), ("TennisRacket",)), **dict.fromkeys(("baseball", "softball"), ("BaseballBat",)),
     **dict.fromkeys(("basketball", "hoops"), ("BasketBall",)),
+    **dict.fromkeys(("drink", "pills", "thirsty", "sip"), ("Cup", "Mug", "Bottle")),
+    **dict.fromkeys(("night", "evening", "midnight"), ("LightSwitch", "DeskLamp", "FloorLamp")),
+    **dict.fromkeys(("daylight", "sunlight", "sunshine", "sun"), ("Blinds", "Curtains", "Window")),
+    **dict.fromkeys(("desk",), ("DeskLamp",)),
+    **dict.fromkeys(("minecraft", "gaming", "games", "email", "essay", "type", "internet", "browse"),
+                    ("Laptop", "Desktop")),
+    **dict.fromkeys(("movie", "film", "cartoon", "cartoons", "match", "show", "series", "netflix"), ("Television",)),
+    **dict.fromkeys(("comfy", "comfortable", "cosy", "cozy"), ("Sofa", "ArmChair")),
 }  # fmt: skip
 """Words anywhere in a request that name the usual object of one of its roles ("wash my hands": the sink, not
 the bath; "a place for the dog to nap": the dog bed). They win ties and pick the COAT task that keeps them, and

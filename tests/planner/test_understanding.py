@@ -313,6 +313,8 @@ def test_a_word_of_the_request_names_the_usual_object(reader) -> None:
     r = TaskReader(reader.kb, encoder=None, examples=None)
     wash = next(x for x in r.read("wash my hands").spec.roles if x.utility == "washing")
     assert wash.prefer[0] == "SinkBasin" and wash.task != "washing your face"  # COAT's face washing keeps the bath
+    light = next(x for x in r.read("it's the middle of the night and it's dark").spec.roles)
+    assert light.utility == "light_source" and light.prefer[0] == "LightSwitch"  # not the blinds at night
 
 
 def test_a_preferred_type_wins_a_tie_and_rules_nothing_out(data_dir) -> None:
