@@ -132,7 +132,7 @@ WORD_PREFERS: dict[str, tuple[str, ...]] = {
 the bath; "a place for the dog to nap": the dog bed). They win ties and pick the COAT task that keeps them, and
 rule nothing out."""
 
-MAKE = frozenset({"make", "prepare", "cook", "fix", "brew", "have", "want", "need", "like", "bake", "whip"})
+MAKE = frozenset({"make", "prepare", "cook", "fix", "brew", "have", "want", "need", "like", "bake", "whip", "get"})
 """Verbs that make (or ask for) a dish of :data:`DISHES`."""
 
 
@@ -173,7 +173,8 @@ PHRASAL_FIRST = frozenset(p.split()[0] for p in PHRASAL)
 
 FETCH = frozenset({"bring", "fetch", "get", "give", "hand", "take", "grab", "find", "pass", "need", "want"})
 """Verbs that bring something: the utility is the purpose ("something to read") or what is named."""
-OUT_OF_REACH = re.compile(r"\b(?:high|higher|ceiling|up there|top shelf|can't reach|cannot reach)\b")
+OUT_OF_REACH = re.compile(r"\b(?:(?<!on )high(?! heat| chair)|higher|ceiling(?! light| lamp| fan)|up there|top shelf|"
+                          r"can't reach|cannot reach)\b")
 """Words that put the place out of reach ("the box goes on the high shelf"): something to stand on is needed too."""
 OPEN = frozenset({"open", "close", "shut"})
 """Verbs that work a named thing like a switch does ("open the blinds": the blinds are the light source)."""
@@ -186,8 +187,8 @@ _POLITE = re.compile(
     r"i\s+(?:want|need)\s+(?:you\s+)?(?:to\s+)?|"
     r"help\s+me\s+(?:to\s+)?|let\s*'?s\s+|go\s+and\s+|time\s+(?:to|for)\s+(?:my\s+|a\s+|some\s+)?)+"
 )
-_SPLIT = re.compile(r"\s*(?:[,;&?!.:]|\band then\b|\bthen\b|\band\b|\bbut\b|\bafter that\b|\bwhile\b|\bbecause\b|"
-                    r"\bso that\b|\bbefore\b)\s*")
+_SPLIT = re.compile(r"\s*(?:[,;&?!.:]|\band then\b|\bthen\b|\band\b|(?<!anything )(?<!everything )(?<!nothing )\bbut\b|"
+                    r"\bafter that\b|\bwhile\b|\bbecause\b|\bso that\b|\bbefore\b)\s*")
 _WHERE = ("into", "onto", "inside", "in", "on", "under", "from", "at")
 _ARTICLES = frozenset({"a", "an", "the", "some", "my", "your", "our", "this", "that", "these", "those", "me", "us",
                        "him", "her", "them", "it", "something", "anything", "one", "please", "up", "out"})
@@ -223,6 +224,18 @@ class Clause(NamedTuple):
     """The clause is worded as a request: a polite opening ("please", "could you", "I want") or a verb first."""
 
 
+def _verb_at(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` is the clause's verb: a known verb, but not an inflected form after an article ("the
+    chopping board is dirty"), and "time" only first or after "the" / "what" ("check the time", not "netflix time")."""
+    w = words[i]
+    if not is_verb(base(w)):
+        return False
+    after = words[i - 1] if i else ""
+    if base(w) != w and after in _ARTICLES:
+        return False
+    return w != "time" or i == 0 or after in ("the", "what", "what's", "whats")
+
+
 def base(word: str) -> str:
     """The base form of a verb-like word (``cutting`` -> ``cut``, ``scrubbing`` -> ``scrub``, ``whisked`` ->
     ``whisk``); a word that is no known verb in any form is returned as it is."""
@@ -253,17 +266,26 @@ def clauses(text: str) -> list[Clause]:
             c = _clause(stripped)
             first = stripped.split()[0]
             polite = stripped != part.strip()
+            asked = part.strip()[: len(part.strip()) - len(stripped)]
+            if not c.verb and re.search(r"\b(?:want|need|like|love|fancy)\b", asked):
+                c = c._replace(verb="get")  # "I need a tea towel": the thing wanted is fetched
             out.append(c._replace(request=polite or is_verb(base(first)) or first in PHRASAL_FIRST))
     return out
 
 
+_CHORES = frozenset({"scrub", "wipe", "clean", "wash", "rinse", "dust", "polish", "sweep", "mop", "stir", "vacuum"})
+"""Chores given as a noun: "give the loo a good scrub" is "scrub the loo" ("give the dog a break" is not)."""
+
+
 def _clause(part: str) -> Clause:
     # "put it away" is "put away it", "give the loo a good scrub" is "scrub the loo"
-    part = re.sub(r"\b(put|throw|turn|switch|pick|heat|warm|clean|wash|dry|light|tidy|lock)\s+(it|them|this|that)\s+"
+    part = re.sub(r"\b(throw|turn|switch|pick|heat|warm|clean|wash|dry|light|tidy|lock)\s+(it|them|this|that)\s+"
                   r"(away|out|on|off|up|down)\b", r"\1 \3 \2", part)
-    part = re.sub(r"\b(?:keep|keeps|start|stop)\s+(\w+ing)\b", r"\1", part)  # "keep stirring the sauce"
+    part = re.sub(r"\bput\s+(it|them|this|that)\s+(away|out|up|down)\b", r"put \2 \1", part)  # "put it on" stays
+    part = re.sub(r"\b(?:keep|keeps|start)\s+(\w+ing)\b",  # "keep stirring the sauce", not "keep nothing on it"
+                  lambda m: m.group(1) if base(m.group(1)) != m.group(1) else m.group(0), part)
     part = re.sub(r"\bgive\s+((?:the|my|your|this|that)\s+\w+|it|them)\s+an?\s+(?:good\s+|quick\s+|proper\s+)?(\w+)",
-                  lambda m: f"{m.group(2)} {m.group(1)}" if base(m.group(2)) in FRAMES else m.group(0), part)
+                  lambda m: f"{m.group(2)} {m.group(1)}" if m.group(2) in _CHORES else m.group(0), part)
     for phrase, verb in PHRASAL.items():
         part = re.sub(rf"\b{phrase}\b", verb, part)
     used = re.match(r"(?:use|using)\s+(.+?)\s+to\s+(\w+)\s*(.*)$", part)  # "use the watering can to water the plants"
@@ -272,7 +294,7 @@ def _clause(part: str) -> Clause:
     words = part.split()
     purpose = next((base(w) for w in re.findall(r"\b(?:to|(?:something|anything) (?:i|we) can) (\w+)", part)
                     if base(w) in FRAMES), "")
-    vi = next((i for i, w in enumerate(words[:4]) if is_verb(base(w)) and (w != "time" or i == 0)), None)
+    vi = next((i for i, w in enumerate(words[:4]) if _verb_at(words, i)), None)
     verb = base(words[vi]) if vi is not None else ""
     rest = words[vi + 1:] if vi is not None else words
     if purpose:

@@ -26,7 +26,8 @@ MIN_ZIPF = 1.5
 MIN_KNOWN = 0.5
 """Share of a text's words that must be English words."""
 
-_CODE = re.compile(r"[{}<>=]|\w\(|\)\s*[:.;{]|://|\bwww\.|\w\.\w+\(|\bselect \* from\b|^\s*import \w+\s*$")
+_CODE = re.compile(r"[{}=]|</?[a-z][a-z0-9]*[^<>]*>|^\s*[\w.]+\([^)]*\)\s*$|\w\([^)]*\)\s*[:;{]|\w\.\w+\(|://|\bwww\."
+                   r"|\bselect \* from\b|^\s*import \w+\s*$")
 """Program text, markup or a URL ("def toast(bread): ...", "SELECT * FROM", "https://..."): not a request."""
 
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)

@@ -50,6 +50,7 @@ from .frames import (
     VERB_PREFERS,
     WORD_PREFERS,
     Clause,
+    base,
     clauses,
     dish,
 )
@@ -221,8 +222,17 @@ class TaskReader:
         feats = features(max(task_sims, default=0.0), max(util_sims, default=0.0), ev.frame,
                          bool(self.vocab.mentions(text)), ev.request, question,
                          max(sensible, default=0.0) - max(nonsense, default=0.0),
-                         len(lang.words) >= 4 and not set(lang.words) & _FUNCTION, ev.state)
+                         self._salad(lang.words), ev.state)
         return Assessment(lang, ev, tasks, task_sims, util_sims, closest, feats)
+
+    def _salad(self, words: Sequence[str]) -> bool:
+        """Four or more words with no function word, fewer than half of them household words (a verb, a state or
+        an object word): "mop broccoli telescope window thursday", not "mop kitchen floor now"."""
+        if len(words) < 4 or set(words) & _FUNCTION:
+            return False
+        known = sum(1 for w in words if base(w) in FRAMES or w in STATES or w in self.vocab.words or
+                    self.vocab.mentions(w))
+        return known * 2 < len(words)
 
     # ------------------------------------------------------------------ evidence
 
@@ -291,6 +301,9 @@ class TaskReader:
         made = dish(c.obj or c.text) if verb in MAKE or not verb else ""  # "make me a cup of tea"
         if made and any(f" {made} " in f" {m.words} " and m.words != made for m in obj):
             made = ""  # "make the coffee table look nice"
+        following = f" {c.obj or c.text} ".split(f" {made} ", 1)[-1].split() if made else []
+        if following and self.vocab.mentions(following[0]) and following[0] not in ("of",):
+            made = ""  # "a tea towel", "the soup bowl": the dish word names a kind of object
         where = self.vocab.mentions(c.where)
         tool = self.vocab.mentions(c.instrument)
         units = [m for m in obj if _unit(m, c.obj)]
@@ -304,8 +317,8 @@ class TaskReader:
                 if m.liquid:
                     self._target(m, ev)
                     ev.roles.setdefault("carrying", ())
-                elif u is not None:
-                    ev.roles[u] = m.types
+                elif u is not None:  # "turn on the lamp and open the blinds": both can light the room
+                    ev.roles[u] = tuple(dict.fromkeys((*ev.roles.get(u, ()), *m.types)))
                     ev.notes.append(f"{u}: {m.words!r} named ({verb})")
                     ev.frame = True
                 elif m.types[0] in _FOOD:
@@ -334,7 +347,8 @@ class TaskReader:
             ev.roles.setdefault(u, ())
         if verb not in FETCH and verb not in ("switch", *OPEN):
             for m in obj:
-                own = self._utility_of(m.types, prefer=utilities, only=utilities)
+                serves = ("carrying",) if made and set(m.types) & {"Cup", "Mug"} else ()  # "a hot chocolate in my mug"
+                own = self._utility_of(m.types, prefer=(*serves, *utilities), only=(*serves, *utilities))
                 if own is not None and not m.liquid:  # "light the candle", "watch the tv": the role's own object
                     ev.roles[own] = m.types
                     ev.notes.append(f"{own}: {m.words!r} named")
@@ -358,7 +372,9 @@ class TaskReader:
                 heats = ("heating(vessel)" in ev.roles or "heating(source)" in utilities) and not ev.roles.get(
                     "heating(vessel)")
                 vessel = ("heating(vessel)",) if heats else ()
-                u = self._utility_of(m.types, prefer=(*utilities, *vessel, "heating(source)", "washing", "carrying",
+                if made and set(m.types) & {"Cup", "Mug"}:  # "make me a hot chocolate in my mug": it is served in it
+                    vessel = ("carrying",)
+                u = self._utility_of(m.types, prefer=(*vessel, *utilities, "heating(source)", "washing", "carrying",
                                                       "comfort",
                                                       *(("surface_support", "storage") if on else ("storage",))))
                 if u is not None and not m.liquid and m.types[0] not in _FOOD:
@@ -586,16 +602,22 @@ def _known_embeddings(encoder: Any, texts: list[str]) -> Any:
     path = Path(where) / f"known-{key}.npy"
     try:
         matrix = np.load(path, allow_pickle=False)
-        if matrix.shape[0] == len(texts):
+        if matrix.ndim == 2 and matrix.shape[0] == len(texts) and matrix.dtype.kind == "f":
             return matrix
-    except (OSError, ValueError):
+    except Exception:  # noqa: BLE001 - an empty, truncated or foreign file is no cache: embed again
         pass
     matrix = np.asarray(encoder.embed(texts), dtype=np.float32)
     try:
+        import tempfile
+
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
-        np.save(tmp, matrix)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".known-", suffix=".npy")
+        with os.fdopen(fd, "wb") as f:
+            np.save(f, matrix)
         os.replace(tmp, path)
+        for old in path.parent.glob("known-*.npy"):  # the texts changed (a new release): drop the old matrices
+            if old != path:
+                old.unlink(missing_ok=True)
     except OSError:  # a read-only cache dir costs time, not correctness
         pass
     return matrix
