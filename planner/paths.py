@@ -40,11 +40,16 @@ COAT_FILES: tuple[str, ...] = (
 """Files under ``coat/`` that the knowledge base needs."""
 
 
+def user_cache_dir() -> Path:
+    """The per-user cache directory of coat-planner (data, models, model replies, reader embeddings)."""
+    import platformdirs  # light, a core dependency; imported here to keep `import planner` minimal
+
+    return Path(platformdirs.user_cache_dir("coat-planner"))
+
+
 def cache_data_dir() -> Path:
     """The per-user cache directory that ``coat data download`` writes to."""
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("coat-planner")) / "data"
+    return user_cache_dir() / "data"
 
 
 def candidate_dirs(data_dir: str | os.PathLike[str] | None = None) -> list[tuple[str, Path]]:

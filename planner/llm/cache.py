@@ -57,9 +57,9 @@ def default_cache_path() -> Path:
     env = os.environ.get(ENV_VAR)
     if env:
         return Path(env).expanduser()
-    import platformdirs  # light, a core dependency; imported here to keep `import planner` minimal
+    from ..paths import user_cache_dir
 
-    return Path(platformdirs.user_cache_dir("coat-planner")) / "llm-cache.sqlite"
+    return user_cache_dir() / "llm-cache.sqlite"
 
 
 def _is_locked(exc: sqlite3.Error) -> bool:

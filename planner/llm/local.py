@@ -102,9 +102,9 @@ def model_dir() -> Path:
     env = os.environ.get(ENV_MODEL_DIR)
     if env:
         return Path(env).expanduser()
-    import platformdirs
+    from ..paths import user_cache_dir
 
-    return Path(platformdirs.user_cache_dir("coat-planner")) / "models"
+    return user_cache_dir() / "models"
 
 
 def gemma_270m_path(directory: str | os.PathLike[str] | None = None) -> Path:

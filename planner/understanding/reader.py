@@ -383,11 +383,15 @@ class TaskReader:
         for u in utilities:
             self._task_roles(u, verb, ev)
         self._companions(verb, ev)
-        for t in (*VERB_PREFERS.get(verb, ()), *DISH_PREFERS.get(made, ())):
+        self._prefer(ev, (*VERB_PREFERS.get(verb, ()), *DISH_PREFERS.get(made, ())))
+
+    def _prefer(self, ev: _Evidence, types: Iterable[str]) -> None:
+        """Add each type to the preferred types of the read role it can serve (ties only; a role whose types
+        are fixed by what was named keeps them)."""
+        for t in types:
             u = self._utility_of((t,), only=tuple(ev.roles))
-            if u is not None and not ev.roles[u]:
-                ev.prefer.setdefault(u, ())
-                ev.prefer[u] += (t,)
+            if u is not None and not ev.roles[u] and t not in ev.prefer.get(u, ()):
+                ev.prefer[u] = (*ev.prefer.get(u, ()), t)
 
     def _companions(self, verb: str, ev: _Evidence) -> None:
         """The roles every COAT task named with this verb alone needs too ("wash": washing dishes and washing your
@@ -455,10 +459,7 @@ class TaskReader:
             ev.roles.setdefault("carrying", ())
             liquid = True
         for w in words:
-            for t in WORD_PREFERS.get(w.strip("?!.,;:'"), ()):
-                u = self._utility_of((t,), only=tuple(ev.roles))
-                if u is not None and not ev.roles[u] and t not in ev.prefer.get(u, ()):
-                    ev.prefer[u] = (*ev.prefer.get(u, ()), t)
+            self._prefer(ev, WORD_PREFERS.get(w.strip("?!.,;:'"), ()))
         if OUT_OF_REACH.search(text.lower()) and ev.roles:
             ev.roles.setdefault("increasing_height", ())
         egg = any(t.name == "target" and "Egg" in t.types for t in ev.targets)
@@ -595,9 +596,9 @@ def _known_embeddings(encoder: Any, texts: list[str]) -> Any:
     if where == "off" or not model_id:
         return encoder.embed(texts)
     if not where:
-        import platformdirs
+        from ..paths import user_cache_dir
 
-        where = str(Path(platformdirs.user_cache_dir("coat-planner")) / "reader")
+        where = str(user_cache_dir() / "reader")
     key = hashlib.sha256("\n".join([model_id, *texts]).encode()).hexdigest()[:24]
     path = Path(where) / f"known-{key}.npy"
     try:
