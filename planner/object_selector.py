@@ -31,8 +31,9 @@ Strategies:
   an invalid answer); an answer still invalid after the retries is recorded as ``unparsed``.
 * ``"hybrid"``: knowledge for the objects COAT knows in an annotated combination, the model for the rest.
 * ``"learned"``: a trained :class:`~planner.selection.LearnedScorer` (``learned=``, see
-  :mod:`planner.learned`): keep every object whose logit is at least ``LEARNED_THRESHOLD`` (0: probability
-  1/2), and always the best.
+  :mod:`planner.learned`): keep every object whose logit is at least the model's ``keep_logit`` (the
+  threshold it was trained and tuned with; ``LEARNED_THRESHOLD`` = 0, probability 1/2, for a scorer without
+  one), and always the best.
 
 Example:
     >>> from planner.knowledge import load_knowledge               # doctest: +SKIP
@@ -84,9 +85,10 @@ DEFAULT_ENSEMBLE_MARGIN = 2.0
 Scale = Literal["reference", "question"]
 SCALES: tuple[str, ...] = ("reference", "question")
 DEFAULT_THRESHOLD = 0.0
-LEARNED_THRESHOLD = 0.0
-"""Minimum stage-1 logit of the ``learned`` strategy for keeping an object (the best is always kept)."""
 """Minimum calibrated ``Yes - No`` log-likelihood for keeping an object (``keep_rule="yesno"``)."""
+LEARNED_THRESHOLD = 0.0
+"""Minimum stage-1 logit of the ``learned`` strategy for keeping an object (the best is always kept) when the
+scorer carries no ``keep_logit`` of its own."""
 
 
 def default_signals(encoder: SentenceEncoder | None = None) -> tuple[str, ...]:
@@ -300,12 +302,13 @@ class ObjectSelector:
     def _learned(self, task: str | None, utility: str, names: list[str]) -> ObjectSelection:
         assert self.learned is not None
         scores = self.learned.suits(task, utility, names)
+        threshold = float(getattr(self.learned, "keep_logit", LEARNED_THRESHOLD))
         ranking = sorted(names, key=lambda o: -scores[names.index(o)])
-        kept = [o for o in ranking if scores[names.index(o)] >= LEARNED_THRESHOLD] or ranking[:1]
+        kept = [o for o in ranking if scores[names.index(o)] >= threshold] or ranking[:1]
         return ObjectSelection(
             task=task, utility=utility, candidates=tuple(names), kept=tuple(kept), ranking=tuple(ranking),
             scores={o: float(s) for o, s in zip(names, scores, strict=True)}, method="learned",
-            reason=f"learned logit >= {LEARNED_THRESHOLD:g} (or the best)",
+            reason=f"learned logit >= {threshold:g} (or the best)",
         )
 
     # -- knowledge

@@ -42,7 +42,10 @@ class PromptLog:
 
 
 class LearnedScorer(Protocol):
-    """What the ``learned`` strategy needs (:class:`planner.learned.LearnedModel` or its fold router)."""
+    """What the ``learned`` strategy needs (:class:`planner.learned.LearnedModel` or its fold router).
+
+    A scorer may also have a float ``keep_logit`` (the stage-1 keep threshold it was tuned with); stage 1 uses
+    it, else :data:`planner.object_selector.LEARNED_THRESHOLD`."""
 
     model_id: str
 

@@ -35,7 +35,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="a training option (repeatable), e.g. --option hard_weight=3; keys: "
                         "hidden, epochs1, epochs2, lr, weight_decay, dropout, hard_weight, pair_weight, knn_temp, "
-                        "cos_features "
+                        "cos_features, keep_logit "
                         "(defaults in planner.learned.train.DEFAULTS)")
     p.add_argument("--data-dir", default=None, help="COAT data root (default: $COAT_DATA_DIR or the user cache)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -66,7 +66,8 @@ def _handler(args: argparse.Namespace) -> int:
     return 0
 
 
-_RANGES: dict[str, tuple[float, float | None]] = {"hidden": (2, None), "dropout": (0, 1), "cos_features": (0, 2)}
+_RANGES: dict[str, tuple[float, float | None]] = {"hidden": (2, None), "dropout": (0, 1), "cos_features": (0, 2),
+                                                 "keep_logit": (float("-inf"), None)}
 
 
 def parse_options(items: list[str]) -> dict[str, Any]:

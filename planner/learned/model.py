@@ -41,9 +41,21 @@ EMBEDDINGS_FILE = "embeddings.npz"
 _RETRAIN = "run `coat train --seed 0 --folds 5` to (re)build it"
 
 
+NEUTRAL_OPTIONS: dict[str, Any] = {"keep_logit": 0.0}
+"""Options added after models were already trained, with the value an older manifest (without them) means.
+:func:`options_tag` leaves such an option out while it has that value, so a model trained before the option
+existed and one trained after with the same behaviour share an id."""
+
+DEFAULT_KEEP_LOGIT = 0.0
+"""Stage-1 keep threshold of a model whose options do not set ``keep_logit`` (models trained before it)."""
+
+
 def options_tag(options: Mapping[str, Any]) -> str:
-    """``o`` + 8 hex digits of a hash of the training options (sorted JSON): equal options, equal tag."""
-    blob = json.dumps(dict(options), sort_keys=True, default=str)
+    """``o`` + 8 hex digits of a hash of the training options (sorted JSON): equal options, equal tag.
+
+    An option of :data:`NEUTRAL_OPTIONS` at its neutral value is left out of the hash."""
+    kept = {k: v for k, v in options.items() if not (k in NEUTRAL_OPTIONS and v == NEUTRAL_OPTIONS[k])}
+    blob = json.dumps(kept, sort_keys=True, default=str)
     return "o" + hashlib.sha256(blob.encode()).hexdigest()[:8]
 
 
@@ -142,6 +154,12 @@ class LearnedModel:
         return (f"learned-v{FORMAT_VERSION}-seed{m.get('seed')}-{options_tag(m.get('options') or {})}"
                 + (f"-fold{m['fold']}" if m.get("fold") is not None else ""))
 
+    @property
+    def keep_logit(self) -> float:
+        """Stage-1 keep threshold this model was tuned with (option ``keep_logit``): the ``learned`` strategy keeps
+        every object whose logit is at least this (and always the best)."""
+        return float((self.manifest.get("options") or {}).get("keep_logit", DEFAULT_KEEP_LOGIT))
+
     def _run(self, head: str, x: np.ndarray) -> list[float]:
         torch = _torch()
         with torch.no_grad():
@@ -230,6 +248,10 @@ class FoldedModel:
             for o in m.manifest.get("held_out_objects", []):
                 self._by_object[o] = m
         self._current: ContextVar[LearnedModel | None] = ContextVar(f"coat_fold_route_{id(self)}", default=None)
+        keeps = sorted({m.keep_logit for m in self.models})
+        if len(keeps) > 1:
+            raise ConfigError(f"fold models with different stage-1 keep thresholds (keep_logit {keeps}): retrain them "
+                              "together with one `coat train --folds K`")
 
     def __repr__(self) -> str:
         return f"FoldedModel({len(self.models)} folds, split={self.split})"
@@ -239,6 +261,11 @@ class FoldedModel:
         """The folds' shared id (``-objects`` for the object split)."""
         base = self.models[0].model_id.rsplit("-fold", 1)[0] + f"-heldout{len(self.models)}"
         return base + ("-objects" if self.split == "objects" else "")
+
+    @property
+    def keep_logit(self) -> float:
+        """The folds' shared stage-1 keep threshold (:attr:`LearnedModel.keep_logit`)."""
+        return self.models[0].keep_logit
 
     def fold_for(self, question: Question) -> LearnedModel:
         """The fold model for which ``question`` is held out (see the class docstring for the rule).
@@ -296,5 +323,5 @@ class FoldedModel:
         return self.model_for(task, utility).rank(task, utility, pairs)
 
 
-__all__ = ["EMBEDDINGS_FILE", "FORMAT_VERSION", "MANIFEST_FILE", "MODEL_FILE", "Featurizer", "FoldedModel",
-           "LearnedModel", "build_heads", "fold_file", "options_tag"]
+__all__ = ["DEFAULT_KEEP_LOGIT", "EMBEDDINGS_FILE", "FORMAT_VERSION", "MANIFEST_FILE", "MODEL_FILE", "Featurizer",
+           "FoldedModel", "LearnedModel", "NEUTRAL_OPTIONS", "build_heads", "fold_file", "options_tag"]

@@ -42,13 +42,15 @@ from .neighbours import n_extra, neighbour_table
 
 DEFAULTS: dict[str, Any] = {"hidden": 128, "epochs1": 300, "epochs2": 200, "lr": 3e-3, "weight_decay": 1e-4,
                            "dropout": 0.5, "hard_weight": 1.0, "pair_weight": 0.0, "knn_temp": 0.0,
-                           "cos_features": 0}
+                           "cos_features": 0, "keep_logit": 0.0}
 """Training options. ``hard_weight``: stage-1 BCE weight of a hard negative (an object of the utility that is not
 a context object of the task) relative to other rows; ``pair_weight``: weight of an added stage-1 pairwise
 logistic loss, context object above hard negative, within each (utility, task); ``knn_temp``: > 0 adds the
 neighbour inputs of :mod:`planner.learned.neighbours` to stage 1 (softmax temperature over task cosines; 0 =
-off); ``cos_features``: 1 adds the task . object and phrase . object cosines to stage 1. The options are in
-every model's manifest and (hashed) in its id."""
+off); ``cos_features``: 1 adds the task . object and phrase . object cosines to stage 1; ``keep_logit``: the
+stage-1 keep threshold the model is used with (the ``learned`` strategy keeps every object whose logit is at
+least this, and always the best; it does not change training). The options are in every model's manifest and
+(hashed, see :func:`~planner.learned.model.options_tag`) in its id."""
 
 
 def resolve_options(options: dict[str, Any] | None) -> dict[str, Any]:
@@ -206,6 +208,47 @@ def train_dir(kb: KnowledgeBase, out: str | os.PathLike[str], *, seed: int = 0, 
     return manifest
 
 
+def set_keep_logit(src: str | os.PathLike[str], dst: str | os.PathLike[str], keep_logit: float) -> dict[str, Any]:
+    """Copy the trained directory ``src`` to ``dst`` with option ``keep_logit`` set in every manifest (the
+    directory's and each model file's); the weights are unchanged, since the option does not change training.
+
+    The copy is what ``coat train --option keep_logit=<t>`` with ``src``'s other options would write (the same
+    weights for the same seed), without training again; its model ids carry the new options hash.
+
+    Returns:
+        The manifest written to ``dst/manifest.json``.
+
+    Raises:
+        DataNotFoundError: nothing trained in ``src``.
+        ConfigError: ``dst`` is ``src`` or already holds a trained directory.
+    """
+    import shutil
+
+    from ..errors import ConfigError
+
+    torch = require("torch", "torch")
+    src, dst = Path(src), Path(dst)
+    if not (src / MANIFEST_FILE).is_file():
+        raise DataNotFoundError(f"{src / MANIFEST_FILE}: no trained learned selectors here")
+    if dst.resolve() == src.resolve() or (dst / MANIFEST_FILE).exists():
+        raise ConfigError(f"{dst}: already a trained directory; give a new one")
+    manifest = json.loads((src / MANIFEST_FILE).read_text(encoding="utf-8"))
+    names = [manifest.get("model", MODEL_FILE), *(manifest.get("fold_models") or [])]
+    dst.mkdir(parents=True, exist_ok=True)
+    if (src / EMBEDDINGS_FILE).is_file():
+        shutil.copy2(src / EMBEDDINGS_FILE, dst / EMBEDDINGS_FILE)
+    for name in names:
+        blob = torch.load(src / name, map_location="cpu", weights_only=True)
+        inner = json.loads(blob["manifest"])
+        inner["options"] = resolve_options({**(inner.get("options") or {}), "keep_logit": keep_logit})
+        blob["manifest"] = json.dumps(inner, sort_keys=True)
+        torch.save(blob, dst / name)
+    manifest["options"] = resolve_options({**(manifest.get("options") or {}), "keep_logit": keep_logit})
+    manifest["keep_logit_from"] = str(src)
+    (dst / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return manifest
+
+
 def load_learned(kb: KnowledgeBase, out: str | os.PathLike[str], *, held_out: bool = False,
                  encoder: VectorEncoder | None = None) -> LearnedModel | FoldedModel:
     """The full model of a trained directory, or (``held_out``) its fold models.
@@ -246,4 +289,5 @@ def default_dir() -> Path:
     return cache_data_dir().parent / "learned"
 
 
-__all__ = ["DEFAULTS", "default_dir", "featurizer", "load_learned", "resolve_options", "train_dir", "train_model"]
+__all__ = ["DEFAULTS", "default_dir", "featurizer", "load_learned", "resolve_options", "set_keep_logit", "train_dir",
+           "train_model"]

@@ -453,3 +453,79 @@ def test_neighbour_options_parse_on_the_cli() -> None:
     for bad, needle in (("knn_temp=-1", "knn_temp=-1: must be >= 0"), ("cos_features=2", ">= 0 and < 2")):
         with pytest.raises(ConfigError, match=needle):
             parse_options([bad])
+
+
+# ---------------------------------------------------------------- the stage-1 keep threshold a model carries
+
+
+class _Fixed:
+    """A learned scorer with fixed stage-1 logits and an optional keep threshold."""
+
+    model_id = "fixed"
+
+    def __init__(self, logits: dict[str, float], keep_logit: float | None = None) -> None:
+        self.logits = logits
+        if keep_logit is not None:
+            self.keep_logit = keep_logit
+
+    def suits(self, task: Any, utility: str, objects: Sequence[str]) -> list[float]:
+        return [self.logits[o] for o in objects]
+
+    def rank(self, task: Any, utility: str, pairs: Any) -> list[float]:
+        return [0.0 for _ in pairs]
+
+
+def test_stage1_keeps_by_the_scorer_s_keep_logit() -> None:
+    logits = {"Knife": 2.0, "Fork": -0.7, "Pillow": -3.0}
+    names = list(logits)
+    assert ObjectSelector("learned", learned=_Fixed(logits))("cut cake", "cutting", names).kept == ("Knife",)
+    sel = ObjectSelector("learned", learned=_Fixed(logits, keep_logit=-1.0))("cut cake", "cutting", names)
+    assert sel.kept == ("Knife", "Fork") and "logit >= -1" in sel.reason
+    assert ObjectSelector("learned", learned=_Fixed(logits, keep_logit=5.0))(
+        "cut cake", "cutting", names).kept == ("Knife",)  # always the best
+
+
+def test_keep_logit_is_a_model_option_in_its_manifest_and_id(kb: Any) -> None:
+    feat = featurizer(kb, None, HashEncoder())
+    plain = train_model(kb, feat, seed=0, options=TINY)
+    zero = train_model(kb, feat, seed=0, options={**TINY, "keep_logit": 0})
+    low = train_model(kb, feat, seed=0, options={**TINY, "keep_logit": -1.5})
+    assert plain.keep_logit == 0.0 and low.keep_logit == -1.5 and low.manifest["options"]["keep_logit"] == -1.5
+    assert zero.model_id == plain.model_id != low.model_id  # 0 is today's rule: the id of a model without the option
+    before = {k: v for k, v in plain.manifest["options"].items() if k != "keep_logit"}  # a manifest from before it
+    assert options_tag(before) == options_tag(plain.manifest["options"])
+    a, b = _state(low), _state(plain)
+    assert all(bool((a[k] == b[k]).all()) for k in a)  # the threshold does not change training
+    old = LearnedModel(plain.heads, feat, {**plain.manifest, "options": before})
+    assert old.keep_logit == 0.0
+
+
+def test_set_keep_logit_copies_a_trained_dir_with_the_new_threshold(kb: Any, trained: Path, tmp_path: Path) -> None:
+    from planner.learned.train import set_keep_logit
+
+    out = tmp_path / "keep"
+    manifest = set_keep_logit(trained, out, -1.0)
+    assert manifest["options"]["keep_logit"] == -1.0 and manifest["keep_logit_from"] == str(trained)
+    src = load_learned(kb, trained, held_out=True, encoder=HashEncoder())
+    cp = load_learned(kb, out, held_out=True, encoder=HashEncoder())
+    full = load_learned(kb, out, encoder=HashEncoder())
+    assert isinstance(cp, FoldedModel) and cp.keep_logit == -1.0 and full.keep_logit == -1.0 and src.keep_logit == 0
+    assert cp.model_id != src.model_id and cp.model_id.endswith("-heldout3")
+    u, t = src.models[0].manifest["held_out"][0]
+    objs = ["Knife", "Pillow", "Bowl"]
+    assert cp.suits(t, u, objs) == src.suits(t, u, objs)
+    held = [tuple(c) for c in src.models[0].manifest["held_out"]]
+    assert cp.models[0].model_id == train_model(kb, featurizer(kb, None, HashEncoder()), seed=0, held_out=held,
+                                                fold=0, options={**TINY, "keep_logit": -1.0}).model_id
+    with pytest.raises(ConfigError, match="already a trained directory"):
+        set_keep_logit(trained, out, -2.0)
+    with pytest.raises(ConfigError, match="different stage-1 keep thresholds"):
+        FoldedModel([src.models[0], cp.models[1]])
+
+
+def test_keep_logit_parses_on_the_cli_and_may_be_negative() -> None:
+    from planner.cli.train import parse_options
+
+    assert parse_options(["keep_logit=-1.5"]) == {"keep_logit": -1.5}
+    with pytest.raises(ConfigError, match="not a number"):
+        parse_options(["keep_logit=low"])
