@@ -15,10 +15,18 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
+import os
 import threading
+import zipfile
 from collections.abc import Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from ..errors import DataError
 
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
 _FEW = 8
@@ -85,10 +93,71 @@ class MiniLMEncoder:
                 torch.set_num_threads(threads)
 
 
+@runtime_checkable
+class VectorEncoder(Protocol):
+    """Texts -> one embedding row per text."""
+
+    model_id: str
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Array of shape (len(texts), dim)."""
+        ...
+
+
+def _key(model_id: str, text: str) -> str:
+    return hashlib.sha256(f"{model_id}\n{text}".encode()).hexdigest()[:32]
+
+
+class EmbeddingCache:
+    """Embeddings by text, computed once per (encoder id, text); persisted to ``path`` (npz) when given.
+
+    Raises:
+        DataError: ``path`` exists but is not a readable cache (the message says to delete it).
+    """
+
+    def __init__(self, encoder: VectorEncoder, path: str | os.PathLike[str] | None = None) -> None:
+        self.encoder = encoder
+        self.path = Path(path) if path is not None else None
+        self._vecs: dict[str, np.ndarray] = {}
+        self._dirty = False
+        if self.path is not None and self.path.exists():
+            try:
+                with np.load(self.path) as z:
+                    self._vecs = {k: z[k] for k in z.files}
+            except (OSError, ValueError, EOFError, AttributeError, TypeError, zipfile.BadZipFile) as e:
+                raise DataError(self.path, "", f"not a readable embedding cache ({e}); delete it to rebuild") from e
+
+    @property
+    def model_id(self) -> str:
+        """The encoder's id (part of every cache key)."""
+        return self.encoder.model_id
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Rows for ``texts`` in order; unknown texts are encoded in one batch."""
+        keys = [_key(self.model_id, t) for t in texts]
+        missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in self._vecs))
+        if missing:
+            rows = self.encoder.encode(missing)
+            for t, row in zip(missing, rows, strict=True):
+                self._vecs[_key(self.model_id, t)] = np.asarray(row, dtype=np.float32)
+            self._dirty = True
+        return np.stack([self._vecs[k] for k in keys])
+
+    def save(self) -> None:
+        """Write the cache to ``path`` (atomically) if anything was added."""
+        if self.path is None or not self._dirty:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(f".{os.getpid()}.tmp.npz")  # one writer per process; the replace is atomic
+        np.savez(tmp, **self._vecs)
+        os.replace(tmp, self.path)
+        self._dirty = False
+
+
 @lru_cache(maxsize=1)
 def default_encoder() -> MiniLMEncoder:
     """The process-wide embedded encoder (loaded on first use)."""
     return MiniLMEncoder()
 
 
-__all__ = ["MINILM_ID", "MiniLMEncoder", "SentenceEncoder", "default_encoder"]
+__all__ = ["MINILM_ID", "EmbeddingCache", "MiniLMEncoder", "SentenceEncoder", "VectorEncoder", "default_encoder"]

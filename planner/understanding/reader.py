@@ -582,44 +582,40 @@ def load_calibration() -> dict[str, dict[str, float]]:
     return {m: {k: float(data[m][k]) for k in keys} for m in ("embedding", "lexical")}
 
 
+class _Vectors:
+    """An encoder's ``embed`` as the ``encode`` an :class:`~planner.llm.embedding.EmbeddingCache` calls."""
+
+    def __init__(self, encoder: Any) -> None:
+        self.model_id = encoder.model_id
+        self.encode = encoder.embed
+
+
 def _known_embeddings(encoder: Any, texts: list[str]) -> Any:
-    """The encoder's embeddings of ``texts`` (COAT's tasks, the utility phrases, the worked examples), read from
-    the reader cache when an earlier process wrote them for the same encoder and texts; an unreadable cache file
-    is embedded again and replaced (it is a cache, never an answer)."""
-    import hashlib
+    """The encoder's embeddings of ``texts`` (COAT's tasks, the utility phrases, the worked examples), kept per
+    text in the reader cache (:data:`CACHE_ENV`), so a process embeds only the texts no earlier one did. An
+    unreadable cache file is removed and rebuilt, and an unwritable one costs time only (a cache, never an
+    answer)."""
     import os
 
-    import numpy as np
+    from ..llm.embedding import EmbeddingCache
 
     where = os.environ.get(CACHE_ENV, "")
-    model_id = getattr(encoder, "model_id", "")
-    if where == "off" or not model_id:
+    if where == "off" or not getattr(encoder, "model_id", ""):
         return encoder.embed(texts)
     if not where:
         from ..paths import user_cache_dir
 
         where = str(user_cache_dir() / "reader")
-    key = hashlib.sha256("\n".join([model_id, *texts]).encode()).hexdigest()[:24]
-    path = Path(where) / f"known-{key}.npy"
+    path = Path(where) / "embeddings.npz"
     try:
-        matrix = np.load(path, allow_pickle=False)
-        if matrix.ndim == 2 and matrix.shape[0] == len(texts) and matrix.dtype.kind == "f":
-            return matrix
-    except Exception:  # noqa: BLE001 - an empty, truncated or foreign file is no cache: embed again
-        pass
-    matrix = np.asarray(encoder.embed(texts), dtype=np.float32)
+        cache = EmbeddingCache(_Vectors(encoder), path)
+    except DataError:
+        path.unlink(missing_ok=True)
+        cache = EmbeddingCache(_Vectors(encoder), path)
+    matrix = cache.embed(texts)
     try:
-        import tempfile
-
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".known-", suffix=".npy")
-        with os.fdopen(fd, "wb") as f:
-            np.save(f, matrix)
-        os.replace(tmp, path)
-        for old in path.parent.glob("known-*.npy"):  # the texts changed (a new release): drop the old matrices
-            if old != path:
-                old.unlink(missing_ok=True)
-    except OSError:  # a read-only cache dir costs time, not correctness
+        cache.save()
+    except OSError:
         pass
     return matrix
 

@@ -438,7 +438,7 @@ def test_the_known_texts_are_embedded_once_per_machine(kb, tmp_path, monkeypatch
     b = TaskReader(kb, encoder=second, examples=None).read("cut the bread")
     assert first.embedded > 1 and second.embedded == 1  # the second process embeds only the request
     assert a.model_dump() == b.model_dump()
-    (cached,) = tmp_path.glob("known-*.npy")
+    cached = tmp_path / "embeddings.npz"
     for junk in (b"not an array", b""):  # a corrupt or empty cache is embedded again and replaced, never an error
         cached.write_bytes(junk)
         again = _CountingEncoder()
