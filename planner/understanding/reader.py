@@ -330,9 +330,12 @@ class TaskReader:
                 self._target(m, ev)
             order = ("surface_support", "storage") if c.prep in ("on", "onto", "at") else ("storage", "surface_support")
             u = self._utility_of(where[0].types, prefer=(*order, "heating(source)", "washing", "disposing"))
-            ev.roles[u or order[0]] = where[0].types
-            ev.notes.append(f"{u or order[0]}: put {c.obj!r} {c.prep} {where[0].words!r}")
             ev.frame = True
+            if u is None:  # "leave a note on the mirror": COAT knows no utility of the place, so no role is bound
+                ev.notes.append(f"put {c.obj!r} {c.prep} {where[0].words!r}: COAT gives the place no utility")
+                return
+            ev.roles[u] = where[0].types
+            ev.notes.append(f"{u}: put {c.obj!r} {c.prep} {where[0].words!r}")
             return
         utilities = FRAMES.get(verb) or STATES.get(verb, ())
         if made:

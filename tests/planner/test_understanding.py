@@ -324,6 +324,12 @@ def test_rules_do_not_misfire_on_ordinary_requests(reader, text, expected) -> No
     assert _roles(TaskReader(reader.kb, encoder=None, examples=None).read(text)) == expected
 
 
+def test_a_place_coat_gives_no_utility_binds_no_role_and_plans(data_dir) -> None:
+    p = plan("give me a pen, I want to leave a note on the mirror", "embedded/FloorPlan426-v0", data_dir=data_dir)
+    assert "surface_support" not in {r.utility for r in p.spec.roles}  # the mirror serves no COAT utility
+    assert p.understood and any(r.utility == "writing" for r in p.spec.roles)
+
+
 def test_a_chore_given_as_a_noun_is_the_only_rewrite_of_give(reader) -> None:
     assert [c.verb for c in clauses("give the dog a break")] == ["give"]
     assert [c.verb for c in clauses("keep nothing on the counter")] == ["keep"]
