@@ -302,15 +302,14 @@ class TaskReader:
         if made and any(f" {made} " in f" {m.words} " and m.words != made for m in obj):
             made = ""  # "make the coffee table look nice"
         following = f" {c.obj or c.text} ".split(f" {made} ", 1)[-1].split() if made else []
-        if following and self.vocab.mentions(following[0]) and following[0] not in ("of",):
+        if following and self.vocab.mentions(following[0]):
             made = ""  # "a tea towel", "the soup bowl": the dish word names a kind of object
+        served = ("carrying",) if made else ()  # "a hot chocolate in my mug": a made drink's cup or mug serves it
         where = self.vocab.mentions(c.where)
         tool = self.vocab.mentions(c.instrument)
         units = [m for m in obj if _unit(m, c.obj)]
         obj = [m for m in obj if not _unit(m, c.obj)]  # "a glass of water": the water is what is asked for
-        if made:
-            pass
-        elif verb in ("switch", *OPEN) or (verb in FETCH and not c.purpose):
+        if not made and (verb in ("switch", *OPEN) or (verb in FETCH and not c.purpose)):
             for m in obj:  # the named device or thing is the role's object
                 switch = verb in ("switch", *OPEN)
                 u = self._utility_of(m.types, prefer=("light_source", "entertainment") if switch else ())
@@ -350,7 +349,7 @@ class TaskReader:
             ev.roles.setdefault(u, ())
         if verb not in FETCH and verb not in ("switch", *OPEN):
             for m in obj:
-                serves = ("carrying",) if made and set(m.types) & {"Cup", "Mug"} else ()  # "a hot chocolate in my mug"
+                serves = served if set(m.types) & {"Cup", "Mug"} else ()
                 own = self._utility_of(m.types, prefer=(*serves, *utilities), only=(*serves, *utilities))
                 if own is not None and not m.liquid:  # "light the candle", "watch the tv": the role's own object
                     ev.roles[own] = m.types
@@ -375,8 +374,8 @@ class TaskReader:
                 heats = ("heating(vessel)" in ev.roles or "heating(source)" in utilities) and not ev.roles.get(
                     "heating(vessel)")
                 vessel = ("heating(vessel)",) if heats else ()
-                if made and set(m.types) & {"Cup", "Mug"}:  # "make me a hot chocolate in my mug": it is served in it
-                    vessel = ("carrying",)
+                if served and set(m.types) & {"Cup", "Mug"}:
+                    vessel = served
                 u = self._utility_of(m.types, prefer=(*vessel, *utilities, "heating(source)", "washing", "carrying",
                                                       "comfort",
                                                       *(("surface_support", "storage") if on else ("storage",))))
