@@ -402,7 +402,7 @@ def _fill_role(
     """Decide which scene object fills one role; None (with a note and alternatives) when none can."""
     annotated = bool(task) and kb.is_annotated(role.utility, task or "")
     pool = [r for r in _candidates(state, kb, role.utility, task if annotated else None, types=role.types,
-                                   prefer=role.prefer)
+                                   prefer=role.prefer, avoid=role.avoid)
             if r.object_id not in excluded]
     if role.needs and affordances is not None:  # e.g. only a fillable vessel can hold the water
         pool = [r for r in pool if set(role.needs) <= set(affordances.get(r.object_id, ()))]
@@ -458,10 +458,11 @@ def _decide_role(
 
 def _candidates(
     state: SceneState, kb: KnowledgeBase, utility: str, task: str | None, *, types: tuple[str, ...] = (),
-    prefer: tuple[str, ...] = (),
+    prefer: tuple[str, ...] = (), avoid: tuple[str, ...] = (),
 ) -> list[ObjectRecord]:
-    """Scene objects whose type has the utility (COAT's utility objects; only ``types`` when given), in scene order,
-    the ``prefer`` types first, in their order (the selectors break ties by option order).
+    """Scene objects whose type has the utility (COAT's utility objects; only ``types`` when given, never the
+    ``avoid`` types), in scene order, the ``prefer`` types first, in their order (the selectors break ties by
+    option order).
 
     Objects with the same type and the same five variables are interchangeable for the decision, so only
     the first of each is kept (the selectors reject duplicate options).
@@ -471,6 +472,7 @@ def _candidates(
         allowed |= set(kb.context_objects(utility, task))  # e.g. Desktop for "tell me the time"
     if types:
         allowed = {canonical_object_name(t) for t in types}
+    allowed -= {canonical_object_name(t) for t in avoid}
     seen: set[tuple[str, str]] = set()
     out: list[ObjectRecord] = []
     for r in state.objects:

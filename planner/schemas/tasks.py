@@ -45,6 +45,8 @@ class Role(Contract):
     prefer: tuple[str, ...] = ()
     """Types offered first, so they win a tie between equally good objects (the request's verb names them: toast ->
     Toaster); nothing is ruled out by them."""
+    avoid: tuple[str, ...] = ()
+    """Types the request rules out ("not on the floor", "don't put it in the fridge"): never offered."""
 
 
 class Target(Contract):

@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 FRAMES: dict[str, tuple[str, ...]] = {
@@ -31,7 +32,8 @@ FRAMES: dict[str, tuple[str, ...]] = {
     # cleaning
     **dict.fromkeys(("wash", "rinse", "soak", "shower", "bathe", "bath"), ("washing",)),
     **dict.fromkeys(("clean", "wipe", "scrub", "mop", "dust", "polish", "sweep", "vacuum", "dry", "disinfect",
-                     "sanitize"), ("cleaning",)),
+                     "sanitize", "sanitise", "descale", "degrease", "unclog", "unblock", "hoover", "bleach"),
+                    ("cleaning",)),
     # carrying, serving, drinking
     **dict.fromkeys(("pour", "serve", "carry", "drink", "thirsty", "sip", "water"), ("carrying",)),
     # throwing away, storing, putting
@@ -176,8 +178,9 @@ FETCH = frozenset({"bring", "fetch", "get", "give", "hand", "take", "grab", "fin
 OUT_OF_REACH = re.compile(r"\b(?:(?<!on )high(?! heat| chair)|higher|ceiling(?! light| lamp| fan)|up there|top shelf|"
                           r"can't reach|cannot reach)\b")
 """Words that put the place out of reach ("the box goes on the high shelf"): something to stand on is needed too."""
-OPEN = frozenset({"open", "close", "shut"})
-"""Verbs that work a named thing like a switch does ("open the blinds": the blinds are the light source)."""
+OPEN = frozenset({"open", "close", "shut", "run"})
+"""Verbs that work a named thing like a switch does ("open the blinds": the blinds are the light source, "run the
+hoover": the vacuum cleaner cleans)."""
 PUT = frozenset({"put", "place", "set", "move", "leave", "lay", "stand", "hang", "stick", "pop"})
 """Verbs that put the object phrase in / on the place phrase."""
 
@@ -187,11 +190,17 @@ _POLITE = re.compile(
     r"i\s+(?:want|need)\s+(?:you\s+)?(?:to\s+)?|"
     r"help\s+me\s+(?:to\s+)?|let\s*'?s\s+|go\s+and\s+|time\s+(?:to|for)\s+(?:my\s+|a\s+|some\s+)?)+"
 )
-_SPLIT = re.compile(r"\s*(?:[,;&?!.:]|\band then\b|\bthen\b|\band\b|(?<!anything )(?<!everything )(?<!nothing )\bbut\b|"
-                    r"\bafter that\b|\bwhile\b|\bbecause\b|\bso that\b|\bbefore\b)\s*")
-_WHERE = ("into", "onto", "inside", "in", "on", "under", "from", "at")
+_SPLIT = re.compile(r"\s*(?:[,;&?!.:\-\u2013\u2014]|\band then\b|\bthen\b|\band\b|"
+                    r"(?<!anything )(?<!everything )(?<!nothing )\bbut\b|\bafter that\b|\bwhile\b|\bbecause\b|"
+                    r"\bso that\b|\bbefore\b)\s*")
+_WHERE = ("into", "onto", "inside", "in", "on", "from", "at")
+_REFERENCE = frozenset({"above", "below", "beneath", "under", "underneath", "beside", "behind", "near", "next",
+                        "opposite", "between"})
+"""Words that place something relative to an object ("hang it above the sofa", "hoover under the table"): the
+object they name is a landmark, neither a role's object nor a target."""
 _ARTICLES = frozenset({"a", "an", "the", "some", "my", "your", "our", "this", "that", "these", "those", "me", "us",
                        "him", "her", "them", "it", "something", "anything", "one", "please", "up", "out"})
+_DETERMINERS = frozenset({"a", "an", "the", "my", "your", "our", "his", "their", "this", "that", "these", "those"})
 _BASE = {"cutting": "cut", "slicing": "slice", "sliced": "slice", "chopped": "chop", "heated": "heat",
          "heating": "heat", "reheating": "reheat", "cooking": "cook", "cooked": "cook", "boiled": "boil",
          "boiling": "boil", "fried": "fry", "frying": "fry", "washing": "wash", "washed": "wash", "cleaning": "clean",
@@ -201,6 +210,43 @@ _BASE = {"cutting": "cut", "slicing": "slice", "sliced": "slice", "chopped": "ch
          "toasted": "toast", "packing": "pack", "hanging": "hang", "getting": "get", "giving": "give",
          "placing": "place", "putting": "put", "listening": "listen", "relaxing": "relax", "watering": "water",
          "wiping": "wipe", "mopping": "mop", "brewing": "brew", "making": "make", "preparing": "prepare"}
+
+
+_DET = r"(?:the|my|your|our|this|that|these|those|a|an)"
+_ANIMATE = frozenset({"fly", "sing", "dance", "talk", "speak", "walk", "jump", "float", "laugh", "cry", "levitate",
+                      "vanish", "disappear", "swim", "think", "smile", "fall in love", "grow legs", "come alive",
+                      "obey", "apologise", "apologize", "shuffle", "wave", "sneeze", "wake up", "tell jokes"})
+"""What only living (or imagined) things do: "make the toaster fly" asks for magic, not a chore."""
+_ASKED = re.compile(rf"\b(?:teach|ask|tell|persuade|convince|train|beg|order|command|remind) {_DET} "
+                    r"((?:\w+ ){0,2}?\w+) (?:to|that)\b")
+_MADE = re.compile(rf"\b(?:make|let) {_DET} ((?:\w+ ){{0,2}}?\w+) ((?:\w+ )?\w+)\b")
+_INTO = re.compile(rf"\b(?:turn|transform|change|convert) {_DET} ((?:\w+ ){{0,2}}?\w+) into "
+                   rf"(?:{_DET} |solid |pure )?(\w+)(?! mode| setting| position)\b")
+
+
+def impossible(text: str, is_object: Callable[[str], bool], is_known: Callable[[str], bool]) -> str:
+    """Why a request asks a household object for what no object can do, or "" when it does not: an object
+    taught, asked or persuaded to act ("teach the houseplant to water itself"), made to do what only living
+    things do ("make the toaster fly"), or turned into something no kitchen makes ("turn the fridge into a dragon").
+
+    Args:
+        text: The request.
+        is_object: Whether a phrase names a household object type (the vocabulary).
+        is_known: Whether a word names something a household makes or holds (an object type, a dish, a state):
+            "turn the bread into toast" is cooking.
+    """
+    t = " ".join(re.findall(r"[a-z']+", text.lower()))
+    for m in _ASKED.finditer(t):
+        if is_object(m.group(1)):
+            return f"the {m.group(1)} cannot be asked or taught to do anything"
+    for m in _MADE.finditer(t):
+        act = next((a for a in _ANIMATE if f"{m.group(2)} ".startswith(f"{a} ")), "")
+        if act and is_object(m.group(1)):
+            return f"the {m.group(1)} cannot {act}"
+    for m in _INTO.finditer(t):
+        if is_object(m.group(1)) and not is_known(m.group(2)):
+            return f"the {m.group(1)} cannot be turned into {m.group(2)}"
+    return ""
 
 
 class Clause(NamedTuple):
@@ -225,15 +271,16 @@ class Clause(NamedTuple):
 
 
 def _verb_at(words: list[str], i: int) -> bool:
-    """Whether ``words[i]`` is the clause's verb: a known verb, but not an inflected form after an article ("the
-    chopping board is dirty"), and "time" only first or after "the" / "what" ("check the time", not "netflix time")."""
+    """Whether ``words[i]`` is the clause's verb: a known verb, but not a word after a determiner ("out of the
+    shower", "fill the bath") nor an inflected form after an article ("the chopping board is dirty"), and "time"
+    only first or after "the" / "what" ("check the time", not "netflix time")."""
     w = words[i]
     if not is_verb(base(w)):
         return False
     after = words[i - 1] if i else ""
-    if base(w) != w and after in _ARTICLES:
-        return False
-    return w != "time" or i == 0 or after in ("the", "what", "what's", "whats")
+    if w == "time":
+        return i == 0 or after in ("the", "what", "what's", "whats")
+    return not ((base(w) != w and after in _ARTICLES) or after in _DETERMINERS)  # "the shower", "a wash": nouns
 
 
 def base(word: str) -> str:
@@ -258,7 +305,7 @@ def is_verb(word: str) -> bool:
 
 def clauses(text: str) -> list[Clause]:
     """The clauses of a request, each with its verb and phrases (see the module doc)."""
-    t = " ".join(re.findall(r"[a-z']+|[&?!.:,;]", text.lower()))
+    t = " ".join(re.findall(r"[a-z']+|[&?!.:,;]|(?<=\s)[-\u2013\u2014](?=\s)", text.lower()))  # " - " ends a clause
     out: list[Clause] = []
     for part in _SPLIT.split(t):
         stripped = _POLITE.sub("", part.strip()).strip()
@@ -319,10 +366,12 @@ def _phrases(words: list[str]) -> tuple[str, str, tuple[tuple[str, str], ...]]:
         elif w in _WHERE:
             places.append((w, []))
             into = places[-1][1]
+        elif w in _REFERENCE:
+            into = []
         elif w not in _ARTICLES:
             into.append(w)
     return " ".join(obj), " ".join(instrument), tuple((p, " ".join(ws)) for p, ws in places if ws)
 
 
 __all__ = ["DISHES", "DISH_PREFERS", "FETCH", "FRAMES", "MAKE", "OPEN", "OUT_OF_REACH", "PHRASAL", "PUT", "STATES",
-           "VERB_PREFERS", "WORD_PREFERS", "Clause", "base", "clauses", "dish", "is_verb"]
+           "VERB_PREFERS", "WORD_PREFERS", "Clause", "base", "clauses", "dish", "impossible", "is_verb"]

@@ -33,10 +33,13 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..errors import DataError
 from ..knowledge.task_specs import TASK_TARGETS, build_spec, coat_spec, implied_roles
 from ..knowledge.tasks import lexical_similarity, words
 from ..schemas import Role, Target, TaskReading, canonical_object_name, thor_object_name
+from .classifier import RoleClassifier
 from .frames import (
     DISH_PREFERS,
     DISHES,
@@ -53,6 +56,7 @@ from .frames import (
     base,
     clauses,
     dish,
+    impossible,
 )
 from .language import LanguageCheck, check_language, text_words
 from .vocabulary import Mention, Vocabulary
@@ -82,11 +86,19 @@ EXAMPLE = 0.75
 """Similarity to the nearest worked example above which its roles are added."""
 EXAMPLE_NO_FRAME = 0.55
 """... or, for a request with no verb frame, above which they are taken."""
+ROLE_EXAMPLE = 0.6
+"""Similarity to the nearest worked example with a role above which that example's accepted types are the role's
+preferred types (when nothing else named any)."""
+ROLE_SCORE = 0.5
+"""Role-classifier score (:mod:`planner.understanding.classifier`) above which a utility is read when nothing
+else read a role."""
 
 _QUESTION = frozenset({"what", "who", "whom", "whose", "when", "why", "how", "which", "where"})
 _INVERTED = frozenset({"is", "are", "was", "were", "do", "does", "did"})
 """A text opening with one of these is a question only when it ends with a question mark ("do the dishes")."""
 _FOOD = frozenset({"Apple", "Bread", "Egg", "Potato", "Tomato", "Lettuce", "Cake"})
+_BODY = frozenset({"off", "face", "hands", "hand", "hair", "body", "myself", "yourself", "feet", "legs", "arms"})
+"""Words that make "dry" a person drying themself (a towel), not drying dishes."""
 _CRACKED = frozenset({"fry", "scramble", "poach", "beat", "whisk"})
 """Verbs whose eggs are cracked first (boiled eggs are not)."""
 _PAN_DISHES = frozenset({"egg", "eggs", "omelette", "omelet", "pancake", "stew", "soup", "pasta", "rice", "leftovers",
@@ -110,6 +122,8 @@ class _Evidence:
     """utility -> types that win a tie (the verb names them: toast -> Toaster)."""
     sources: dict[str, str] = field(default_factory=dict)
     """utility -> the COAT task whose roles it came from (its annotations decide it)."""
+    avoid: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """utility -> types the request rules out ("not on the floor")."""
     verbs: set[str] = field(default_factory=set)
     """The clauses' verbs (base forms): a role borrows a COAT task named with one of them when there is one."""
 
@@ -125,6 +139,8 @@ class Assessment:
     utility_sims: list[float]
     closest: list[str]
     features: dict[str, float]
+    role_scores: dict[str, float] = field(default_factory=dict)
+    """utility -> the role classifier's score (empty without an embedding encoder)."""
 
 
 class TaskReader:
@@ -156,6 +172,7 @@ class TaskReader:
         self.encoder = _encoder() if encoder == "auto" else encoder
         self.method = "embedding" if self.encoder is not None else "lexical"
         self._matrix: Any = None
+        self._classifier: RoleClassifier | None = None
         self._excluded: frozenset[str] = frozenset()
         """COAT tasks the current reading leaves out (leave-one-task-out): no helper may use them."""
         if examples == "auto":
@@ -190,6 +207,9 @@ class TaskReader:
                 lang.language, f"it looks like language {lang.language!r}")
             return self._refuse(text, 0.0, f"not understood: {what}; the planner reads English requests",
                                 closest, language=lang.language)
+        magic = impossible(norm, lambda p: bool(self.vocab.mentions(p)), self._known_word)
+        if magic:
+            return self._refuse(text, 0.0, f"not a household task: {magic}", closest)
         conf = confidence(a.features, self.calibration)
         if conf < THRESHOLD or not ev.roles:
             why = (f"confidence {conf:.2f} < {THRESHOLD}" if conf < THRESHOLD else
@@ -204,7 +224,7 @@ class TaskReader:
         lang = check_language(text, vocabulary=self.vocab.words)
         tasks = [t for t in self.tasks if t not in exclude]
         self._excluded = frozenset(exclude)
-        task_sims, util_sims, ex_sims = self._similarities(text, tasks)
+        task_sims, util_sims, ex_sims, vector = self._similarities(text, tasks)
         # an example never explains itself (so the dev split's figures are leave-one-out), and one that shares no
         # content word with the text does not explain it either ("I'd like you to" is not "I'd like to wash my face")
         mine = content_words(text)
@@ -214,7 +234,9 @@ class TaskReader:
                    s if mine & ex_words else 0.0
                    for e, s, ex_words in zip(self.examples, ex_sims, self.example_words, strict=True)]
         closest = [t for _, t in sorted(zip(task_sims, tasks, strict=True), key=lambda p: -p[0])[:3]]
-        ev = self._evidence(text, tasks, task_sims, ex_sims) if lang.english else _Evidence({}, [], [], False)
+        role_scores = self._role_scores(vector, text)
+        ev = (self._evidence(text, tasks, task_sims, ex_sims, role_scores) if lang.english else
+              _Evidence({}, [], [], False))
         first = (lang.words or ("",))[0]
         question = first in _QUESTION or (first in _INVERTED and text.rstrip().endswith("?"))
         sensible = [s for e, s in zip(self.examples, ex_sims, strict=True) if e.kind != "nonsense"]
@@ -222,8 +244,12 @@ class TaskReader:
         feats = features(max(task_sims, default=0.0), max(util_sims, default=0.0), ev.frame,
                          bool(self.vocab.mentions(text)), ev.request, question,
                          max(sensible, default=0.0) - max(nonsense, default=0.0),
-                         self._salad(lang.words), ev.state)
-        return Assessment(lang, ev, tasks, task_sims, util_sims, closest, feats)
+                         self._salad(lang.words), ev.state, max(role_scores.values(), default=0.0))
+        return Assessment(lang, ev, tasks, task_sims, util_sims, closest, feats, role_scores)
+
+    def _known_word(self, word: str) -> bool:
+        """Whether a word names something a household has or makes: an object type, a dish, a state."""
+        return bool(self.vocab.mentions(word)) or bool(dish(word)) or word in STATES or base(word) in FRAMES
 
     def _salad(self, words: Sequence[str]) -> bool:
         """Four or more words with no function word, fewer than half of them household words (a verb, a state or
@@ -236,22 +262,41 @@ class TaskReader:
 
     # ------------------------------------------------------------------ evidence
 
-    def _similarities(self, text: str, tasks: list[str]) -> tuple[list[float], list[float], list[float]]:
-        """Similarity of ``text`` to the given COAT tasks, to the utility phrases and to the worked examples."""
+    def _similarities(self, text: str, tasks: list[str]) -> tuple[list[float], list[float], list[float], Any]:
+        """Similarity of ``text`` to the given COAT tasks, to the utility phrases and to the worked examples, and
+        the text's embedding (None without an encoder that embeds)."""
         known = [*self.tasks, *self.utility_texts, *self.example_texts]
+        vector = None
         if self.encoder is None:
             sims = [lexical_similarity(text, t) for t in known]
         elif callable(getattr(self.encoder, "embed", None)):  # the known texts are embedded once per reader
             if self._matrix is None:
                 self._matrix = _known_embeddings(self.encoder, known)
-            sims = [float(s) for s in self._matrix @ self.encoder.embed([text])[0]]
+            vector = self.encoder.embed([text])[0]
+            sims = [float(s) for s in self._matrix @ vector]
         else:
             sims = [float(s) for s in self.encoder.similarities(text, known)]
         n, m = len(self.tasks), len(self.utility_texts)
         by_task = dict(zip(self.tasks, sims[:n], strict=True))
-        return [by_task[t] for t in tasks], sims[n:n + m], sims[n + m:]
+        return [by_task[t] for t in tasks], sims[n:n + m], sims[n + m:], vector
 
-    def _evidence(self, text: str, tasks: list[str], task_sims: list[float], ex_sims: list[float]) -> _Evidence:
+    def _role_scores(self, vector: Any, text: str) -> dict[str, float]:
+        """The role classifier's scores for an embedding, fitted without the excluded COAT tasks and without the
+        worked examples of the same text."""
+        if vector is None:
+            return {}
+        n, m = len(self.tasks), len(self.utility_texts)
+        if self._classifier is None:
+            labels = [*(self.task_utilities[t] for t in self.tasks), *(e.roles for e in self.examples)]
+            rows = np.vstack([self._matrix[:n], self._matrix[n + m:]])
+            self._classifier = RoleClassifier(rows, labels, self.kb.utilities)
+        same = text.casefold().split()
+        leave_out = [i for i, t in enumerate(self.tasks) if t in self._excluded]
+        leave_out += [n + i for i, e in enumerate(self.examples) if e.request.casefold().split() == same]
+        return self._classifier.scores(vector, leave_out)
+
+    def _evidence(self, text: str, tasks: list[str], task_sims: list[float], ex_sims: list[float],
+                  role_scores: dict[str, float]) -> _Evidence:
         ev = _Evidence(roles={}, targets=[], notes=[], frame=False, text=text,
                        task_sims=dict(zip(tasks, task_sims, strict=True)))
         previous = ""
@@ -273,8 +318,30 @@ class TaskReader:
                 if not ev.targets:
                     ev.targets = [Target(name=t.name, types=t.types, liquid=t.liquid, sliced=t.sliced)
                                   for t in TASK_TARGETS.get(task, ((), (), ""))[0]]
+        if not ev.roles:  # nothing read a role: the classifier's confident utilities
+            for u, s in sorted(role_scores.items(), key=lambda p: -p[1]):
+                if s >= ROLE_SCORE:
+                    ev.roles[u] = ()
+                    ev.notes.append(f"{u}: the role classifier's score {s:.2f}")
         self._adjust(text, ev)
+        self._role_examples(ev, ex_sims)
         return ev
+
+    def _role_examples(self, ev: _Evidence, ex_sims: list[float]) -> None:
+        """A role nothing else gave preferred types takes those a person accepted for the same role in the nearest
+        worked example that has it ("my nose won't stop running": the tissues of "pass me something for my
+        nose"), when that example is close enough (:data:`ROLE_EXAMPLE`)."""
+        for u in ev.roles:
+            if ev.prefer.get(u):
+                continue
+            near = [(s, e) for s, e in zip(ex_sims, self.examples, strict=True) if e.acceptable.get(u)]
+            if not near:
+                continue
+            sim, ex = max(near, key=lambda p: p[0])
+            if sim >= ROLE_EXAMPLE:
+                ev.prefer[u] = tuple(ex.acceptable[u])
+                ev.notes.append(f"{u}: prefers {', '.join(ex.acceptable[u])}, accepted in the worked example "
+                                f"{ex.request!r} (similarity {sim:.2f})")
 
     def _example(self, ev: _Evidence, ex_sims: list[float]) -> None:
         """The nearest worked example (a ``dev`` request) adds its roles when it is close enough, and the types
@@ -333,6 +400,9 @@ class TaskReader:
             if u is None:  # "leave a note on the mirror": COAT knows no utility of the place, so no role is bound
                 ev.notes.append(f"put {c.obj!r} {c.prep} {where[0].words!r}: COAT gives the place no utility")
                 return
+            if _negated(c.text, c.prep, where[0].words):  # "don't leave the laptop on the bed"
+                self._avoid(ev, u, where[0].types, f"not {c.prep} {where[0].words!r}")
+                return
             ev.roles[u] = where[0].types
             ev.notes.append(f"{u}: put {c.obj!r} {c.prep} {where[0].words!r}")
             return
@@ -380,12 +450,22 @@ class TaskReader:
                                                       "comfort",
                                                       *(("surface_support", "storage") if on else ("storage",))))
                 if u is not None and not m.liquid and m.types[0] not in _FOOD:
+                    if _negated(c.text, prep, m.words):  # "somewhere dark, not in the fridge"
+                        self._avoid(ev, u, m.types, f"not {prep} {m.words!r}")
+                        continue
                     ev.roles[u] = m.types
                     ev.notes.append(f"{u}: {prep} {m.words!r}")
         for u in utilities:
             self._task_roles(u, verb, ev)
         self._companions(verb, ev)
         self._prefer(ev, (*VERB_PREFERS.get(verb, ()), *DISH_PREFERS.get(made, ())))
+
+    def _avoid(self, ev: _Evidence, u: str, types: tuple[str, ...], said: str) -> None:
+        """The request rules ``types`` out for role ``u`` (which it still needs)."""
+        ev.roles.setdefault(u, ())
+        ev.avoid[u] = tuple(dict.fromkeys((*ev.avoid.get(u, ()), *types)))
+        ev.frame = True
+        ev.notes.append(f"{u}: {said}, so no {' or '.join(types)}")
 
     def _prefer(self, ev: _Evidence, types: Iterable[str]) -> None:
         """Add each type to the preferred types of the read role it can serve (ties only; a role whose types
@@ -454,21 +534,23 @@ class TaskReader:
 
     def _adjust(self, text: str, ev: _Evidence) -> None:
         """What the verbs imply together: a liquid or a pan dish needs a vessel; watering needs water."""
-        words = set(text.lower().split())
+        words = dict.fromkeys(w.strip("?!.,;:'") for w in text.lower().split())  # in text order: ties are stable
         liquid = any(t.liquid for t in ev.targets)
         if any(t.name == "plant" for t in ev.targets) and not liquid:
             ev.targets.insert(0, Target(name="liquid", types=("water",), liquid=True))
             ev.roles.setdefault("carrying", ())
             liquid = True
+        if "dry" in ev.verbs and words.keys() & _BODY:  # "dry off", "dry my hands": a towel, not soap
+            self._prefer(ev, ("Towel", "HandTowel"))
         for w in words:
-            self._prefer(ev, WORD_PREFERS.get(w.strip("?!.,;:'"), ()))
+            self._prefer(ev, WORD_PREFERS.get(w, ()))
         if OUT_OF_REACH.search(text.lower()) and ev.roles:
             ev.roles.setdefault("increasing_height", ())
         egg = any(t.name == "target" and "Egg" in t.types for t in ev.targets)
         cracked = ("mixing(vessel)" in ev.roles and "heating(source)" not in ev.roles) or ev.verbs & _CRACKED
         if egg and cracked:
             ev.roles.setdefault("breaking", ())  # "beat two eggs in a bowl", "fry an egg": they are cracked first
-        if "heating(source)" in ev.roles and (liquid or words & _PAN_DISHES):
+        if "heating(source)" in ev.roles and (liquid or words.keys() & _PAN_DISHES):
             ev.roles.setdefault("heating(vessel)", ())
         sliced = "cutting" in ev.roles and any(t.name == "target" and not t.liquid for t in ev.targets)
         if sliced and ("carrying" in ev.roles or "serve" in text.lower()):
@@ -490,8 +572,10 @@ class TaskReader:
         roles = []
         for u, types in ev.roles.items():
             kept = [t for t in types if canonical_object_name(t) in known] or list(types)
-            roles.append(Role(name=u, utility=u, types=tuple(thor_object_name(t) for t in kept),
-                              prefer=tuple(dict.fromkeys(ev.prefer.get(u, ())))))
+            avoid = set(ev.avoid.get(u, ()))
+            roles.append(Role(name=u, utility=u, types=tuple(thor_object_name(t) for t in kept if t not in avoid),
+                              prefer=tuple(t for t in dict.fromkeys(ev.prefer.get(u, ())) if t not in avoid),
+                              avoid=tuple(thor_object_name(t) for t in ev.avoid.get(u, ()))))
         roles += [r for r in implied_roles(text, roles, ev.targets) if r.utility not in ev.roles]
         out = []
         for r in roles:
@@ -509,14 +593,26 @@ class TaskReader:
     def _nearest_task(self, role: Role, sims: dict[str, float], verbs: Iterable[str] = ()) -> str | None:
         """The COAT task of the role's utility nearest to the request, among those whose annotations keep a type
         the role prefers when there are such ("boil an egg" wants a pot: not "cooking & serving fried egg"), then
-        among those named with one of the request's verbs ("dry the shower door": "drying washed dishes", not
-        "cleaning showerhead")."""
+        among those whose ideal objects best match the preferred types (overlap over union: "dry my hands" wants
+        towels, so "washing your face", not "washing dishes" with its soap), then among those named with one of the
+        request's verbs ("dry the shower door": "drying washed dishes", not "cleaning showerhead")."""
         tasks = [t for t in self.kb.tasks(role.utility) if t in sims]
         wanted = {canonical_object_name(t) for t in role.prefer}
         tasks = [t for t in tasks if wanted & set(self.kb.context_objects(role.utility, t))] or tasks
+        if wanted:
+            fit = {t: self._ideal_overlap(role.utility, t, wanted) for t in tasks}
+            best = max(fit.values(), default=0.0)
+            tasks = [t for t in tasks if fit[t] == best] if best > 0 else tasks
         said = set(verbs) - {""}
         tasks = [t for t in tasks if said & self._task_verbs(t)] or tasks
         return max(tasks, key=sims.__getitem__, default=None)
+
+    def _ideal_overlap(self, utility: str, task: str, wanted: set[str]) -> float:
+        """How well a COAT task's ideal objects match the wanted types (Jaccard; 0 for an unannotated task)."""
+        if not self.kb.is_annotated(utility, task):
+            return 0.0
+        ideal = {c.object for c in self.kb.ideal(utility, task)}
+        return len(ideal & wanted) / len(ideal | wanted)
 
     def _refuse(self, text: str, conf: float, reason: str, closest: list[str], *, language: str = "en",
                 evidence: Iterable[str] = ()) -> TaskReading:
@@ -540,22 +636,36 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(w for w in words(text) if w not in _FILLER)
 
 
+_NEGATION = re.compile(r"\b(?:not|never|no|don't|dont|doesn't|won't|shouldn't|mustn't|isn't|aren't|can't|n't)\b")
+
+
+def _negated(text: str, prep: str, words: str) -> bool:
+    """Whether "``prep`` ... ``words``" comes after a negation in the clause ("not in the fridge", "don't leave it
+    on the bed"), with no other place phrase between."""
+    at = re.search(rf"\b{re.escape(prep)}\s+(?:\w+\s+){{0,3}}?{re.escape(words)}\b", text)
+    if at is None:
+        return False
+    before = _NEGATION.search(text[: at.start()])
+    return before is not None and not re.search(r"\b(?:in|on|into|onto|at)\b", text[before.end(): at.start()])
+
+
 def _unit(m: Mention, phrase: str) -> bool:
     """Whether ``m`` is a measure word ("a glass of", "a cup of"), not the thing asked for."""
     return not m.liquid and f"{m.words} of" in phrase
 
 
 def features(task_sim: float, utility_sim: float, frame: bool, named: bool, request: bool,
-             question: bool, example_margin: float, salad: bool = False, state: bool = False) -> dict[str, float]:
+             question: bool, example_margin: float, salad: bool = False, state: bool = False,
+             role_score: float = 0.0) -> dict[str, float]:
     """The evidence the confidence is computed from: the nearest COAT task's and utility's similarity, whether
     a verb frame (or a state such as "dirty") fired, whether an object type or liquid was named, whether the text
     is worded as a request, whether it opens as a question ("what is the capital of France"), and how much nearer
     it is to the nearest sensible worked example than to the nearest nonsense one, and whether four or more words
     come with no function word at all ("mop broccoli telescope window thursday": a word salad), and whether a
-    state named the need ("I'm bored": a request worded as a statement)."""
+    state named the need ("I'm bored": a request worded as a statement), and the role classifier's top score."""
     return {"task_sim": task_sim, "utility_sim": utility_sim, "frame": float(frame), "named": float(named),
             "request": float(request), "question": float(question), "example_margin": example_margin,
-            "salad": float(salad), "state": float(state)}
+            "salad": float(salad), "state": float(state), "role_score": role_score}
 
 
 def confidence(feats: dict[str, float], coef: dict[str, float]) -> float:

@@ -455,3 +455,87 @@ def test_the_known_texts_are_embedded_once_per_machine(kb, tmp_path, monkeypatch
     unwritable = TaskReader(kb, encoder=_CountingEncoder(), examples=None)
     assert unwritable.read("cut the bread").model_dump() == a.model_dump()
 
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("make the toaster fly around the kitchen", "the toaster cannot fly"),
+    ("please ask the sofa to shuffle itself over to the window", "the sofa cannot be asked"),
+    ("teach the houseplant to water itself", "the houseplant cannot be asked"),
+    ("turn the fridge into a dragon", "the fridge cannot be turned into dragon"),
+])
+def test_an_impossible_request_is_refused_and_says_why(reader, text, why) -> None:
+    r = reader.read(text)
+    assert not r.understood and r.spec is None and why in r.reason
+
+
+@pytest.mark.parametrize("text", [
+    "get the kettle to boil", "let the kettle boil", "make the bed", "make the coffee table look nice",
+    "ask the kids to tidy up", "turn the bread into toast", "turn the lights into night mode",
+])
+def test_ordinary_requests_are_not_taken_for_magic(reader, text) -> None:
+    assert "not a household task" not in (reader.read(text).reason or "")
+
+
+def test_a_place_the_request_rules_out_is_never_offered(data_dir) -> None:
+    r = TaskReader(load_knowledge(data_dir), encoder=None, examples=None)
+    role = next(x for x in r.read("don't leave the laptop on the bed, put it somewhere flat").spec.roles)
+    assert (role.utility, role.types, role.avoid) == ("surface_support", (), ("Bed",))
+    fridge = next(x for x in r.read("put the potatoes away somewhere dark, not in the fridge").spec.roles)
+    assert fridge.utility == "storage" and fridge.avoid == ("Fridge",)
+    p = plan("don't leave the laptop on the bed, put it somewhere flat", "embedded/FloorPlan301-v0",
+             data_dir=data_dir)
+    assert p.understood and not p.bindings["surface_support"].startswith("Bed|")
+    assert _roles(r.read("put the laptop on the bed")) == {"surface_support": ("Bed",)}  # no negation, no change
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("run the hoover under the table", {"cleaning": ("VacuumCleaner",)}),  # the table is a landmark, no role
+    ("hang the painting above the sofa, I need to stand on something", {"increasing_height": ()}),
+    ("just out of the shower - pass me something to dry off with", {"cleaning": ()}),  # "the shower" is a noun
+    ("my wrist is in a cast - could you spread butter on my bread?", {"cutting": ()}),  # " - " ends a clause
+])
+def test_landmarks_nouns_after_determiners_and_dashes(reader, text, expected) -> None:
+    assert _roles(TaskReader(reader.kb, encoder=None, examples=None).read(text)) == expected
+
+
+def test_drying_oneself_prefers_a_towel(reader) -> None:
+    r = TaskReader(reader.kb, encoder=None, examples=None)
+    dry = next(x for x in r.read("give me something to dry my hands").spec.roles if x.utility == "cleaning")
+    assert dry.prefer[:2] == ("Towel", "HandTowel") and dry.task != "washing dishes"
+
+
+class _WordsEncoder:
+    """A deterministic bag-of-words encoder (each word hashed to one of 512 dimensions)."""
+
+    model_id = "test/words"
+
+    def embed(self, texts):
+        import zlib
+
+        import numpy as np
+
+        rows = np.zeros((len(texts), 512), dtype=np.float32)
+        for i, t in enumerate(texts):
+            for w in t.lower().split():
+                rows[i, zlib.crc32(w.encode()) % 512] += 1
+        return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
+
+
+def test_the_role_classifier_reads_a_role_nothing_else_read(kb, tmp_path, monkeypatch) -> None:
+    import planner.understanding.reader as reader_module
+
+    monkeypatch.setenv("COAT_READER_CACHE", "off")
+    monkeypatch.setattr(reader_module, "EXAMPLE", 2.0)  # no worked example may explain it
+    monkeypatch.setattr(reader_module, "EXAMPLE_NO_FRAME", 2.0)
+    monkeypatch.setattr(reader_module, "NEAREST", 2.0)  # nor a COAT task
+    monkeypatch.setattr(reader_module, "PARAPHRASE", 2.0)
+    examples = [Request(id=f"e{i}", request=t, scene="embedded/bathroom-v0", kind="task", roles=("cleaning",),
+                        acceptable={"cleaning": ("Cloth",)})
+                for i, t in enumerate(["the toddler threw up on the floor", "the toddler spat up on the rug",
+                                       "the toddler threw up again"])]
+    r = TaskReader(kb, encoder=_WordsEncoder(), examples=examples)
+    a = r.assess("the toddler threw up on the rug")
+    assert "cleaning" in a.evidence.roles and any("role classifier" in n for n in a.evidence.notes)
+    assert a.role_scores["cleaning"] > reader_module.ROLE_SCORE and a.features["role_score"] > 0.5
+    lexical = TaskReader(kb, encoder=None, examples=examples).assess("the toddler threw up on the rug")
+    assert lexical.role_scores == {} and lexical.features["role_score"] == 0.0  # no embeddings, no classifier
