@@ -61,7 +61,8 @@ STATES: dict[str, tuple[str, ...]] = {
                      "spilt", "spill", "mess", "messy", "greasy", "muddy", "smudged", "clogged", "blocked",
                      "soaked", "wet"),
                     ("cleaning",)),
-    **dict.fromkeys(("dark", "dim", "gloomy", "daylight", "sunlight", "candlelight"), ("light_source",)),
+    **dict.fromkeys(("dark", "dim", "gloomy", "daylight", "sunlight", "candlelight", "blackout", "glare", "glaring",
+                     "dazzling", "blinding"), ("light_source",)),
     **dict.fromkeys(("tired", "sleepy", "exhausted"), ("comfort",)),
     **dict.fromkeys(("hungry", "starving", "peckish"), ("eating",)),
     **dict.fromkeys(("thirsty", "parched"), ("carrying",)),
@@ -129,6 +130,12 @@ WORD_PREFERS: dict[str, tuple[str, ...]] = {
                     ("Laptop", "Desktop")),
     **dict.fromkeys(("movie", "film", "cartoon", "cartoons", "match", "show", "series", "netflix"), ("Television",)),
     **dict.fromkeys(("comfy", "comfortable", "cosy", "cozy"), ("Sofa", "ArmChair")),
+    **dict.fromkeys(("nose", "sneeze", "sneezing", "sniffles", "tissue", "tissues"), ("TissueBox", "ToiletPaper")),
+    **dict.fromkeys(("curls", "weights", "dumbbells", "biceps"), ("Dumbbell",)),
+    **dict.fromkeys(("game", "videogame"), ("Laptop", "Desktop")),
+    **dict.fromkeys(("feet",), ("Ottoman", "Sofa", "ArmChair")),
+    **dict.fromkeys(("lock", "secure", "valuables", "passport", "passports", "cash", "jewellery", "jewelry",
+                     "documents", "deeds", "certificates"), ("Safe",)),
 }  # fmt: skip
 """Words anywhere in a request that name the usual object of one of its roles ("wash my hands": the sink, not
 the bath; "a place for the dog to nap": the dog bed). They win ties and pick the COAT task that keeps them, and
@@ -147,11 +154,18 @@ def dish(text: str) -> str:
 VERB_PREFERS: dict[str, tuple[str, ...]] = {
     "toast": ("Toaster",), "boil": ("Pot", "Kettle"), "fry": ("Pan",),
     "microwave": ("Microwave",), "brew": ("CoffeeMachine",), "stir": ("Spoon",), "whisk": ("Fork",),
-    "vacuum": ("VacuumCleaner",), "flush": ("Toilet",), "clogged": ("Plunger",), "blocked": ("Plunger",),
+    "flush": ("Toilet",),
     "lie": ("Bed", "Sofa"), "sleep": ("Bed", "Sofa"), "nap": ("Bed", "Sofa", "DogBed"),
 }
 """Verbs that name the usual object (toast -> a toaster): those types win a tie between equally good objects, and
 nothing else is ruled out (toast is made in a pan when there is no toaster)."""
+
+VERB_REQUIRES: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("vacuum", "hoover"), ("VacuumCleaner",)),
+    **dict.fromkeys(("clogged", "blocked", "unclog", "unblock"), ("Plunger",)),
+}
+"""Verbs (and states) only one kind of object can do: the role must be that type ("vacuum the rug" with no
+vacuum cleaner is infeasible; a scrub brush does not unblock a toilet)."""
 
 PHRASAL: dict[str, str] = {
     "throw away": "discard", "throw out": "discard", "get rid of": "discard", "put away": "store",
@@ -168,6 +182,8 @@ PHRASAL: dict[str, str] = {
     "lock away": "store", "lock up": "store", "take a shower": "shower", "have a shower": "shower",
     "take a bath": "bathe", "have a bath": "bathe",
     "draw the curtains": "open the curtains", "draw the blinds": "open the blinds",
+    "power cut": "blackout", "power's out": "blackout", "power is out": "blackout", "power went out": "blackout",
+    "power outage": "blackout", "no power": "blackout", "no electricity": "blackout",
 }
 """Two- and three-word verbs -> the verb they count as (``switch``: the device named decides the utility)."""
 
@@ -191,7 +207,8 @@ _POLITE = re.compile(
     r"help\s+me\s+(?:to\s+)?|let\s*'?s\s+|go\s+and\s+|time\s+(?:to|for)\s+(?:my\s+|a\s+|some\s+)?)+"
 )
 _SPLIT = re.compile(r"\s*(?:[,;&?!.:\-\u2013\u2014]|\band then\b|\bthen\b|\band\b|"
-                    r"(?<!anything )(?<!everything )(?<!nothing )\bbut\b|\bafter that\b|\bwhile\b|\bbecause\b|"
+                    r"(?<!anything )(?<!everything )(?<!nothing )(?<!anywhere )(?<!something )(?<!somewhere )\bbut\b|"
+                    r"\bafter that\b|\bwhile\b|\bbecause\b|"
                     r"\bso that\b|\bbefore\b)\s*")
 _WHERE = ("into", "onto", "inside", "in", "on", "from", "at")
 _REFERENCE = frozenset({"above", "below", "beneath", "under", "underneath", "beside", "behind", "near", "next",
@@ -224,10 +241,20 @@ _INTO = re.compile(rf"\b(?:turn|transform|change|convert) {_DET} ((?:\w+ ){{0,2}
                    rf"(?:{_DET} |solid |pure )?(\w+)(?! mode| setting| position)\b")
 
 
+_ABSTRACT = frozenset({"mood", "moods", "echo", "echoes", "moon", "sun", "stars", "sky", "rainbow", "shadow", "shadows",
+                       "dream", "dreams", "memory", "memories", "luck", "feelings", "sadness", "happiness", "silence",
+                       "thoughts", "weather", "wind", "clouds", "soul", "boredom", "loneliness", "stress", "worries",
+                       "anger", "steam", "darkness", "gravity"})
+"""Things no hand can hold: "vacuum my bad mood off the sofa", "wash the echo out of the shower"."""
+_PARTICLES = frozenset({"off", "on", "up", "out", "down", "away", "back", "over", "please", "again", "now", "of", "from"})
+"""Words that end an object phrase's noun ("the full moon off", "the echo out of the shower")."""
+
+
 def impossible(text: str, is_object: Callable[[str], bool], is_known: Callable[[str], bool]) -> str:
     """Why a request asks a household object for what no object can do, or "" when it does not: an object
     taught, asked or persuaded to act ("teach the houseplant to water itself"), made to do what only living
-    things do ("make the toaster fly"), or turned into something no kitchen makes ("turn the fridge into a dragon").
+    things do ("make the toaster fly"), turned into something no kitchen makes ("turn the fridge into a dragon"),
+    or a chore done to something no hand can hold ("wash the echo out of the shower").
 
     Args:
         text: The request.
@@ -246,6 +273,12 @@ def impossible(text: str, is_object: Callable[[str], bool], is_known: Callable[[
     for m in _INTO.finditer(t):
         if is_object(m.group(1)) and not is_known(m.group(2)):
             return f"the {m.group(1)} cannot be turned into {m.group(2)}"
+    for c in clauses(text):
+        words = c.obj.split()
+        phrase = words[: next((i for i, w in enumerate(words) if w in _PARTICLES), len(words))]  # "bad mood"
+        physical = c.verb in FRAMES or c.verb in PUT or c.verb in ("switch", "off", "fold")
+        if phrase and phrase[-1] in _ABSTRACT and physical and not is_object(" ".join(phrase)):
+            return f"{phrase[-1]!r} is not a thing to {c.verb}"
     return ""
 
 
@@ -374,4 +407,5 @@ def _phrases(words: list[str]) -> tuple[str, str, tuple[tuple[str, str], ...]]:
 
 
 __all__ = ["DISHES", "DISH_PREFERS", "FETCH", "FRAMES", "MAKE", "OPEN", "OUT_OF_REACH", "PHRASAL", "PUT", "STATES",
-           "VERB_PREFERS", "WORD_PREFERS", "Clause", "base", "clauses", "dish", "impossible", "is_verb"]
+           "VERB_PREFERS", "VERB_REQUIRES", "WORD_PREFERS", "Clause", "base", "clauses", "dish", "impossible",
+           "is_verb"]

@@ -51,6 +51,7 @@ from .frames import (
     PUT,
     STATES,
     VERB_PREFERS,
+    VERB_REQUIRES,
     WORD_PREFERS,
     Clause,
     base,
@@ -97,6 +98,7 @@ _QUESTION = frozenset({"what", "who", "whom", "whose", "when", "why", "how", "wh
 _INVERTED = frozenset({"is", "are", "was", "were", "do", "does", "did"})
 """A text opening with one of these is a question only when it ends with a question mark ("do the dishes")."""
 _FOOD = frozenset({"Apple", "Bread", "Egg", "Potato", "Tomato", "Lettuce", "Cake"})
+_ELECTRIC_LIGHTS = ("LightSwitch", "DeskLamp", "FloorLamp")
 _BODY = frozenset({"off", "face", "hands", "hand", "hair", "body", "myself", "yourself", "feet", "legs", "arms"})
 """Words that make "dry" a person drying themself (a towel), not drying dishes."""
 _CRACKED = frozenset({"fry", "scramble", "poach", "beat", "whisk"})
@@ -376,6 +378,13 @@ class TaskReader:
         tool = self.vocab.mentions(c.instrument)
         units = [m for m in obj if _unit(m, c.obj)]
         obj = [m for m in obj if not _unit(m, c.obj)]  # "a glass of water": the water is what is asked for
+        ruled_out = [m for m in (*obj, *tool) if not m.liquid and _ruled_out(c.text, m.words)]
+        for m in ruled_out:  # "not the big knife", "don't use the microwave", "anywhere but the floor"
+            u = self._utility_of(m.types, prefer=(*FRAMES.get(verb, ()), *ev.roles))
+            if u is not None:
+                self._avoid(ev, u, m.types, f"not {m.words!r}")
+        obj = [m for m in obj if m not in ruled_out]
+        tool = [m for m in tool if m not in ruled_out]
         if not made and (verb in ("switch", *OPEN) or (verb in FETCH and not c.purpose)):
             for m in obj:  # the named device or thing is the role's object
                 switch = verb in ("switch", *OPEN)
@@ -391,6 +400,11 @@ class TaskReader:
                     self._target(m, ev)
             if verb in FETCH and not obj and not c.places:
                 return
+            if verb == "switch" and not obj:  # "put some music on": what is switched on names the utility
+                for u in dict.fromkeys(u for w in c.obj.split() for u in FRAMES.get(w, ())):
+                    ev.roles.setdefault(u, ())
+                    ev.frame = True
+                    ev.notes.append(f"{u}: {c.obj!r} on")
         elif verb in PUT and where:
             for m in obj:
                 self._target(m, ev)
@@ -417,6 +431,11 @@ class TaskReader:
             ev.notes.append(f"{', '.join(utilities)}: the {'verb' if verb in FRAMES else 'state'} {verb!r}")
         for u in utilities:
             ev.roles.setdefault(u, ())
+        needed = VERB_REQUIRES.get(verb, ())
+        u = self._utility_of(needed, only=utilities) if needed else None
+        if u is not None and not ev.roles.get(u):  # "vacuum the rug": only a vacuum cleaner vacuums
+            ev.roles[u] = needed
+            ev.notes.append(f"{u}: only {' or '.join(needed)} can {verb}")
         if verb not in FETCH and verb not in ("switch", *OPEN):
             for m in obj:
                 serves = served if set(m.types) & {"Cup", "Mug"} else ()
@@ -446,6 +465,8 @@ class TaskReader:
                 vessel = ("heating(vessel)",) if heats else ()
                 if served and set(m.types) & {"Cup", "Mug"}:
                     vessel = served
+                if verb in ("crack", "break") and prep in ("in", "into") and not heats:  # "crack eggs into a bowl"
+                    vessel = ("mixing(vessel)",)
                 u = self._utility_of(m.types, prefer=(*vessel, *utilities, "heating(source)", "washing", "carrying",
                                                       "comfort",
                                                       *(("surface_support", "storage") if on else ("storage",))))
@@ -540,6 +561,9 @@ class TaskReader:
             ev.targets.insert(0, Target(name="liquid", types=("water",), liquid=True))
             ev.roles.setdefault("carrying", ())
             liquid = True
+        if "blackout" in ev.verbs and "light_source" in ev.roles:  # a power cut: a candle or daylight, no lamp
+            self._avoid(ev, "light_source", _ELECTRIC_LIGHTS, "a power cut")
+            self._prefer(ev, ("Candle",))
         if "dry" in ev.verbs and words.keys() & _BODY:  # "dry off", "dry my hands": a towel, not soap
             self._prefer(ev, ("Towel", "HandTowel"))
         for w in words:
@@ -637,6 +661,17 @@ def content_words(text: str) -> frozenset[str]:
 
 
 _NEGATION = re.compile(r"\b(?:not|never|no|don't|dont|doesn't|won't|shouldn't|mustn't|isn't|aren't|can't|n't)\b")
+_EXCEPT = re.compile(r"\b(?:not|never|don't use|dont use|do not use|without|except|instead of|rather than|other than|"
+                     r"(?:anything|anywhere|everything|something|somewhere) but)\s+(?:(?:the|a|an|my|that|this|those|"
+                     r"these|your|any)\s+)?(?:\w+\s+){0,2}?$")
+"""What rules out the object named right after it ("not the big knife", "anywhere but the floor")."""
+
+
+def _ruled_out(text: str, words: str) -> bool:
+    """Whether the mention ``words`` is ruled out in the clause: it follows "not", "don't use", "anything but" ...
+    with at most two words (its adjectives) between."""
+    at = re.search(rf"\b{re.escape(words)}\b", text)
+    return at is not None and _EXCEPT.search(text[: at.start()]) is not None
 
 
 def _negated(text: str, prep: str, words: str) -> bool:

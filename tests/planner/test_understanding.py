@@ -286,7 +286,7 @@ def test_a_role_borrows_the_coat_task_named_with_the_requests_verb(reader) -> No
     dry = next(x for x in r.read("dry the shower door after my shower").spec.roles if x.utility == "cleaning")
     assert dry.task == "drying washed dishes"  # not a shower-cleaning task: the door is dried, not scrubbed
     clog = next(x for x in r.read("the toilet is clogged").spec.roles if x.utility == "cleaning")
-    assert clog.prefer == ("Plunger",)
+    assert clog.types == ("Plunger",)  # only a plunger unblocks it (no plunger: infeasible, not a scrub brush)
 
 
 def test_eggs_are_cracked_before_they_are_mixed_and_a_scrub_is_given(reader) -> None:
@@ -318,7 +318,7 @@ def test_verb_forms_containers_and_cracked_eggs(reader) -> None:
     ("turn on the ceiling light", {"light_source": ("LightSwitch", "DeskLamp", "FloorLamp")}),  # not out of reach
     ("turn on the lamp and open the blinds", {"light_source": ("DeskLamp", "FloorLamp", "Blinds")}),  # both kept
     ("I want the coffee mug", {"carrying": ("Mug",)}),  # a kind of mug, not a coffee to make
-    ("bring me anything but the red mug", {"carrying": ("Mug",)}),
+    ("bring me anything but the red mug", {"carrying": ()}),  # "but" after "anything" rules the mug out
 ])
 def test_rules_do_not_misfire_on_ordinary_requests(reader, text, expected) -> None:
     assert _roles(TaskReader(reader.kb, encoder=None, examples=None).read(text)) == expected
@@ -539,3 +539,39 @@ def test_the_role_classifier_reads_a_role_nothing_else_read(kb, tmp_path, monkey
     assert a.role_scores["cleaning"] > reader_module.ROLE_SCORE and a.features["role_score"] > 0.5
     lexical = TaskReader(kb, encoder=None, examples=examples).assess("the toddler threw up on the rug")
     assert lexical.role_scores == {} and lexical.features["role_score"] == 0.0  # no embeddings, no classifier
+
+
+def test_an_object_the_request_rules_out_is_avoided(reader) -> None:
+    r = TaskReader(reader.kb, encoder=None, examples=None)
+    cut = next(x for x in r.read("slice the tomato, not the big knife").spec.roles if x.utility == "cutting")
+    assert cut.avoid == ("Knife",) and "Knife" not in cut.types
+    spot = next(x for x in r.read("find a spot for the hot pan, anywhere but the floor").spec.roles
+                if x.utility == "surface_support")
+    assert spot.avoid == ("Floor",)
+    heat = next(x for x in r.read("warm up the soup but don't use the microwave").spec.roles
+                if x.utility == "heating(source)")
+    assert heat.avoid == ("Microwave",)
+
+
+@pytest.mark.parametrize(("text", "utility", "types", "avoid"), [
+    ("vacuum the rug", "cleaning", ("VacuumCleaner",), ()),  # only a vacuum cleaner vacuums: none -> infeasible
+    ("power cut and it's dark in here", "light_source", (), ("LightSwitch", "DeskLamp", "FloorLamp")),
+    ("put some music on", "entertainment", (), ()),
+    ("crack the eggs into a bowl", "mixing(vessel)", ("Bowl",), ()),  # the bowl they are cracked into mixes
+])
+def test_tools_only_one_kind_does_power_cuts_and_what_is_put_on(reader, text, utility, types, avoid) -> None:
+    role = next(x for x in TaskReader(reader.kb, encoder=None, examples=None).read(text).spec.roles
+                if x.utility == utility)
+    assert (role.types, role.avoid) == (types, avoid)
+
+
+@pytest.mark.parametrize("text", ["wash the echo out of the shower", "please vacuum my bad mood off the sofa",
+                                  "switch the full moon off"])
+def test_a_chore_on_something_no_hand_can_hold_is_refused(reader, text) -> None:
+    r = reader.read(text)
+    assert not r.understood and "not a household task" in r.reason and "is not a thing to" in r.reason
+
+
+def test_the_sun_and_the_mood_in_ordinary_requests_pass(reader) -> None:
+    for text in ("close the curtains to keep the sun out", "wash off the sunscreen", "the sun is in my eyes"):
+        assert "not a household task" not in (reader.read(text).reason or ""), text
