@@ -246,7 +246,8 @@ _ABSTRACT = frozenset({"mood", "moods", "echo", "echoes", "moon", "sun", "stars"
                        "thoughts", "weather", "wind", "clouds", "soul", "boredom", "loneliness", "stress", "worries",
                        "anger", "steam", "darkness", "gravity"})
 """Things no hand can hold: "vacuum my bad mood off the sofa", "wash the echo out of the shower"."""
-_PARTICLES = frozenset({"off", "on", "up", "out", "down", "away", "back", "over", "please", "again", "now", "of", "from"})
+_PARTICLES = frozenset({"off", "on", "up", "out", "down", "away", "back", "over", "please", "again", "now", "of",
+                        "from"})
 """Words that end an object phrase's noun ("the full moon off", "the echo out of the shower")."""
 
 
