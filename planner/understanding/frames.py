@@ -35,9 +35,10 @@ FRAMES: dict[str, tuple[str, ...]] = {
                      "sanitize", "sanitise", "descale", "degrease", "unclog", "unblock", "hoover", "bleach"),
                     ("cleaning",)),
     # carrying, serving, drinking
-    **dict.fromkeys(("pour", "serve", "carry", "drink", "thirsty", "sip", "water"), ("carrying",)),
+    **dict.fromkeys(("pour", "serve", "carry", "drink", "thirsty", "sip", "water", "mist"), ("carrying",)),
     # throwing away, storing, putting
-    **dict.fromkeys(("discard", "dispose", "trash", "bin", "throw", "toss", "dump", "chuck", "flush"), ("disposing",)),
+    **dict.fromkeys(("discard", "dispose", "trash", "bin", "throw", "toss", "dump", "chuck", "flush",
+                     "empty"), ("disposing",)),
     **dict.fromkeys(("store", "stash", "keep", "refrigerate", "chill", "cool", "freeze", "pack", "stow",
                      "organize", "organise", "tidy", "hide"), ("storage",)),
     # devices and the rest of COAT's utilities
@@ -212,7 +213,7 @@ _SPLIT = re.compile(r"\s*(?:[,;&?!.:\-\u2013\u2014]|\band then\b|\bthen\b|\band\
                     r"\bso that\b|\bbefore\b)\s*")
 _WHERE = ("into", "onto", "inside", "in", "on", "from", "at")
 _REFERENCE = frozenset({"above", "below", "beneath", "under", "underneath", "beside", "behind", "near", "next",
-                        "opposite", "between"})
+                        "opposite", "between", "by"})
 """Words that place something relative to an object ("hang it above the sofa", "hoover under the table"): the
 object they name is a landmark, neither a role's object nor a target."""
 _ARTICLES = frozenset({"a", "an", "the", "some", "my", "your", "our", "this", "that", "these", "those", "me", "us",
@@ -244,8 +245,12 @@ _INTO = re.compile(rf"\b(?:turn|transform|change|convert) {_DET} ((?:\w+ ){{0,2}
 _ABSTRACT = frozenset({"mood", "moods", "echo", "echoes", "moon", "sun", "stars", "sky", "rainbow", "shadow", "shadows",
                        "dream", "dreams", "memory", "memories", "luck", "feelings", "sadness", "happiness", "silence",
                        "thoughts", "weather", "wind", "clouds", "soul", "boredom", "loneliness", "stress", "worries",
-                       "anger", "steam", "darkness", "gravity"})
+                       "anger", "steam", "darkness", "gravity", "anxiety", "fear", "fears", "sound", "sounds", "noise",
+                       "smell", "smells", "scent", "moonlight", "starlight", "rainbows", "nightmares", "love"})
 """Things no hand can hold: "vacuum my bad mood off the sofa", "wash the echo out of the shower"."""
+_ONLINE = re.compile(r"\b(?:order|buy|book|purchase|pay|renew)\b.*\bonline\b|\bbook (?:me |us )?(?:a |an )?"
+                     r"(?:flight|table|taxi|cab|appointment|hotel|holiday|train)\b")
+"""Errands done online or by phone ("order more toilet paper online", "book me a flight")."""
 _PARTICLES = frozenset({"off", "on", "up", "out", "down", "away", "back", "over", "please", "again", "now", "of",
                         "from"})
 """Words that end an object phrase's noun ("the full moon off", "the echo out of the shower")."""
@@ -274,7 +279,9 @@ def impossible(text: str, is_object: Callable[[str], bool], is_known: Callable[[
     for m in _INTO.finditer(t):
         if is_object(m.group(1)) and not is_known(m.group(2)):
             return f"the {m.group(1)} cannot be turned into {m.group(2)}"
-    for c in clauses(text):
+    if _ONLINE.search(t):
+        return "it is done online or by phone, outside the house robot's world"
+    for c in with_referents(clauses(text)):
         words = c.obj.split()
         phrase = words[: next((i for i, w in enumerate(words) if w in _PARTICLES), len(words))]  # "bad mood"
         physical = c.verb in FRAMES or c.verb in PUT or c.verb in ("switch", "off", "fold")
@@ -350,9 +357,27 @@ def clauses(text: str) -> list[Clause]:
             asked = part.strip()[: len(part.strip()) - len(stripped)]
             if not c.verb and re.search(r"\b(?:want|need|like|love|fancy)\b", asked):
                 c = c._replace(verb="get")  # "I need a tea towel": the thing wanted is fetched
-            out.append(c._replace(request=polite or is_verb(base(first)) or first in PHRASAL_FIRST))
+            out.append(c._replace(request=polite or is_verb(base(first)) or first in PHRASAL_FIRST or
+                                  first in _IMPERATIVE))
     return out
 
+
+def with_referents(cs: list[Clause]) -> list[Clause]:
+    """The clauses with "it" / "them" standing for the previous clause's object ("put the candle on the table and
+    light it": the candle is lit)."""
+    out: list[Clause] = []
+    previous = ""
+    for c in cs:
+        if not c.obj and previous and re.search(r"\b(it|them)\b", c.text):
+            c = c._replace(obj=previous)
+        previous = c.obj or previous
+        out.append(c)
+    return out
+
+
+_IMPERATIVE = frozenset({"check", "show", "tell", "set", "find", "look", "let", "go", "come", "remind", "wake",
+                         "start", "stop", "sort", "deal", "fill", "empty", "grab"})
+"""Verbs no frame needs that still open a request ("check the time", "sort it out")."""
 
 _CHORES = frozenset({"scrub", "wipe", "clean", "wash", "rinse", "dust", "polish", "sweep", "mop", "stir", "vacuum"})
 """Chores given as a noun: "give the loo a good scrub" is "scrub the loo" ("give the dog a break" is not)."""
@@ -365,7 +390,9 @@ def _clause(part: str) -> Clause:
     part = re.sub(r"\bput\s+(it|them|this|that)\s+(away|out|up|down)\b", r"put \2 \1", part)  # "put it on" stays
     part = re.sub(r"\b(?:keep|keeps|start)\s+(\w+ing)\b",  # "keep stirring the sauce", not "keep nothing on it"
                   lambda m: m.group(1) if base(m.group(1)) != m.group(1) else m.group(0), part)
-    part = re.sub(r"\bgive\s+((?:the|my|your|this|that)\s+\w+|it|them)\s+an?\s+(?:good\s+|quick\s+|proper\s+)?(\w+)",
+    part = re.sub(r"\btoss\s+((?:\w+\s+){0,3}?)together\b", r"mix \1", part)  # "toss it all together": a salad
+    part = re.sub(r"\bgive\s+((?:the|my|your|this|that)\s+(?:\w+\s+){0,3}?\w+|it|them)\s+an?\s+"
+                  r"(?:good\s+|quick\s+|proper\s+)?(\w+)",
                   lambda m: f"{m.group(2)} {m.group(1)}" if m.group(2) in _CHORES else m.group(0), part)
     for phrase, verb in PHRASAL.items():
         part = re.sub(rf"\b{phrase}\b", verb, part)
@@ -380,7 +407,7 @@ def _clause(part: str) -> Clause:
     rest = words[vi + 1:] if vi is not None else words
     if purpose:
         rest = rest[: next(i for i, w in enumerate(rest + ["to"]) if w == "to")]
-    if verb in PUT and rest and rest[-1] == "on":  # "put the TV on"
+    if (verb in PUT or not verb) and rest and rest[-1] == "on" and len(rest) <= 4:  # "put the TV on", "lamp on"
         verb, rest = "switch", rest[:-1]
     if not verb:  # "my hands are dirty", "it's too dark in here": the state names what would fix it
         verb = next((w for w in words if w in STATES), "")
@@ -409,4 +436,4 @@ def _phrases(words: list[str]) -> tuple[str, str, tuple[tuple[str, str], ...]]:
 
 __all__ = ["DISHES", "DISH_PREFERS", "FETCH", "FRAMES", "MAKE", "OPEN", "OUT_OF_REACH", "PHRASAL", "PUT", "STATES",
            "VERB_PREFERS", "VERB_REQUIRES", "WORD_PREFERS", "Clause", "base", "clauses", "dish", "impossible",
-           "is_verb"]
+           "is_verb", "with_referents"]

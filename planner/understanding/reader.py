@@ -58,6 +58,7 @@ from .frames import (
     clauses,
     dish,
     impossible,
+    with_referents,
 )
 from .language import LanguageCheck, check_language, text_words
 from .vocabulary import Mention, Vocabulary
@@ -98,6 +99,8 @@ _QUESTION = frozenset({"what", "who", "whom", "whose", "when", "why", "how", "wh
 _INVERTED = frozenset({"is", "are", "was", "were", "do", "does", "did"})
 """A text opening with one of these is a question only when it ends with a question mark ("do the dishes")."""
 _FOOD = frozenset({"Apple", "Bread", "Egg", "Potato", "Tomato", "Lettuce", "Cake"})
+_PAST = re.compile(r"\b(?:had|ate|made|cooked|was|were|yesterday|last night)\b")
+"""A dish in a clause with these words is told about, not asked for ("I had pasta for lunch yesterday")."""
 _ELECTRIC_LIGHTS = ("LightSwitch", "DeskLamp", "FloorLamp")
 _BODY = frozenset({"off", "face", "hands", "hand", "hair", "body", "myself", "yourself", "feet", "legs", "arms"})
 """Words that make "dry" a person drying themself (a towel), not drying dishes."""
@@ -126,6 +129,8 @@ class _Evidence:
     """utility -> the COAT task whose roles it came from (its annotations decide it)."""
     avoid: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """utility -> types the request rules out ("not on the floor")."""
+    expected: tuple[str, ...] = ()
+    """The utilities of every clause's verb: a thing fetched in one clause serves the verb of another."""
     verbs: set[str] = field(default_factory=set)
     """The clauses' verbs (base forms): a role borrows a COAT task named with one of them when there is one."""
 
@@ -301,12 +306,10 @@ class TaskReader:
                   role_scores: dict[str, float]) -> _Evidence:
         ev = _Evidence(roles={}, targets=[], notes=[], frame=False, text=text,
                        task_sims=dict(zip(tasks, task_sims, strict=True)))
-        previous = ""
-        for clause in clauses(text):
+        read = with_referents(clauses(text))  # "put the candle on the table and light it": it is the candle
+        ev.expected = tuple(dict.fromkeys(u for c in read for u in FRAMES.get(c.purpose or c.verb, ())))
+        for clause in read:
             ev.request = ev.request or clause.request
-            if not clause.obj and previous and re.search(r"\b(it|them)\b", clause.text):
-                clause = clause._replace(obj=previous)  # "put the candle on the table and light it"
-            previous = clause.obj or previous
             self._clause(clause, ev)
         self._example(ev, ex_sims)
         best = max(range(len(tasks)), key=task_sims.__getitem__) if tasks else None
@@ -367,7 +370,7 @@ class TaskReader:
         verb = c.purpose or c.verb
         ev.verbs.add(verb)
         obj = self.vocab.mentions(c.obj)
-        made = dish(c.obj or c.text) if verb in MAKE or not verb else ""  # "make me a cup of tea"
+        made = dish(c.obj or c.text) if verb in MAKE or (not verb and not _PAST.search(c.text)) else ""
         if made and any(f" {made} " in f" {m.words} " and m.words != made for m in obj):
             made = ""  # "make the coffee table look nice"
         following = f" {c.obj or c.text} ".split(f" {made} ", 1)[-1].split() if made else []
@@ -379,16 +382,22 @@ class TaskReader:
         units = [m for m in obj if _unit(m, c.obj)]
         obj = [m for m in obj if not _unit(m, c.obj)]  # "a glass of water": the water is what is asked for
         ruled_out = [m for m in (*obj, *tool) if not m.liquid and _ruled_out(c.text, m.words)]
-        for m in ruled_out:  # "not the big knife", "don't use the microwave", "anywhere but the floor"
-            u = self._utility_of(m.types, prefer=(*FRAMES.get(verb, ()), *ev.roles))
-            if u is not None:
-                self._avoid(ev, u, m.types, f"not {m.words!r}")
+        for m in ruled_out:  # "not the big knife", "don't use the microwave", "the bat rather than the racket"
+            for u in self.kb.utilities:  # whichever role it could fill: it fills none
+                if set(map(canonical_object_name, m.types)) & set(self.kb.utility_objects(u)):
+                    ev.avoid[u] = tuple(dict.fromkeys((*ev.avoid.get(u, ()), *m.types)))
+            ev.notes.append(f"not {m.words!r}")
         obj = [m for m in obj if m not in ruled_out]
         tool = [m for m in tool if m not in ruled_out]
+        if ruled_out and not obj and (verb in FETCH or verb in PUT or _ANY.search(c.text)):
+            # "bring me anything but the red mug", "anywhere but the floor": something else of its kind is wanted
+            u = self._utility_of(ruled_out[0].types, prefer=(*ev.expected, *ev.roles))
+            if u is not None:
+                self._avoid(ev, u, ruled_out[0].types, f"not {ruled_out[0].words!r}")
         if not made and (verb in ("switch", *OPEN) or (verb in FETCH and not c.purpose)):
             for m in obj:  # the named device or thing is the role's object
-                switch = verb in ("switch", *OPEN)
-                u = self._utility_of(m.types, prefer=("light_source", "entertainment") if switch else ())
+                switch = verb in ("switch", *OPEN)  # a fetched laptop is for the email the request writes
+                u = self._utility_of(m.types, prefer=("light_source", "entertainment") if switch else ev.expected)
                 if m.liquid:
                     self._target(m, ev)
                     ev.roles.setdefault("carrying", ())
@@ -414,7 +423,7 @@ class TaskReader:
             if u is None:  # "leave a note on the mirror": COAT knows no utility of the place, so no role is bound
                 ev.notes.append(f"put {c.obj!r} {c.prep} {where[0].words!r}: COAT gives the place no utility")
                 return
-            if _negated(c.text, c.prep, where[0].words):  # "don't leave the laptop on the bed"
+            if _negated(c.text, c.prep, where[0].words) or _ruled_out(c.text, where[0].words):  # "not on the bed"
                 self._avoid(ev, u, where[0].types, f"not {c.prep} {where[0].words!r}")
                 return
             ev.roles[u] = where[0].types
@@ -451,8 +460,8 @@ class TaskReader:
             if u is not None and not ev.roles.get(u):
                 ev.roles[u] = m.types
                 ev.notes.append(f"{u}: {m.words!r} of it")
-        for m in tool:
-            u = self._utility_of(m.types, prefer=utilities)
+        for m in tool:  # "stir the pot ... with the spoon please": the spoon stirs (a role read before)
+            u = self._utility_of(m.types, prefer=(*utilities, *ev.roles))
             if u is not None:
                 ev.roles[u] = m.types
                 ev.notes.append(f"{u}: with {m.words!r}")
@@ -471,7 +480,7 @@ class TaskReader:
                                                       "comfort",
                                                       *(("surface_support", "storage") if on else ("storage",))))
                 if u is not None and not m.liquid and m.types[0] not in _FOOD:
-                    if _negated(c.text, prep, m.words):  # "somewhere dark, not in the fridge"
+                    if _negated(c.text, prep, m.words) or _ruled_out(c.text, m.words):  # "not in the fridge"
                         self._avoid(ev, u, m.types, f"not {prep} {m.words!r}")
                         continue
                     ev.roles[u] = m.types
@@ -480,6 +489,8 @@ class TaskReader:
             self._task_roles(u, verb, ev)
         self._companions(verb, ev)
         self._prefer(ev, (*VERB_PREFERS.get(verb, ()), *DISH_PREFERS.get(made, ())))
+        if not verb:  # "... not the hand towel. A towel, the big one": a thing named alone is the one wanted
+            self._prefer(ev, [t for m in obj for t in m.types])
 
     def _avoid(self, ev: _Evidence, u: str, types: tuple[str, ...], said: str) -> None:
         """The request rules ``types`` out for role ``u`` (which it still needs)."""
@@ -618,25 +629,29 @@ class TaskReader:
         """The COAT task of the role's utility nearest to the request, among those whose annotations keep a type
         the role prefers when there are such ("boil an egg" wants a pot: not "cooking & serving fried egg"), then
         among those whose ideal objects best match the preferred types (overlap over union: "dry my hands" wants
-        towels, so "washing your face", not "washing dishes" with its soap), then among those named with one of the
-        request's verbs ("dry the shower door": "drying washed dishes", not "cleaning showerhead")."""
+        towels, so "washing your face", not "washing dishes" with its soap; the first preferred weighs most), then
+        among those named with one of the request's verbs ("dry the shower door": "drying washed dishes", not
+        "cleaning showerhead")."""
         tasks = [t for t in self.kb.tasks(role.utility) if t in sims]
-        wanted = {canonical_object_name(t) for t in role.prefer}
+        order = list(dict.fromkeys(canonical_object_name(t) for t in role.prefer))
+        wanted = set(order)
         tasks = [t for t in tasks if wanted & set(self.kb.context_objects(role.utility, t))] or tasks
         if wanted:
-            fit = {t: self._ideal_overlap(role.utility, t, wanted) for t in tasks}
+            fit = {t: self._ideal_overlap(role.utility, t, order) for t in tasks}
             best = max(fit.values(), default=0.0)
             tasks = [t for t in tasks if fit[t] == best] if best > 0 else tasks
         said = set(verbs) - {""}
         tasks = [t for t in tasks if said & self._task_verbs(t)] or tasks
         return max(tasks, key=sims.__getitem__, default=None)
 
-    def _ideal_overlap(self, utility: str, task: str, wanted: set[str]) -> float:
-        """How well a COAT task's ideal objects match the wanted types (Jaccard; 0 for an unannotated task)."""
+    def _ideal_overlap(self, utility: str, task: str, wanted: Sequence[str]) -> float:
+        """How well a COAT task's ideal objects match the wanted types, in preference order: a weighted overlap
+        over union (the i-th wanted type weighs 1 / (i + 1)); 0 for an unannotated task."""
         if not self.kb.is_annotated(utility, task):
             return 0.0
         ideal = {c.object for c in self.kb.ideal(utility, task)}
-        return len(ideal & wanted) / len(ideal | wanted)
+        weight = {t: 1 / (i + 1) for i, t in reversed(list(enumerate(wanted)))}
+        return sum(weight[t] for t in ideal & weight.keys()) / (sum(weight.values()) + len(ideal - weight.keys()))
 
     def _refuse(self, text: str, conf: float, reason: str, closest: list[str], *, language: str = "en",
                 evidence: Iterable[str] = ()) -> TaskReading:
@@ -661,9 +676,10 @@ def content_words(text: str) -> frozenset[str]:
 
 
 _NEGATION = re.compile(r"\b(?:not|never|no|don't|dont|doesn't|won't|shouldn't|mustn't|isn't|aren't|can't|n't)\b")
-_EXCEPT = re.compile(r"\b(?:not|never|don't use|dont use|do not use|without|except|instead of|rather than|other than|"
-                     r"(?:anything|anywhere|everything|something|somewhere) but)\s+(?:(?:the|a|an|my|that|this|those|"
-                     r"these|your|any)\s+)?(?:\w+\s+){0,2}?$")
+_ANY = re.compile(r"\b(?:anything|anywhere|something|somewhere|another|else)\b")
+_EXCEPT = re.compile(r"\b(?:not|no|never|don't use|dont use|do not use|without|except|instead of|rather than|"
+                     r"other than|(?:anything|anywhere|everything|something|somewhere) but)\s+"
+                     r"(?:(?:the|a|an|my|that|this|those|these|your|any)\s+)?(?:\w+\s+){0,2}?$")
 """What rules out the object named right after it ("not the big knife", "anywhere but the floor")."""
 
 

@@ -575,3 +575,35 @@ def test_a_chore_on_something_no_hand_can_hold_is_refused(reader, text) -> None:
 def test_the_sun_and_the_mood_in_ordinary_requests_pass(reader) -> None:
     for text in ("close the curtains to keep the sun out", "wash off the sunscreen", "the sun is in my eyes"):
         assert "not a household task" not in (reader.read(text).reason or ""), text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("stir the soup, with the spoon please, not the knife", {"mixing(tool)": ("Spoon",), "mixing(vessel)": ()}),
+    ("I have to email my landlord, so bring me the laptop", {"writing": ("Laptop",)}),  # fetched for the email
+    ("desk lamp on, please", {"light_source": ("DeskLamp",)}),
+    ("the bin by the desk is full, empty it", {"disposing": ("GarbageCan",)}),  # the desk is a landmark
+])
+def test_a_thing_named_serves_the_role_the_request_reads_elsewhere(reader, text, expected) -> None:
+    assert _roles(TaskReader(reader.kb, encoder=None, examples=None).read(text)) == expected
+
+
+def test_a_thing_named_alone_is_preferred(reader) -> None:
+    r = TaskReader(reader.kb, encoder=None, examples=None)
+    wet = next(x for x in r.read("I'm dripping wet. A towel, the big one, not the hand towel").spec.roles)
+    assert wet.utility == "cleaning" and wet.prefer[0] == "Towel" and "HandTowel" in wet.avoid
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("fold up the sound of the rain and store it in the cabinet", "'sound' is not a thing to store"),  # it: sound
+    ("order more toilet paper online", "online or by phone"), ("book me a flight to Lisbon", "online or by phone"),
+])
+def test_errands_and_things_that_are_not_things(reader, text, why) -> None:
+    r = reader.read(text)
+    assert not r.understood and why in r.reason
+
+
+def test_a_dish_told_about_is_not_made(reader) -> None:
+    r = TaskReader(reader.kb, encoder=None, examples=None)
+    assert not r.read("I had pasta for lunch yesterday").understood
+    assert "heating(source)" in r.assess("pasta for lunch please").evidence.roles
+    assert "heating(source)" not in r.assess("I had pasta for lunch yesterday").evidence.roles
