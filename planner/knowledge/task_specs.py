@@ -201,7 +201,8 @@ def physical_roles(roles: list[Role], targets: list[Target], *, placed: Iterable
     for r in roles:
         if r.utility in ("cutting", "breaking") and slicing and not r.types:
             knives = tuple(k for k in KNIVES if k not in r.avoid) or KNIVES  # "not the big knife": the butter knife
-            r = r.model_copy(update={"types": knives})  # AI2-THOR slices and cracks only with a knife in hand
+            r = r.model_copy(update={"types": knives,  # AI2-THOR slices and cracks only with a knife in hand
+                                     "prefer": tuple(p for p in r.prefer if p in knives)})
         if liquid and r.utility == holder and FILLABLE not in r.needs:
             r = r.model_copy(update={"needs": (*r.needs, FILLABLE)})
         if r.utility in receiving and not (liquid and r.utility == holder) and RECEPTACLE not in r.needs:

@@ -37,8 +37,8 @@ FRAMES: dict[str, tuple[str, ...]] = {
     # carrying, serving, drinking
     **dict.fromkeys(("pour", "serve", "carry", "drink", "thirsty", "sip", "water", "mist"), ("carrying",)),
     # throwing away, storing, putting
-    **dict.fromkeys(("discard", "dispose", "trash", "bin", "throw", "toss", "dump", "chuck", "flush",
-                     "empty"), ("disposing",)),
+    **dict.fromkeys(("discard", "dispose", "trash", "bin", "throw", "toss", "dump", "chuck", "flush"),
+                    ("disposing",)),
     **dict.fromkeys(("store", "stash", "keep", "refrigerate", "chill", "cool", "freeze", "pack", "stow",
                      "organize", "organise", "tidy", "hide"), ("storage",)),
     # devices and the rest of COAT's utilities
@@ -165,6 +165,11 @@ VERB_REQUIRES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("vacuum", "hoover"), ("VacuumCleaner",)),
     **dict.fromkeys(("clogged", "blocked", "unclog", "unblock"), ("Plunger",)),
 }
+REQUIRES_WHEN: dict[str, re.Pattern[str]] = {
+    **dict.fromkeys(("clogged", "blocked", "unclog", "unblock"),
+                    re.compile(r"\b(?:toilet|loo|sink|drain|bath|tub|bathtub|shower|pipe|plughole|basin)\b")),
+}
+"""... and only when the request names what such a tool works on ("my nose is blocked" needs no plunger)."""
 """Verbs (and states) only one kind of object can do: the role must be that type ("vacuum the rug" with no
 vacuum cleaner is infeasible; a scrub brush does not unblock a toilet)."""
 
@@ -183,6 +188,11 @@ PHRASAL: dict[str, str] = {
     "lock away": "store", "lock up": "store", "take a shower": "shower", "have a shower": "shower",
     "take a bath": "bathe", "have a bath": "bathe",
     "draw the curtains": "open the curtains", "draw the blinds": "open the blinds",
+    "do the washing up": "wash the dishes", "do the dishes": "wash the dishes", "washing up": "wash up",
+    "dish up": "serve", "plate up": "serve", "empty the bin": "discard the rubbish in the bin",
+    "empty the trash": "discard the rubbish in the trash", "empty the rubbish": "discard the rubbish in the bin",
+    "empty the garbage": "discard the rubbish in the garbage", "fill the bath": "run the bath",
+    "fill the tub": "run the tub", "fill up the bath": "run the bath",
     "power cut": "blackout", "power's out": "blackout", "power is out": "blackout", "power went out": "blackout",
     "power outage": "blackout", "no power": "blackout", "no electricity": "blackout",
 }
@@ -203,7 +213,7 @@ PUT = frozenset({"put", "place", "set", "move", "leave", "lay", "stand", "hang",
 
 _POLITE = re.compile(
     r"^(?:(?:please|kindly|hey|ok|okay|robot|now)\s+|(?:can|could|would|will)\s+(?:you\s+)?(?:please\s+)?|"
-    r"i\s*(?:'d|would)\s+(?:like|love)\s+(?:you\s+)?(?:to\s+)?|i\s+fancy\s+|"
+    r"i\s*(?:'d|would)\s+(?:like|love)\s+(?:you\s+)?(?:to\s+)?|(?:i\s+)?fancy\s+|"
     r"i\s+(?:want|need)\s+(?:you\s+)?(?:to\s+)?|"
     r"help\s+me\s+(?:to\s+)?|let\s*'?s\s+|go\s+and\s+|time\s+(?:to|for)\s+(?:my\s+|a\s+|some\s+)?)+"
 )
@@ -213,11 +223,16 @@ _SPLIT = re.compile(r"\s*(?:[,;&?!.:\-\u2013\u2014]|\band then\b|\bthen\b|\band\
                     r"\bso that\b|\bbefore\b)\s*")
 _WHERE = ("into", "onto", "inside", "in", "on", "from", "at")
 _REFERENCE = frozenset({"above", "below", "beneath", "under", "underneath", "beside", "behind", "near", "next",
-                        "opposite", "between", "by"})
+                        "opposite", "between", "by", "over"})
 """Words that place something relative to an object ("hang it above the sofa", "hoover under the table"): the
-object they name is a landmark, neither a role's object nor a target."""
+object they name is a landmark, neither a role's object nor a target (but what is put "under" a thing goes
+there)."""
 _ARTICLES = frozenset({"a", "an", "the", "some", "my", "your", "our", "this", "that", "these", "those", "me", "us",
                        "him", "her", "them", "it", "something", "anything", "one", "please", "up", "out"})
+_VERB_COMPOUNDS = frozenset({("hand", "towel"), ("hand", "towels"), ("hand", "soap"), ("butter", "knife"),
+                             ("butter", "knives"), ("light", "switch"), ("watering", "can"), ("dish", "sponge"),
+                             ("spray", "bottle"), ("mixing", "bowl"), ("cutting", "board"), ("serving", "bowl")})
+"""A verb that opens an object's name is no verb ("hand towel please" asks for the towel)."""
 _DETERMINERS = frozenset({"a", "an", "the", "my", "your", "our", "his", "their", "this", "that", "these", "those"})
 _BASE = {"cutting": "cut", "slicing": "slice", "sliced": "slice", "chopped": "chop", "heated": "heat",
          "heating": "heat", "reheating": "reheat", "cooking": "cook", "cooked": "cook", "boiled": "boil",
@@ -233,7 +248,7 @@ _BASE = {"cutting": "cut", "slicing": "slice", "sliced": "slice", "chopped": "ch
 _DET = r"(?:the|my|your|our|this|that|these|those|a|an)"
 _ANIMATE = frozenset({"fly", "sing", "dance", "talk", "speak", "walk", "jump", "float", "laugh", "cry", "levitate",
                       "vanish", "disappear", "swim", "think", "smile", "fall in love", "grow legs", "come alive",
-                      "obey", "apologise", "apologize", "shuffle", "wave", "sneeze", "wake up", "tell jokes"})
+                      "obey", "apologise", "apologize", "sneeze", "tell jokes"})
 """What only living (or imagined) things do: "make the toaster fly" asks for magic, not a chore."""
 _ASKED = re.compile(rf"\b(?:teach|ask|tell|persuade|convince|train|beg|order|command|remind) {_DET} "
                     r"((?:\w+ ){0,2}?\w+) (?:to|that)\b")
@@ -242,31 +257,43 @@ _INTO = re.compile(rf"\b(?:turn|transform|change|convert) {_DET} ((?:\w+ ){{0,2}
                    rf"(?:{_DET} |solid |pure )?(\w+)(?! mode| setting| position)\b")
 
 
-_ABSTRACT = frozenset({"mood", "moods", "echo", "echoes", "moon", "sun", "stars", "sky", "rainbow", "shadow", "shadows",
-                       "dream", "dreams", "memory", "memories", "luck", "feelings", "sadness", "happiness", "silence",
-                       "thoughts", "weather", "wind", "clouds", "soul", "boredom", "loneliness", "stress", "worries",
-                       "anger", "steam", "darkness", "gravity", "anxiety", "fear", "fears", "sound", "sounds", "noise",
-                       "smell", "smells", "scent", "moonlight", "starlight", "rainbows", "nightmares", "love"})
+_ABSTRACT = frozenset({"mood", "moods", "echo", "echoes", "moon", "sky", "rainbow", "rainbows", "dream", "dreams",
+                       "memory", "memories", "luck", "feelings", "sadness", "happiness", "silence", "thoughts",
+                       "weather", "soul", "boredom", "loneliness", "stress", "worries", "anger", "gravity", "anxiety",
+                       "fear", "fears", "moonlight", "starlight", "nightmares", "love", "wifi"})
 """Things no hand can hold: "vacuum my bad mood off the sofa", "wash the echo out of the shower"."""
 _ONLINE = re.compile(r"\b(?:order|buy|book|purchase|pay|renew)\b.*\bonline\b|\bbook (?:me |us )?(?:a |an )?"
-                     r"(?:flight|table|taxi|cab|appointment|hotel|holiday|train)\b")
+                     r"(?:flight|table|taxi|cab|appointment|hotel|holiday|train)\b|"
+                     r"^(?:please |pls |can you |could you |can u )?(?:text|call|phone|ring|message|whatsapp) "
+                     r"(?:my|a|the|our) ?(?:mum|mom|dad|mother|father|brother|sister|boss|friend|plumber|doctor|"
+                     r"landlord|wife|husband|partner|electrician|taxi|cab|neighbour|neighbor|gran|grandma|grandpa)\b")
 """Errands done online or by phone ("order more toilet paper online", "book me a flight")."""
+_INTANGIBLE = frozenset({"steam", "sound", "sounds", "smell", "smells", "scent", "noise", "sunshine", "sunlight", "sun",
+                         "stars", "echo"})
+"""Things one can wipe, air out or switch off but not hold: "keep the smell of toast in a jar" is magic, "wipe
+the steam off the mirror" a chore."""
+_INTO_OK = frozenset({"standby", "brighter", "dimmer", "bigger", "smaller", "one", "pieces", "bits", "halves",
+                      "quarters", "slices", "chunks", "cubes", "strips"})
+"""What turning a thing "into" still asks of a household ("turn the TV into standby", "cut it into pieces")."""
 _PARTICLES = frozenset({"off", "on", "up", "out", "down", "away", "back", "over", "please", "again", "now", "of",
                         "from"})
 """Words that end an object phrase's noun ("the full moon off", "the echo out of the shower")."""
 
 
-def impossible(text: str, is_object: Callable[[str], bool], is_known: Callable[[str], bool]) -> str:
+def impossible(text: str, is_object: Callable[[str], bool], is_known: Callable[[str], bool],
+               is_food: Callable[[str], bool] = lambda phrase: False) -> str:
     """Why a request asks a household object for what no object can do, or "" when it does not: an object
     taught, asked or persuaded to act ("teach the houseplant to water itself"), made to do what only living
     things do ("make the toaster fly"), turned into something no kitchen makes ("turn the fridge into a dragon"),
-    or a chore done to something no hand can hold ("wash the echo out of the shower").
+    a chore done to something no hand can hold ("wash the echo out of the shower"), or an errand done online or by
+    phone when nothing is fetched for it ("order more toilet paper online", "call a plumber").
 
     Args:
         text: The request.
         is_object: Whether a phrase names a household object type (the vocabulary).
         is_known: Whether a word names something a household makes or holds (an object type, a dish, a state):
             "turn the bread into toast" is cooking.
+        is_food: Whether a phrase names food (which cooking may turn into anything).
     """
     t = " ".join(re.findall(r"[a-z']+", text.lower()))
     for m in _ASKED.finditer(t):
@@ -276,16 +303,21 @@ def impossible(text: str, is_object: Callable[[str], bool], is_known: Callable[[
         act = next((a for a in _ANIMATE if f"{m.group(2)} ".startswith(f"{a} ")), "")
         if act and is_object(m.group(1)):
             return f"the {m.group(1)} cannot {act}"
-    for m in _INTO.finditer(t):
-        if is_object(m.group(1)) and not is_known(m.group(2)):
+    for m in _INTO.finditer(t):  # "turn the apples into a crumble" is cooking: food may become anything
+        if is_object(m.group(1)) and not is_food(m.group(1)) and not is_known(m.group(2)) and \
+                m.group(2) not in _INTO_OK and not t[m.end():].startswith(" one"):
             return f"the {m.group(1)} cannot be turned into {m.group(2)}"
-    if _ONLINE.search(t):
+    read = with_referents(clauses(text))
+    if _ONLINE.search(t) and not any(c.verb in FETCH for c in read):  # "bring me my laptop, I need to order ..."
         return "it is done online or by phone, outside the house robot's world"
-    for c in with_referents(clauses(text)):
-        words = c.obj.split()
+    for c in read:
+        words = re.sub(r"^(?:cup|glass|bowl|bag|jar|box|bottle|piece|slice) of ", "", c.obj).split()  # "a cup of X"
         phrase = words[: next((i for i, w in enumerate(words) if w in _PARTICLES), len(words))]  # "bad mood"
         physical = c.verb in FRAMES or c.verb in PUT or c.verb in ("switch", "off", "fold")
-        if phrase and phrase[-1] in _ABSTRACT and physical and not is_object(" ".join(phrase)):
+        held = (c.verb in PUT or c.verb == "fold" or set(FRAMES.get(c.verb, ())) & {"storage", "carrying"}) and \
+            not (phrase and re.search(rf"\b{phrase[-1]} out\b", c.text))  # "keep the sun out" blocks it
+        if phrase and not is_object(" ".join(phrase)) and (
+                (phrase[-1] in _ABSTRACT and physical) or (phrase[-1] in _INTANGIBLE and held)):
             return f"{phrase[-1]!r} is not a thing to {c.verb}"
     return ""
 
@@ -319,6 +351,8 @@ def _verb_at(words: list[str], i: int) -> bool:
     if not is_verb(base(w)):
         return False
     after = words[i - 1] if i else ""
+    if i + 1 < len(words) and (w, words[i + 1]) in _VERB_COMPOUNDS:  # "hand towel please", "the butter knife"
+        return False
     if w == "time":
         return i == 0 or after in ("the", "what", "what's", "whats")
     return not ((base(w) != w and after in _ARTICLES) or after in _DETERMINERS)  # "the shower", "a wash": nouns
@@ -329,6 +363,8 @@ def base(word: str) -> str:
     ``whisk``); a word that is no known verb in any form is returned as it is."""
     if word in _BASE:
         return _BASE[word]
+    if word.endswith(("in", "in'")) and base(word.rstrip("'") + "g") != word.rstrip("'") + "g":  # "watchin"
+        return base(word.rstrip("'") + "g")
     for end in ("ing", "ed"):
         if word.endswith(end) and len(word) > len(end) + 2:
             stem = word[: -len(end)]
@@ -347,6 +383,7 @@ def is_verb(word: str) -> bool:
 def clauses(text: str) -> list[Clause]:
     """The clauses of a request, each with its verb and phrases (see the module doc)."""
     t = " ".join(re.findall(r"[a-z']+|[&?!.:,;]|(?<=\s)[-\u2013\u2014](?=\s)", text.lower()))  # " - " ends a clause
+    t = re.sub(r"\bw\b(?= )", "with", t)  # "w the spray bottle"
     out: list[Clause] = []
     for part in _SPLIT.split(t):
         stripped = _POLITE.sub("", part.strip()).strip()
@@ -357,8 +394,9 @@ def clauses(text: str) -> list[Clause]:
             asked = part.strip()[: len(part.strip()) - len(stripped)]
             if not c.verb and re.search(r"\b(?:want|need|like|love|fancy)\b", asked):
                 c = c._replace(verb="get")  # "I need a tea towel": the thing wanted is fetched
+            polite = polite or bool(re.search(r"\b(?:please|pls|plz|thanks|thx)$", part.strip()))  # "lights pls"
             out.append(c._replace(request=polite or is_verb(base(first)) or first in PHRASAL_FIRST or
-                                  first in _IMPERATIVE))
+                                  first in _IMPERATIVE or c.verb == "switch"))
     return out
 
 
@@ -375,15 +413,18 @@ def with_referents(cs: list[Clause]) -> list[Clause]:
     return out
 
 
-_IMPERATIVE = frozenset({"check", "show", "tell", "set", "find", "look", "let", "go", "come", "remind", "wake",
-                         "start", "stop", "sort", "deal", "fill", "empty", "grab"})
-"""Verbs no frame needs that still open a request ("check the time", "sort it out")."""
+_TRAILING = re.compile(r"(?:\s+(?:please|pls|plz|thanks|thx|ta|now|asap|thank you|for me|x+))+$")
+"""Politeness and urgency at the end of a clause."""
+_IMPERATIVE = frozenset({"check", "show", "tell", "set", "look", "let", "go", "come", "remind", "wake", "start", "stop",
+                         "sort", "deal", "fill", "empty"})
+"""Verbs the reader has no table for that still open a request ("check the time", "sort it out")."""
 
 _CHORES = frozenset({"scrub", "wipe", "clean", "wash", "rinse", "dust", "polish", "sweep", "mop", "stir", "vacuum"})
 """Chores given as a noun: "give the loo a good scrub" is "scrub the loo" ("give the dog a break" is not)."""
 
 
 def _clause(part: str) -> Clause:
+    part = _TRAILING.sub("", part)  # "telly on pls"
     # "put it away" is "put away it", "give the loo a good scrub" is "scrub the loo"
     part = re.sub(r"\b(throw|turn|switch|pick|heat|warm|clean|wash|dry|light|tidy|lock)\s+(it|them|this|that)\s+"
                   r"(away|out|on|off|up|down)\b", r"\1 \3 \2", part)
@@ -409,14 +450,16 @@ def _clause(part: str) -> Clause:
         rest = rest[: next(i for i, w in enumerate(rest + ["to"]) if w == "to")]
     if (verb in PUT or not verb) and rest and rest[-1] == "on" and len(rest) <= 4:  # "put the TV on", "lamp on"
         verb, rest = "switch", rest[:-1]
+    if not verb and words and words[-1] == "away":  # "dirty laundry away"
+        verb, rest = "store", words[:-1]
     if not verb:  # "my hands are dirty", "it's too dark in here": the state names what would fix it
         verb = next((w for w in words if w in STATES), "")
-    obj, instrument, places = _phrases(rest)
+    obj, instrument, places = _phrases(rest, put=verb in PUT)
     where = places[0] if places else ("", "")
     return Clause(verb, obj, instrument, where[1], where[0], purpose, part, places=places)
 
 
-def _phrases(words: list[str]) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+def _phrases(words: list[str], put: bool = False) -> tuple[str, str, tuple[tuple[str, str], ...]]:
     obj: list[str] = []
     instrument: list[str] = []
     places: list[tuple[str, list[str]]] = []
@@ -424,7 +467,7 @@ def _phrases(words: list[str]) -> tuple[str, str, tuple[tuple[str, str], ...]]:
     for w in words:
         if w in ("with", "using"):
             into = instrument
-        elif w in _WHERE:
+        elif w in _WHERE or (put and w == "under"):  # "put the shoes under the bed": the bed is the place
             places.append((w, []))
             into = places[-1][1]
         elif w in _REFERENCE:
@@ -435,5 +478,5 @@ def _phrases(words: list[str]) -> tuple[str, str, tuple[tuple[str, str], ...]]:
 
 
 __all__ = ["DISHES", "DISH_PREFERS", "FETCH", "FRAMES", "MAKE", "OPEN", "OUT_OF_REACH", "PHRASAL", "PUT", "STATES",
-           "VERB_PREFERS", "VERB_REQUIRES", "WORD_PREFERS", "Clause", "base", "clauses", "dish", "impossible",
-           "is_verb", "with_referents"]
+           "REQUIRES_WHEN", "VERB_PREFERS", "VERB_REQUIRES", "WORD_PREFERS", "Clause", "base", "clauses", "dish",
+           "impossible", "is_verb", "with_referents"]

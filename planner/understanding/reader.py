@@ -49,6 +49,7 @@ from .frames import (
     OPEN,
     OUT_OF_REACH,
     PUT,
+    REQUIRES_WHEN,
     STATES,
     VERB_PREFERS,
     VERB_REQUIRES,
@@ -99,7 +100,7 @@ _QUESTION = frozenset({"what", "who", "whom", "whose", "when", "why", "how", "wh
 _INVERTED = frozenset({"is", "are", "was", "were", "do", "does", "did"})
 """A text opening with one of these is a question only when it ends with a question mark ("do the dishes")."""
 _FOOD = frozenset({"Apple", "Bread", "Egg", "Potato", "Tomato", "Lettuce", "Cake"})
-_PAST = re.compile(r"\b(?:had|ate|made|cooked|was|were|yesterday|last night)\b")
+_PAST = re.compile(r"^(?:i|we|you|they)\s+(?:had|ate|made|cooked)\b|\byesterday\b|\blast night\b")
 """A dish in a clause with these words is told about, not asked for ("I had pasta for lunch yesterday")."""
 _ELECTRIC_LIGHTS = ("LightSwitch", "DeskLamp", "FloorLamp")
 _BODY = frozenset({"off", "face", "hands", "hand", "hair", "body", "myself", "yourself", "feet", "legs", "arms"})
@@ -214,7 +215,8 @@ class TaskReader:
                 lang.language, f"it looks like language {lang.language!r}")
             return self._refuse(text, 0.0, f"not understood: {what}; the planner reads English requests",
                                 closest, language=lang.language)
-        magic = impossible(norm, lambda p: bool(self.vocab.mentions(p)), self._known_word)
+        magic = impossible(norm, lambda p: bool(self.vocab.mentions(p)), self._known_word,
+                           lambda p: any(m.types[0] in _FOOD for m in self.vocab.mentions(p)))
         if magic:
             return self._refuse(text, 0.0, f"not a household task: {magic}", closest)
         conf = confidence(a.features, self.calibration)
@@ -394,6 +396,9 @@ class TaskReader:
             u = self._utility_of(ruled_out[0].types, prefer=(*ev.expected, *ev.roles))
             if u is not None:
                 self._avoid(ev, u, ruled_out[0].types, f"not {ruled_out[0].words!r}")
+        named = {w for m in obj for w in m.words.split()}
+        if not verb and not made and obj and not c.places and len(set(c.obj.split()) - named) <= 1:
+            verb = "get"  # "lights pls", "loo roll", "the big towel": a thing named alone is asked for
         if not made and (verb in ("switch", *OPEN) or (verb in FETCH and not c.purpose)):
             for m in obj:  # the named device or thing is the role's object
                 switch = verb in ("switch", *OPEN)  # a fetched laptop is for the email the request writes
@@ -440,7 +445,8 @@ class TaskReader:
             ev.notes.append(f"{', '.join(utilities)}: the {'verb' if verb in FRAMES else 'state'} {verb!r}")
         for u in utilities:
             ev.roles.setdefault(u, ())
-        needed = VERB_REQUIRES.get(verb, ())
+        needed = VERB_REQUIRES.get(verb, ()) if verb not in REQUIRES_WHEN or \
+            REQUIRES_WHEN[verb].search(ev.text.lower()) else ()
         u = self._utility_of(needed, only=utilities) if needed else None
         if u is not None and not ev.roles.get(u):  # "vacuum the rug": only a vacuum cleaner vacuums
             ev.roles[u] = needed
@@ -481,6 +487,7 @@ class TaskReader:
                                                       *(("surface_support", "storage") if on else ("storage",))))
                 if u is not None and not m.liquid and m.types[0] not in _FOOD:
                     if _negated(c.text, prep, m.words) or _ruled_out(c.text, m.words):  # "not in the fridge"
+                        u = self._utility_of(m.types, only=tuple(ev.roles)) or u  # "on the desk, not on the bed"
                         self._avoid(ev, u, m.types, f"not {prep} {m.words!r}")
                         continue
                     ev.roles[u] = m.types
@@ -493,7 +500,8 @@ class TaskReader:
             self._prefer(ev, [t for m in obj for t in m.types])
 
     def _avoid(self, ev: _Evidence, u: str, types: tuple[str, ...], said: str) -> None:
-        """The request rules ``types`` out for role ``u`` (which it still needs)."""
+        """The request rules ``types`` out for role ``u``, and still needs the role ("not in the fridge":
+        somewhere else to store it)."""
         ev.roles.setdefault(u, ())
         ev.avoid[u] = tuple(dict.fromkeys((*ev.avoid.get(u, ()), *types)))
         ev.frame = True
@@ -607,10 +615,13 @@ class TaskReader:
         roles = []
         for u, types in ev.roles.items():
             kept = [t for t in types if canonical_object_name(t) in known] or list(types)
-            avoid = set(ev.avoid.get(u, ()))
-            roles.append(Role(name=u, utility=u, types=tuple(thor_object_name(t) for t in kept if t not in avoid),
-                              prefer=tuple(t for t in dict.fromkeys(ev.prefer.get(u, ())) if t not in avoid),
-                              avoid=tuple(thor_object_name(t) for t in ev.avoid.get(u, ()))))
+            named = {canonical_object_name(t) for t in kept}  # "in the fridge, not the freezer": the fridge stays
+            avoid = [t for t in ev.avoid.get(u, ()) if canonical_object_name(t) not in named]
+            prefer = [t for t in dict.fromkeys(ev.prefer.get(u, ())) if t not in avoid]
+            if kept:  # preferred types are among the fixed ones
+                prefer = [t for t in prefer if canonical_object_name(t) in named]
+            roles.append(Role(name=u, utility=u, types=tuple(thor_object_name(t) for t in kept),
+                              prefer=tuple(prefer), avoid=tuple(thor_object_name(t) for t in avoid)))
         roles += [r for r in implied_roles(text, roles, ev.targets) if r.utility not in ev.roles]
         out = []
         for r in roles:
@@ -677,7 +688,7 @@ def content_words(text: str) -> frozenset[str]:
 
 _NEGATION = re.compile(r"\b(?:not|never|no|don't|dont|doesn't|won't|shouldn't|mustn't|isn't|aren't|can't|n't)\b")
 _ANY = re.compile(r"\b(?:anything|anywhere|something|somewhere|another|else)\b")
-_EXCEPT = re.compile(r"\b(?:not|no|never|don't use|dont use|do not use|without|except|instead of|rather than|"
+_EXCEPT = re.compile(r"\b(?:not|never|with no|without|don't use|dont use|do not use|except|instead of|rather than|"
                      r"other than|(?:anything|anywhere|everything|something|somewhere) but)\s+"
                      r"(?:(?:the|a|an|my|that|this|those|these|your|any)\s+)?(?:\w+\s+){0,2}?$")
 """What rules out the object named right after it ("not the big knife", "anywhere but the floor")."""
@@ -690,14 +701,22 @@ def _ruled_out(text: str, words: str) -> bool:
     return at is not None and _EXCEPT.search(text[: at.start()]) is not None
 
 
+_NOT_NEGATED = re.compile(r"^(?:don't|do not|never|not)\s+forget\b|^(?:n't|not)\s+you\b|^don't\s+you\b")
+"""Negations that ask for the thing ("don't forget to", "why don't you")."""
+
+
 def _negated(text: str, prep: str, words: str) -> bool:
-    """Whether "``prep`` ... ``words``" comes after a negation in the clause ("not in the fridge", "don't leave it
-    on the bed"), with no other place phrase between."""
+    """Whether "``prep`` ... ``words``" comes at most five words after a negation in the clause ("not in the
+    fridge", "don't leave it on the bed"), with no other place phrase between ("don't forget to put the milk in the
+    fridge" asks for the fridge)."""
     at = re.search(rf"\b{re.escape(prep)}\s+(?:\w+\s+){{0,3}}?{re.escape(words)}\b", text)
     if at is None:
         return False
-    before = _NEGATION.search(text[: at.start()])
-    return before is not None and not re.search(r"\b(?:in|on|into|onto|at)\b", text[before.end(): at.start()])
+    before = list(_NEGATION.finditer(text[: at.start()]))
+    if not before or _NOT_NEGATED.search(text[before[-1].start():]):  # "don't forget to put it in the fridge"
+        return False
+    between = text[before[-1].end(): at.start()]
+    return len(between.split()) <= 5 and not re.search(r"\b(?:in|on|into|onto|at)\b", between)
 
 
 def _unit(m: Mention, phrase: str) -> bool:

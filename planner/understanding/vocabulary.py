@@ -50,8 +50,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "picture": ("Painting",), "stepladder": ("Stool",), "step stool": ("Stool",), "ladder": ("Stool",),
     "laundry basket": ("LaundryHamper",), "laundry hamper": ("LaundryHamper",), "hamper": ("LaundryHamper",),
     "big screen": ("Television",), "nightstand": ("SideTable",), "night stand": ("SideTable",),
-    "bedside table": ("SideTable",), "racket": ("TennisRacket",), "kitchen roll": ("PaperTowelRoll",),
-    "cooker": ("StoveBurner", "Oven"), "faucet": ("Faucet",), "tap": ("Faucet",),
+    "bedside table": ("SideTable",), "kitchen roll": ("PaperTowelRoll",),
+    "cooker": ("StoveBurner", "Oven"), "faucet": ("Faucet",), "tap": ("Faucet",), "loo roll": ("ToiletPaper",),
+    "spuds": ("Potato",), "spud": ("Potato",),
 }
 """Everyday words -> the AI2-THOR types they usually mean (several when the word is ambiguous)."""
 
