@@ -40,7 +40,7 @@ FRAMES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("discard", "dispose", "trash", "bin", "throw", "toss", "dump", "chuck", "flush"),
                     ("disposing",)),
     **dict.fromkeys(("store", "stash", "keep", "refrigerate", "chill", "cool", "freeze", "pack", "stow",
-                     "organize", "organise", "tidy", "hide"), ("storage",)),
+                     "organize", "organise", "tidy", "hide", "lock"), ("storage",)),
     # devices and the rest of COAT's utilities
     **dict.fromkeys(("brighten", "illuminate", "light"), ("light_source",)),
     **dict.fromkeys(("watch", "play", "listen", "stream", "game", "movie", "film", "music"), ("entertainment",)),
@@ -208,7 +208,8 @@ OUT_OF_REACH = re.compile(r"\b(?:(?<!on )high(?! heat| chair)|higher|ceiling(?! 
 OPEN = frozenset({"open", "close", "shut", "run"})
 """Verbs that work a named thing like a switch does ("open the blinds": the blinds are the light source, "run the
 hoover": the vacuum cleaner cleans)."""
-PUT = frozenset({"put", "place", "set", "move", "leave", "lay", "stand", "hang", "stick", "pop"})
+PUT = frozenset({"put", "place", "set", "move", "leave", "lay", "stand", "hang", "stick", "pop", "drag", "shift",
+                 "slide", "shove"})
 """Verbs that put the object phrase in / on the place phrase."""
 
 _POLITE = re.compile(
@@ -319,6 +320,55 @@ def impossible(text: str, is_object: Callable[[str], bool], is_known: Callable[[
         if phrase and not is_object(" ".join(phrase)) and (
                 (phrase[-1] in _ABSTRACT and physical) or (phrase[-1] in _INTANGIBLE and held)):
             return f"{phrase[-1]!r} is not a thing to {c.verb}"
+    return ""
+
+
+_LIVING = frozenset({"cat", "cats", "kitten", "dog", "dogs", "puppy", "goldfish", "fish", "hamster", "rabbit",
+                     "bunny", "bird", "parrot", "budgie", "tortoise", "turtle", "guinea", "pet", "pets", "baby",
+                     "babies", "child", "children", "kid", "kids", "toddler", "grandad", "grandpa", "grandma", "granny",
+                     "nan", "mum", "mom", "dad", "brother", "sister", "person", "people", "husband", "wife",
+                     "neighbour", "neighbor", "him"})
+"""Living beings a household robot must never harm."""
+_HARM = frozenset({"microwave", "heat", "warm", "reheat", "cook", "bake", "boil", "fry", "toast", "grill", "roast",
+                   "freeze", "chill", "refrigerate", "flush", "discard", "dispose", "trash", "bin", "throw", "toss",
+                   "dump", "chuck", "store", "stash", "hide", "pack", "stow", "lock"})
+"""What must never be done to a living being (heat it, freeze it, bin it, flush it, shut it away)."""
+_TRAPS = re.compile(r"\b(?:microwave|oven|fridge|freezer|dishwasher|bin|trash|garbage|toilet|washing machine|safe|"
+                    r"drawer|cabinet|cupboard|box|dryer)\b")
+_UNSAFE = (
+    (re.compile(r"\b(?:hair ?dryer|hairdryer|toaster|radio|heater|laptop|phone|lamp|television|tv|telly)\b"
+                r".{0,40}\b(?:in|into)\s+(?:the\s+)?(?:bath|bathtub|tub|sink|water|toilet|shower)\b"),
+     "an electrical thing in water can kill"),
+    (re.compile(r"\bbleach\b.{0,40}\b(?:with|and|into)\b.{0,30}\b(?:cleaner|ammonia|vinegar|other)\b|"
+                r"\bmix\b.{0,30}\bcleaners?\b.{0,20}\bbleach\b"),
+     "mixing bleach with other cleaners makes a toxic gas"),
+    (re.compile(r"\b(?:over|on)\s+(?:\w+'s|his|her|their|my)\s+(?:face|mouth|nose|head)\b.{0,30}"
+                r"\b(?:till|until)\b|"
+                r"\b(?:smother|suffocate|strangle|choke|drown|poison|stab|punch|kick)\b"), "it could hurt someone"),
+    (re.compile(r"\b(?:throw|chuck|toss|drop|push|fling)\b.{0,40}\bout (?:of )?(?:the |a )?window\b"),
+     "things thrown out of a window break or hurt someone"),
+    (re.compile(r"\b(?:read|open|look through|go through|snoop)\b.{0,15}\b(?:\w+'s|his|her|their)\s+"
+                r"(?:diary|messages|texts|emails|letters|phone|safe)\b"), "it is someone else's private thing"),
+)
+"""Requests a household robot refuses for safety or privacy, with the reason it gives."""
+
+
+def unsafe(text: str, is_object: Callable[[str], bool]) -> str:
+    """Why a household robot must refuse a request for safety or privacy, or "" when it need not: a living being
+    heated, frozen, binned, flushed or shut in an appliance ("put the cat in the microwave"), an electrical thing
+    in water, bleach mixed with other cleaners, hurting someone, throwing things out of a window, or someone
+    else's private things."""
+    t = " ".join(re.findall(r"[a-z']+", text.lower()))
+    for c in with_referents(clauses(text)):
+        head = re.split(r"\b(?:for|of|with|to|from|and)\b", c.obj)[0].split()  # "milk for the baby": the milk
+        alive = head and head[-1] in _LIVING and not {"dead", "toy", "stuffed"} & set(head)  # "the dead goldfish"
+        living = [head[-1]] if alive and not is_object(" ".join(head)) else []
+        trapped = c.verb in PUT and bool(_TRAPS.search(" ".join(p for _, p in c.places)))
+        if living and (c.verb in _HARM or c.purpose in _HARM or trapped):
+            return f"it could hurt the {living[0]}"
+    for pattern, why in _UNSAFE:
+        if pattern.search(t):
+            return why
     return ""
 
 
@@ -479,4 +529,4 @@ def _phrases(words: list[str], put: bool = False) -> tuple[str, str, tuple[tuple
 
 __all__ = ["DISHES", "DISH_PREFERS", "FETCH", "FRAMES", "MAKE", "OPEN", "OUT_OF_REACH", "PHRASAL", "PUT", "STATES",
            "REQUIRES_WHEN", "VERB_PREFERS", "VERB_REQUIRES", "WORD_PREFERS", "Clause", "base", "clauses", "dish",
-           "impossible", "is_verb", "with_referents"]
+           "impossible", "is_verb", "unsafe", "with_referents"]

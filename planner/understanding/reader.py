@@ -59,6 +59,7 @@ from .frames import (
     clauses,
     dish,
     impossible,
+    unsafe,
     with_referents,
 )
 from .language import LanguageCheck, check_language, text_words
@@ -219,6 +220,9 @@ class TaskReader:
                            lambda p: any(m.types[0] in _FOOD for m in self.vocab.mentions(p)))
         if magic:
             return self._refuse(text, 0.0, f"not a household task: {magic}", closest)
+        harm = unsafe(norm, lambda p: bool(self.vocab.mentions(p)))
+        if harm:
+            return self._refuse(text, 0.0, f"refused: {harm}", closest)
         conf = confidence(a.features, self.calibration)
         if conf < THRESHOLD or not ev.roles:
             why = (f"confidence {conf:.2f} < {THRESHOLD}" if conf < THRESHOLD else

@@ -52,7 +52,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "big screen": ("Television",), "nightstand": ("SideTable",), "night stand": ("SideTable",),
     "bedside table": ("SideTable",), "kitchen roll": ("PaperTowelRoll",),
     "cooker": ("StoveBurner", "Oven"), "faucet": ("Faucet",), "tap": ("Faucet",), "loo roll": ("ToiletPaper",),
-    "spuds": ("Potato",), "spud": ("Potato",),
+    "spuds": ("Potato",), "spud": ("Potato",), "herbs": ("HousePlant",), "cactus": ("HousePlant",),
+    "succulent": ("HousePlant",), "succulents": ("HousePlant",), "fern": ("HousePlant",), "orchid": ("HousePlant",),
 }
 """Everyday words -> the AI2-THOR types they usually mean (several when the word is ambiguous)."""
 
