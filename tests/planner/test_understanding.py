@@ -586,7 +586,7 @@ def test_the_sun_and_the_mood_in_ordinary_requests_pass(reader) -> None:
     ("throw the tissue in the bin by the desk", {"disposing": ("GarbageCan",)}),  # the desk is a landmark
 ])
 def test_a_thing_named_serves_the_role_the_request_reads_elsewhere(reader, text, expected) -> None:
-    assert _roles(TaskReader(reader.kb, encoder=None, examples=None).read(text)) == expected
+    assert TaskReader(reader.kb, encoder=None, examples=None).assess(text).evidence.roles == expected
 
 
 def test_a_thing_named_alone_is_preferred(reader) -> None:
