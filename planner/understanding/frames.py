@@ -26,7 +26,7 @@ FRAMES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("crack", "break"), ("breaking",)),
     # heating: a vessel is added for liquids and pan dishes (reader)
     **dict.fromkeys(("heat", "warm", "reheat", "microwave", "cook", "toast", "bake", "grill", "roast", "melt",
-                     "defrost", "thaw"), ("heating(source)",)),
+                     "defrost", "thaw", "nuke", "zap"), ("heating(source)",)),
     **dict.fromkeys(("boil", "fry", "simmer", "scramble", "poach", "stew", "saute"),
                     ("heating(source)", "heating(vessel)")),
     # cleaning
@@ -73,6 +73,7 @@ STATES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("sporty", "sports", "energy", "fitness"), ("physical_excercise",)),
     **dict.fromkeys(("email", "essay", "homework", "letter"), ("writing",)),
     **dict.fromkeys(("news", "crossword", "magazine"), ("reading",)),
+    **dict.fromkeys(("surface",), ("surface_support",)),
 }  # fmt: skip
 """A state a request describes ("my hands are dirty", "it's too dark") -> the utilities that fix it, used when
 the clause has no verb frame."""
@@ -94,7 +95,8 @@ DISHES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("salad", "salsa", "coleslaw"), ("cutting", "mixing(vessel)")),
     **dict.fromkeys(("toast",), ("heating(source)", "carrying")),
     **dict.fromkeys(("hot water", "boiling water"), _POT_DISH),
-    **dict.fromkeys(("sandwich", "sandwiches", "toastie", "burger"), ("cutting", "carrying")),
+    **dict.fromkeys(("sandwich", "sandwiches", "toastie", "burger", "slices", "apple slices"),
+                    ("cutting", "carrying")),
     **dict.fromkeys(("popcorn",), ("heating(source)",)),
 }  # fmt: skip
 """A dish or drink a request asks to be made ("make me a cup of tea", "I want pancakes") -> the utilities making
@@ -154,7 +156,8 @@ def dish(text: str) -> str:
 
 VERB_PREFERS: dict[str, tuple[str, ...]] = {
     "toast": ("Toaster",), "boil": ("Pot", "Kettle"), "fry": ("Pan",),
-    "microwave": ("Microwave",), "brew": ("CoffeeMachine",), "stir": ("Spoon",), "whisk": ("Fork",),
+    "microwave": ("Microwave",), "nuke": ("Microwave",), "zap": ("Microwave",), "brew": ("CoffeeMachine",),
+    "stir": ("Spoon",), "whisk": ("Fork",),
     "flush": ("Toilet",),
     "lie": ("Bed", "Sofa"), "sleep": ("Bed", "Sofa"), "nap": ("Bed", "Sofa", "DogBed"),
 }
@@ -193,6 +196,10 @@ PHRASAL: dict[str, str] = {
     "empty the trash": "discard the rubbish in the trash", "empty the rubbish": "discard the rubbish in the bin",
     "empty the garbage": "discard the rubbish in the garbage", "fill the bath": "run the bath",
     "fill the tub": "run the tub", "fill up the bath": "run the bath",
+    "pull back the curtains": "open the curtains", "draw back the curtains": "open the curtains",
+    "how late is it": "what time", "what's the time": "what time", "burn off some energy": "exercise",
+    "burn off energy": "exercise", "somewhere flat": "a surface", "the power's gone out": "blackout",
+    "power has gone out": "blackout", "power's gone": "blackout",
     "power cut": "blackout", "power's out": "blackout", "power is out": "blackout", "power went out": "blackout",
     "power outage": "blackout", "no power": "blackout", "no electricity": "blackout",
 }
@@ -348,7 +355,22 @@ _UNSAFE = (
     (re.compile(r"\b(?:throw|chuck|toss|drop|push|fling)\b.{0,40}\bout (?:of )?(?:the |a )?window\b"),
      "things thrown out of a window break or hurt someone"),
     (re.compile(r"\b(?:read|open|look through|go through|snoop)\b.{0,15}\b(?:\w+'s|his|her|their)\s+"
-                r"(?:diary|messages|texts|emails|letters|phone|safe)\b"), "it is someone else's private thing"),
+                r"(?:diary|messages|texts|emails|letters|phone|safe)\b|\b(?:film|photograph|record|video|watch)\b"
+                r".{0,30}\bin the (?:shower|bath|toilet|loo)\b"), "it is someone else's private thing"),
+    (re.compile(r"\b(?:bleach|poison|detergent|cleaner|soap|rat poison)\b.{0,40}\b(?:in|into)\b.{0,20}"
+                r"\b(?:coffee|tea|drink|food|soup|milk|juice|water|dinner|lunch|breakfast)\b"),
+     "it would poison someone"),
+    (re.compile(r"\b(?:metal|fork|spoon|knife|foil|tin)\b.{0,30}\b(?:in|into)\s+(?:the\s+)?microwave\b"),
+     "metal in a microwave sparks and can start a fire"),
+    (re.compile(r"\bon fire\b|\bset fire\b|\bburn (?:down|the (?:sofa|bed|curtains|house|table|chair))\b"),
+     "fire in a home is dangerous"),
+    (re.compile(r"\b(?:scare|threaten|attack|chase|frighten)\b.{0,30}\b(?:with|using)\b.{0,15}"
+                r"\b(?:knife|knives|scissors|bat)\b|\b(?:knife|knives)\b.{0,30}\b(?:scare|threaten|attack|chase)\b"),
+     "it could hurt someone"),
+    (re.compile(r"\b(?:hide|take|throw away|bin)\b.{0,20}\b(?:\w+'s|his|her|their)\s+(?:\w+\s+)?"
+                r"(?:pills|medicine|medication|tablets|inhaler|insulin)\b"), "someone needs their medicine"),
+    (re.compile(r"\b(?:won't|wont|will not) notice\b|\bdon't tell (?:her|him|them|anyone|mum|mom|dad)\b"),
+     "it deceives someone"),
 )
 """Requests a household robot refuses for safety or privacy, with the reason it gives."""
 
@@ -442,8 +464,9 @@ def clauses(text: str) -> list[Clause]:
             first = stripped.split()[0]
             polite = stripped != part.strip()
             asked = part.strip()[: len(part.strip()) - len(stripped)]
-            if not c.verb and re.search(r"\b(?:want|need|like|love|fancy)\b", asked):
-                c = c._replace(verb="get")  # "I need a tea towel": the thing wanted is fetched
+            if not c.verb and (re.search(r"\b(?:want|need|like|love|fancy)\b", asked) or
+                               re.match(r"where(?:'s| is| are| r)\b", stripped)):
+                c = c._replace(verb="get")  # "I need a tea towel", "where are the dumbbells": it is fetched
             polite = polite or bool(re.search(r"\b(?:please|pls|plz|thanks|thx)$", part.strip()))  # "lights pls"
             out.append(c._replace(request=polite or is_verb(base(first)) or first in PHRASAL_FIRST or
                                   first in _IMPERATIVE or c.verb == "switch"))
@@ -491,7 +514,7 @@ def _clause(part: str) -> Clause:
     if used and base(used.group(2)) in FRAMES:
         part = f"{used.group(2)} {used.group(3)} with {used.group(1)}".strip()
     words = part.split()
-    purpose = next((base(w) for w in re.findall(r"\b(?:to|(?:something|anything) (?:i|we) can) (\w+)", part)
+    purpose = next((base(w) for w in re.findall(r"\b(?:to|(?:something|anything|so) (?:i|we|she|he) can) (\w+)", part)
                     if base(w) in FRAMES), "")
     vi = next((i for i, w in enumerate(words[:4]) if _verb_at(words, i)), None)
     verb = base(words[vi]) if vi is not None else ""

@@ -313,7 +313,9 @@ class TaskReader:
         ev = _Evidence(roles={}, targets=[], notes=[], frame=False, text=text,
                        task_sims=dict(zip(tasks, task_sims, strict=True)))
         read = with_referents(clauses(text))  # "put the candle on the table and light it": it is the candle
-        ev.expected = tuple(dict.fromkeys(u for c in read for u in FRAMES.get(c.purpose or c.verb, ())))
+        ev.expected = tuple(dict.fromkeys(u for c in read for u in (*FRAMES.get(c.purpose or c.verb, ()),
+                                                                    *(u for w in c.text.split() for u in
+                                                                      STATES.get(w, ())))))
         for clause in read:
             ev.request = ev.request or clause.request
             self._clause(clause, ev)
