@@ -155,7 +155,7 @@ def dish(text: str) -> str:
 
 
 VERB_PREFERS: dict[str, tuple[str, ...]] = {
-    "toast": ("Toaster",), "boil": ("Pot", "Kettle"), "fry": ("Pan",),
+    "toast": ("Toaster",), "boil": ("StoveBurner", "Pot", "Kettle"), "fry": ("StoveBurner", "Pan"),
     "microwave": ("Microwave",), "nuke": ("Microwave",), "zap": ("Microwave",), "brew": ("CoffeeMachine",),
     "stir": ("Spoon",), "whisk": ("Fork",),
     "flush": ("Toilet",),
@@ -190,6 +190,7 @@ PHRASAL: dict[str, str] = {
     "put my feet up": "rest", "can't see": "dark", "cannot see": "dark", "pitch black": "dark",
     "lock away": "store", "lock up": "store", "take a shower": "shower", "have a shower": "shower",
     "take a bath": "bathe", "have a bath": "bathe",
+    "put the kettle on": "boil the kettle", "stick the kettle on": "boil the kettle",
     "draw the curtains": "open the curtains", "draw the blinds": "open the blinds",
     "do the washing up": "wash the dishes", "do the dishes": "wash the dishes", "washing up": "wash up",
     "dish up": "serve", "plate up": "serve", "empty the bin": "discard the rubbish in the bin",
@@ -272,6 +273,7 @@ _ABSTRACT = frozenset({"mood", "moods", "echo", "echoes", "moon", "sky", "rainbo
 """Things no hand can hold: "vacuum my bad mood off the sofa", "wash the echo out of the shower"."""
 _ONLINE = re.compile(r"\b(?:order|buy|book|purchase|pay|renew)\b.*\bonline\b|\bbook (?:me |us )?(?:a |an )?"
                      r"(?:flight|table|taxi|cab|appointment|hotel|holiday|train)\b|"
+                     r"\b(?:ring|call|phone|dial) (?:999|911|112|the police|an ambulance)\b|"
                      r"^(?:please |pls |can you |could you |can u )?(?:text|call|phone|ring|message|whatsapp) "
                      r"(?:my|a|the|our) ?(?:mum|mom|dad|mother|father|brother|sister|boss|friend|plumber|doctor|"
                      r"landlord|wife|husband|partner|electrician|taxi|cab|neighbour|neighbor|gran|grandma|grandpa)\b")
@@ -283,6 +285,9 @@ the steam off the mirror" a chore."""
 _INTO_OK = frozenset({"standby", "brighter", "dimmer", "bigger", "smaller", "one", "pieces", "bits", "halves",
                       "quarters", "slices", "chunks", "cubes", "strips"})
 """What turning a thing "into" still asks of a household ("turn the TV into standby", "cut it into pieces")."""
+_CONSUME = re.compile(r"^(?:please |can you |could you |can u |robot,? )?(?:eat|drink|taste|sip|swallow) "
+                      r"(?!up\b)")
+"""A request that the robot itself eat or drink ("eat my dinner for me")."""
 _PARTICLES = frozenset({"off", "on", "up", "out", "down", "away", "back", "over", "please", "again", "now", "of",
                         "from"})
 """Words that end an object phrase's noun ("the full moon off", "the echo out of the shower")."""
@@ -316,6 +321,8 @@ def impossible(text: str, is_object: Callable[[str], bool], is_known: Callable[[
                 m.group(2) not in _INTO_OK and not t[m.end():].startswith(" one"):
             return f"the {m.group(1)} cannot be turned into {m.group(2)}"
     read = with_referents(clauses(text))
+    if _CONSUME.match(t):
+        return "a robot cannot eat or drink"
     if _ONLINE.search(t) and not any(c.verb in FETCH for c in read):  # "bring me my laptop, I need to order ..."
         return "it is done online or by phone, outside the house robot's world"
     for c in read:
@@ -371,6 +378,11 @@ _UNSAFE = (
                 r"(?:pills|medicine|medication|tablets|inhaler|insulin)\b"), "someone needs their medicine"),
     (re.compile(r"\b(?:won't|wont|will not) notice\b|\bdon't tell (?:her|him|them|anyone|mum|mom|dad)\b"),
      "it deceives someone"),
+    (re.compile(r"\b(?:hide|put|leave|stick)\b.{0,15}\b(?:knife|knives|scissors|needle|needles|broken glass|razor)\b"
+                r".{0,30}\b(?:pillow|pillowcase|bed|shoe|shoes|sock|socks|blanket|sofa)\b"), "it could hurt someone"),
+    (re.compile(r"\b(?:crack|break|force|pick)\b.{0,20}\b(?:safe|lock)\b.{0,10}\bopen\b|\bbreak into\b|"
+                r"\bsafe\b.{0,80}\b(?:crack|break|force)\b.{0,10}\bopen\b"),
+     "it is not yours to open"),
 )
 """Requests a household robot refuses for safety or privacy, with the reason it gives."""
 

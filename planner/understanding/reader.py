@@ -458,9 +458,11 @@ class TaskReader:
             ev.roles[u] = needed
             ev.notes.append(f"{u}: only {' or '.join(needed)} can {verb}")
         if verb not in FETCH and verb not in ("switch", *OPEN):
+            heated = ("heating(vessel)",) if "heating(source)" in utilities else ()  # "zap the mug": it heats in it
             for m in obj:
                 serves = served if set(m.types) & {"Cup", "Mug"} else ()
-                own = self._utility_of(m.types, prefer=(*serves, *utilities), only=(*serves, *utilities))
+                own = self._utility_of(m.types, prefer=(*serves, *utilities, *heated),
+                                       only=(*serves, *utilities, *heated))
                 if own is not None and not m.liquid:  # "light the candle", "watch the tv": the role's own object
                     ev.roles[own] = m.types
                     ev.notes.append(f"{own}: {m.words!r} named")

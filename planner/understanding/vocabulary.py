@@ -54,7 +54,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "cooker": ("StoveBurner", "Oven"), "faucet": ("Faucet",), "tap": ("Faucet",), "loo roll": ("ToiletPaper",),
     "spuds": ("Potato",), "spud": ("Potato",), "herbs": ("HousePlant",), "cactus": ("HousePlant",),
     "succulent": ("HousePlant",), "succulents": ("HousePlant",), "fern": ("HousePlant",), "orchid": ("HousePlant",),
-    "squirty bottle": ("SprayBottle",), "spray": ("SprayBottle",), "mister": ("SprayBottle",),
+    "squirty bottle": ("SprayBottle",), "weight": ("Dumbbell",), "spray": ("SprayBottle",), "mister": ("SprayBottle",),
 }
 """Everyday words -> the AI2-THOR types they usually mean (several when the word is ambiguous)."""
 
