@@ -4,15 +4,20 @@ How a request is read (:meth:`TaskReader.read`):
 
 1. A COAT task string is an exact match: its library spec (:func:`planner.knowledge.task_specs.coat_spec`).
 2. Text that is not English words (another language, letter salad, emoji) is refused
-   (:mod:`planner.understanding.language`).
+   (:mod:`planner.understanding.language`), and so is a request that is impossible ("make the toaster fly") or
+   harmful ("put the cat in the microwave"), with the reason (:func:`~planner.understanding.frames.impossible`,
+   :func:`~planner.understanding.frames.unsafe`).
 3. The request is cut into clauses (:mod:`planner.understanding.frames`): each verb's frame names utilities
    ("cut" -> cutting, "boil" -> heating(source) and heating(vessel)), a purpose ("something to read") counts as
    its verb, "turn on" the utility of the device named; the object types and liquids named
    (:mod:`planner.understanding.vocabulary`) are the targets, or, after "with" / "in" / "on", the types a role
    must have ("in the microwave").
+   What the request rules out ("not the big knife", "anywhere but the floor") becomes the role's ``avoid``.
 4. The nearest of COAT's annotated tasks (MiniLM cosine, or word overlap without the ``embed`` extra) gives
    the roles when no verb frame does ("make an omelette" -> COAT's "cooking & serving omlette": heating, a
-   pan, something to crack and mix with, something to serve on) and adds a paraphrased task's roles.
+   pan, something to crack and mix with, something to serve on) and adds a paraphrased task's roles; the nearest
+   worked example adds its roles and preferred types, and where nothing read a role the role classifier
+   (:mod:`planner.understanding.classifier`, learned from the worked examples) may.
 5. A calibrated confidence (a logistic model over the evidence, fitted by ``scripts/calibrate_reader.py``; its
    coefficients are in :data:`CALIBRATION_FILE`) below :data:`THRESHOLD` means "not understood": the reading lists
    the closest COAT tasks instead of a spec.
