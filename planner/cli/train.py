@@ -67,7 +67,8 @@ def _handler(args: argparse.Namespace) -> int:
 
 
 _RANGES: dict[str, tuple[float, float | None]] = {"hidden": (2, None), "dropout": (0, 1), "cos_features": (0, 2),
-                                                 "keep_logit": (float("-inf"), None)}
+                                                 "keep_logit": (float("-inf"), None), "rules_k": (1, None),
+                                                 "rules_utility": (float("-inf"), None)}
 
 
 def parse_options(items: list[str]) -> dict[str, Any]:
@@ -77,8 +78,9 @@ def parse_options(items: list[str]) -> dict[str, Any]:
         ConfigError: not ``KEY=VALUE``, an unknown key (the message lists the accepted ones), or a value
             that is not a number of the key's type.
     """
-    from ..learned.train import DEFAULTS
+    from ..learned.train import DEFAULTS, STAGE2
 
+    choices = {"stage2": STAGE2}
     out: dict[str, Any] = {}
     for item in items:
         key, sep, raw = item.partition("=")
@@ -88,6 +90,11 @@ def parse_options(items: list[str]) -> dict[str, Any]:
         if key not in DEFAULTS:
             raise ConfigError(f"--option {key!r} is not a training option; accepted: {', '.join(DEFAULTS)}")
         kind = type(DEFAULTS[key])
+        if key in choices:
+            if raw.strip() not in choices[key]:
+                raise ConfigError(f"--option {key}={raw.strip()!r}: accepted: {', '.join(choices[key])}")
+            out[key] = raw.strip()
+            continue
         try:
             value = kind(raw.strip())
         except ValueError:

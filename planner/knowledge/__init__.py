@@ -14,6 +14,7 @@ from .cost import (
     CONDITION_PENALTY,
     TEMPERATURE_PENALTY,
     CostModel,
+    ObjectRule,
     material_penalties,
     preferred_count,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "CostModel",
     "KnowledgeBase",
     "MaterialPreference",
+    "ObjectRule",
     "PoolEntry",
     "TaskMatch",
     "Templates",

@@ -60,7 +60,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..errors import UnknownIdError
-from ..schemas import Condition, InUse, Material, ObjectConfig, Penalty, Temperature
+from ..schemas import Condition, InUse, Material, ObjectConfig, Penalty, PhysicalState, Temperature
 from .base import KnowledgeBase, MaterialPreference
 from .loader import load_knowledge
 
@@ -119,10 +119,51 @@ def material_penalties(pref: MaterialPreference) -> dict[Material, int]:
 
 
 @dataclass(frozen=True)
-class _ObjectRule:
+class ObjectRule:
+    """How one context object of one combination is priced: its ideal (material, temperature, availability,
+    condition) keys, its reference temperature (rule 2) and its material penalties (rule 3)."""
+
     ideal: frozenset[tuple[Material, Temperature, InUse, Condition]]
     reference_temperature: Temperature
     materials: Mapping[Material, int]
+
+    def penalty(self, state: PhysicalState, *, unlisted_material_penalty: int = UNLISTED_MATERIAL_PENALTY,
+                material_penalty: float | None = None) -> Penalty:
+        """Penalty and class of an object in ``state`` under this rule (rules 1-4 of the module docstring).
+
+        ``material_penalty``, when given, replaces the rule's value for a material it does not list (instead
+        of ``unlisted_material_penalty``); it is rounded to an integer penalty."""
+        if (state.material, state.temperature, state.already_in_use, state.condition) in self.ideal:
+            return Penalty(time_penalty=0, material_penalty=0, label="ideal")
+        time_penalty = (
+            AVAILABILITY_PENALTY[state.already_in_use]
+            + CONDITION_PENALTY[state.condition]
+            + TEMPERATURE_PENALTY.get((state.temperature, self.reference_temperature), 0)
+        )
+        if state.material in self.materials:
+            mat = self.materials[state.material]
+        else:
+            mat = unlisted_material_penalty if material_penalty is None else int(round(material_penalty))
+        bad = time_penalty >= BAD_THRESHOLD or mat >= BAD_THRESHOLD
+        return Penalty(time_penalty=time_penalty, material_penalty=mat, label="bad" if bad else "moderate")
+
+    def to_json(self) -> dict[str, object]:
+        """Plain JSON (lists and strings) for model manifests; :meth:`from_json` reads it back."""
+        return {"ideal": sorted([str(v) for v in key] for key in self.ideal),
+                "reference_temperature": str(self.reference_temperature),
+                "materials": {str(m): int(v) for m, v in sorted(self.materials.items())}}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> ObjectRule:
+        """The rule :meth:`to_json` wrote.
+
+        Raises:
+            KeyError, ValueError, TypeError: a missing key or a value that is not one of the variables' values.
+        """
+        ideal = frozenset((Material(a), Temperature(b), InUse(c), Condition(d))
+                          for a, b, c, d in data["ideal"])  # type: ignore[attr-defined]
+        mats = {Material(m): int(v) for m, v in data["materials"].items()}  # type: ignore[attr-defined]
+        return cls(ideal=ideal, reference_temperature=Temperature(data["reference_temperature"]), materials=mats)
 
 
 def _ideal_key(config: ObjectConfig) -> tuple[Material, Temperature, InUse, Condition]:
@@ -144,16 +185,16 @@ class CostModel:
             raise ValueError(f"unlisted_material_penalty must be >= 0, got {unlisted_material_penalty}")
         self.kb = kb
         self.unlisted_material_penalty = unlisted_material_penalty
-        self._rules: dict[tuple[str, str], dict[str, _ObjectRule]] = {}
+        self._rules: dict[tuple[str, str], dict[str, ObjectRule]] = {}
         for c in kb.combinations:
             ideal = kb.ideal(c.utility, c.task)
-            rules: dict[str, _ObjectRule] = {}
+            rules: dict[str, ObjectRule] = {}
             for obj in kb.context_objects(c.utility, c.task):
                 mine = [cfg for cfg in ideal if cfg.object == obj]
                 pref = kb.material_preference(c.utility, c.task, obj)
                 if pref is None or not mine:  # load_knowledge guarantees both; keep the invariant explicit
                     raise ValueError(f"{obj!r} lacks ideal configurations or preferences for {c}")
-                rules[obj] = _ObjectRule(
+                rules[obj] = ObjectRule(
                     ideal=frozenset(_ideal_key(cfg) for cfg in mine),
                     reference_temperature=mine[-1].state.temperature,
                     materials=material_penalties(pref),
@@ -167,7 +208,7 @@ class CostModel:
 
     # ------------------------------------------------------------ coverage
 
-    def _rule(self, utility: str, task: str, obj: str) -> _ObjectRule:
+    def _rule(self, utility: str, task: str, obj: str) -> ObjectRule:
         u, t = self.kb.resolve_utility(utility), self.kb.resolve_task(task)
         rules = self._rules.get((u, t))
         if rules is None:
@@ -191,6 +232,14 @@ class CostModel:
             return False
         return True
 
+    def object_rule(self, utility: str, task: str, obj: str) -> ObjectRule:
+        """The rule that prices ``obj`` for (utility, task) (the learned stage 2 borrows these).
+
+        Raises:
+            UnknownIdError: as :meth:`penalty` (see :meth:`covers`).
+        """
+        return self._rule(utility, task, obj)
+
     # ------------------------------------------------------------ penalties
 
     def penalty(self, utility: str, task: str, config: ObjectConfig) -> Penalty:
@@ -208,19 +257,8 @@ class CostModel:
             UnknownIdError: for unknown names, a pair that is not annotated, or an object that is not a
                 context object of it (see :meth:`covers`).
         """
-        rule = self._rule(utility, task, config.object)
-        if _ideal_key(config) in rule.ideal:
-            return Penalty(time_penalty=0, material_penalty=0, label="ideal")
-        s = config.state
-        time_penalty = (
-            AVAILABILITY_PENALTY[s.already_in_use]
-            + CONDITION_PENALTY[s.condition]
-            + TEMPERATURE_PENALTY.get((s.temperature, rule.reference_temperature), 0)
-        )
-        material_penalty = rule.materials.get(s.material, self.unlisted_material_penalty)
-        bad = time_penalty >= BAD_THRESHOLD or material_penalty >= BAD_THRESHOLD
-        return Penalty(time_penalty=time_penalty, material_penalty=material_penalty,
-                       label="bad" if bad else "moderate")
+        return self._rule(utility, task, config.object).penalty(
+            config.state, unlisted_material_penalty=self.unlisted_material_penalty)
 
     def is_ideal(self, utility: str, task: str, config: ObjectConfig) -> bool:
         """True when ``config`` is one of the combination's ideal configurations (mass ignored)."""
@@ -259,6 +297,7 @@ __all__ = [
     "CONDITION_PENALTY",
     "TEMPERATURE_PENALTY",
     "CostModel",
+    "ObjectRule",
     "material_penalties",
     "preferred_count",
 ]

@@ -31,6 +31,7 @@ from ..schemas import PhysicalState, Question
 from .data import Combo
 from .features import STATE_DIM, EmbeddingCache, object_text, state_vector, task_text
 from .neighbours import SuitExtras, n_extra
+from .rules import RuleRanker
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +42,8 @@ EMBEDDINGS_FILE = "embeddings.npz"
 _RETRAIN = "run `coat train --seed 0 --folds 5` to (re)build it"
 
 
-NEUTRAL_OPTIONS: dict[str, Any] = {"keep_logit": 0.0}
+NEUTRAL_OPTIONS: dict[str, Any] = {"keep_logit": 0.0, "stage2": "mlp", "rules_k": 10, "rules_temp": 0.1,
+                                   "rules_utility": 0.5}
 """Options added after models were already trained, with the value an older manifest (without them) means.
 :func:`options_tag` leaves such an option out while it has that value, so a model trained before the option
 existed and one trained after with the same behaviour share an id."""
@@ -140,6 +142,9 @@ class LearnedModel:
         opts = self.manifest.get("options") or {}
         self.extras = (SuitExtras(self.manifest.get("neighbours") or {}, featurizer.cache, featurizer.phrases, opts)
                        if n_extra(opts) else None)
+        self.ranker = (RuleRanker(self.manifest.get("rules") or [], featurizer.cache, k=int(opts["rules_k"]),
+                                  temp=float(opts["rules_temp"]), utility_bonus=float(opts["rules_utility"]))
+                       if opts.get("stage2") == "rules" else None)
 
     def __repr__(self) -> str:
         return f"LearnedModel(seed={self.manifest.get('seed')}, fold={self.manifest.get('fold')})"
@@ -178,6 +183,8 @@ class LearnedModel:
 
     def rank(self, task: str | None, utility: str, pairs: Sequence[tuple[str, PhysicalState | None]]) -> list[float]:
         """Stage 2 scores (higher is better) for each (object, state)."""
+        if self.ranker is not None:
+            return self.ranker.rank(task, utility, pairs)
         return self._run("rank", self.featurizer.rank(task, utility, pairs))
 
     def save(self, path: str | os.PathLike[str]) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .._optional import require
-from ..errors import DataError, DataNotFoundError
+from ..errors import ConfigError, DataError, DataNotFoundError
 from ..knowledge import KnowledgeBase
 from .data import SPLITS, Combo, RankExample, SuitExample, check_split, make_folds, training_examples
 from .features import EmbeddingCache, MiniLMVectors, VectorEncoder
@@ -39,24 +39,36 @@ from .model import (
     fold_file,
 )
 from .neighbours import n_extra, neighbour_table
+from .rules import rule_table
 
 DEFAULTS: dict[str, Any] = {"hidden": 128, "epochs1": 300, "epochs2": 200, "lr": 3e-3, "weight_decay": 1e-4,
                            "dropout": 0.5, "hard_weight": 1.0, "pair_weight": 0.0, "knn_temp": 0.0,
-                           "cos_features": 0, "keep_logit": 0.0}
+                           "cos_features": 0, "keep_logit": 0.0, "stage2": "mlp", "rules_k": 10, "rules_temp": 0.1,
+                           "rules_utility": 0.5}
 """Training options. ``hard_weight``: stage-1 BCE weight of a hard negative (an object of the utility that is not
 a context object of the task) relative to other rows; ``pair_weight``: weight of an added stage-1 pairwise
 logistic loss, context object above hard negative, within each (utility, task); ``knn_temp``: > 0 adds the
 neighbour inputs of :mod:`planner.learned.neighbours` to stage 1 (softmax temperature over task cosines; 0 =
 off); ``cos_features``: 1 adds the task . object and phrase . object cosines to stage 1; ``keep_logit``: the
 stage-1 keep threshold the model is used with (the ``learned`` strategy keeps every object whose logit is at
-least this, and always the best; it does not change training). The options are in every model's manifest and
+least this, and always the best; it does not change training); ``stage2``: ``mlp`` (the pairwise-trained head) or
+``rules`` (borrowed cost rules, :mod:`planner.learned.rules`, with ``rules_k``, ``rules_temp`` and
+``rules_utility``; the stage-2 head is then not trained). The options are in every model's manifest and
 (hashed, see :func:`~planner.learned.model.options_tag`) in its id."""
+
+
+STAGE2: tuple[str, ...] = ("mlp", "rules")
+"""Values of the ``stage2`` training option."""
 
 
 def resolve_options(options: dict[str, Any] | None) -> dict[str, Any]:
     """:data:`DEFAULTS` updated by ``options``, each value converted to its default's type (so ``3`` and ``3.0``
     make the same model id)."""
     opt = {**DEFAULTS, **(options or {})}
+    if opt["stage2"] not in STAGE2:
+        raise ConfigError(f"unknown stage2 {opt['stage2']!r}; accepted: {', '.join(STAGE2)}")
+    if float(opt["rules_temp"]) <= 0 or int(opt["rules_k"]) < 1:
+        raise ConfigError(f"rules_temp must be > 0 and rules_k >= 1, got {opt['rules_temp']!r} and {opt['rules_k']!r}")
     return {k: (type(DEFAULTS[k])(v) if k in DEFAULTS else v) for k, v in opt.items()}
 
 
@@ -125,7 +137,9 @@ def train_model(kb: KnowledgeBase, feat: Featurizer, *, seed: int, held_out: Seq
                 "dim": int(dim), "hidden": int(opt["hidden"]), "dropout": float(opt["dropout"]), "options": opt,
                 "held_out": [list(c) for c in sorted(hold, key=lambda c: (c[0], c[1] or ""))],
                 **({"held_out_objects": drop} if drop else {}),
-                **({"neighbours": neighbour_table(suit)} if n_extra(opt) else {})}
+                **({"neighbours": neighbour_table(suit)} if n_extra(opt) else {}),
+                **({"rules": rule_table(kb, {ex.combo for ex in suit}, drop)}
+                   if opt["stage2"] == "rules" else {})}
     model = LearnedModel(heads, feat, manifest)
     heads.train()
     adam = torch.optim.Adam(heads.parameters(), lr=opt["lr"], weight_decay=opt["weight_decay"])
@@ -150,6 +164,10 @@ def train_model(kb: KnowledgeBase, feat: Featurizer, *, seed: int, held_out: Seq
         if progress is not None:
             progress.update(1)
     for _ in range(int(opt["epochs2"])):
+        if opt["stage2"] == "rules":  # nothing to fit: the rules are in the manifest
+            if progress is not None:
+                progress.update(1)
+            continue
         adam.zero_grad()
         s = heads["rank"](x2).squeeze(-1)
         loss = torch.nn.functional.softplus(s[p2[:, 1]] - s[p2[:, 0]]).mean()

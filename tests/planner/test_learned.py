@@ -529,3 +529,85 @@ def test_keep_logit_parses_on_the_cli_and_may_be_negative() -> None:
     assert parse_options(["keep_logit=-1.5"]) == {"keep_logit": -1.5}
     with pytest.raises(ConfigError, match="not a number"):
         parse_options(["keep_logit=low"])
+
+
+# ---------------------------------------------------------------- stage 2 by borrowed cost rules (stage2=rules)
+
+RULES = {**TINY, "stage2": "rules"}
+
+
+def test_object_rule_round_trips_and_prices_like_the_cost_model(kb: Any) -> None:
+    from planner.knowledge import CostModel, ObjectRule
+    from planner.schemas import ObjectConfig
+
+    cost = CostModel(kb)
+    for u, t in [("cutting", "cut apple"), ("heating(vessel)", "reheating coffee in a microwave")]:
+        for o in kb.context_objects(u, t):
+            rule = cost.object_rule(u, t, o)
+            again = ObjectRule.from_json(rule.to_json())
+            assert again == rule
+            for c in kb.configurations_of(o):
+                assert again.penalty(c.state) == cost.penalty(u, t, ObjectConfig(object=o, state=c.state))
+
+
+def test_rule_ranker_by_hand(kb: Any) -> None:
+    """One borrowed rule: the score is minus its cost in hundreds; an unlisted material takes the nearest listing
+    rule's penalty; a pair without a state scores 0."""
+    from planner.knowledge import CostModel
+    from planner.learned.rules import RuleRanker, rule_table
+    from planner.schemas import PhysicalState
+
+    cost = CostModel(kb)
+    table = rule_table(kb, [("cutting", "cut apple")], cost=cost)
+    assert [r["object"] for r in table] == sorted(kb.context_objects("cutting", "cut apple"))
+    knife = next(r for r in table if r["object"] == "Knife")
+    ranker = RuleRanker([knife], EmbeddingCache(HashEncoder()), k=3, temp=0.1, utility_bonus=0.5)
+    free = PhysicalState(mass="light", material="Metal", temperature="RoomTemp", already_in_use="free",
+                         condition="clean")
+    dirty = free.model_copy(update={"condition": "dirty"})
+    busy = free.model_copy(update={"already_in_use": "irreversible-using"})
+    wood = free.model_copy(update={"material": "Wood", "condition": "dirty"})  # Knife lists only Metal
+    got = ranker.rank("slice a pear", "cutting", [("Knife", free), ("Knife", dirty), ("Knife", busy), ("Cup", wood),
+                                                 ("Knife", None)])
+    rule = cost.object_rule("cutting", "cut apple", "Knife")
+    assert got[0] == 0.0  # ideal under the borrowed rule
+    assert got[1] == pytest.approx(-(1000 + rule.penalty(dirty).total) / 100)
+    assert got[2] == pytest.approx(-(2000 + rule.penalty(busy).total) / 100)
+    assert got[3] == pytest.approx(-(1000 + 50 + 200) / 100)  # Wood listed nowhere: COAT's unlisted penalty
+    assert got[4] == 0.0
+    assert ranker.explain("slice a pear", "cutting", "Cup") == [("cutting", "cut apple", "Knife", 1.0)]
+
+
+def test_a_rules_model_borrows_only_from_its_training_rules_and_round_trips(kb: Any, tmp_path: Path) -> None:
+    out = tmp_path / "rules"
+    train_dir(kb, out, seed=0, folds=2, encoder=HashEncoder(), options=RULES, progress=False)
+    folded = load_learned(kb, out, held_out=True, encoder=HashEncoder())
+    for m in folded.models:
+        held = {tuple(c) for c in m.manifest["held_out"]}
+        borrowed = {(r["utility"], r["task"]) for r in m.manifest["rules"]}
+        assert borrowed and not borrowed & held
+        assert m.ranker is not None and m.model_id != train_model(
+            kb, featurizer(kb, None, HashEncoder()), seed=0, options=TINY).model_id
+    full = load_learned(kb, out, encoder=HashEncoder())
+    pairs = [(c.object, c.state) for c in kb.configurations_of("Knife")[:4]]
+    fresh = train_model(kb, featurizer(kb, None, HashEncoder()), seed=0, options=RULES)
+    assert full.rank("cut cake", "cutting", pairs) == fresh.rank("cut cake", "cutting", pairs)
+    # the object split: no held-out object's rule is borrowed
+    drop = make_folds(kb, "objects", 3, 0)[0]
+    mo = train_model(kb, featurizer(kb, None, HashEncoder()), seed=0, held_out_objects=drop, options=RULES)
+    assert not {r["object"] for r in mo.manifest["rules"]} & set(drop)
+
+
+def test_stage2_options_are_checked() -> None:
+    from planner.cli.train import parse_options
+
+    assert parse_options(["stage2=rules", "rules_k=5"]) == {"stage2": "rules", "rules_k": 5}
+    with pytest.raises(ConfigError, match="stage2='tree': accepted: mlp, rules"):
+        parse_options(["stage2=tree"])
+    with pytest.raises(ConfigError, match="unknown stage2 'tree'; accepted: mlp, rules"):
+        resolve_options({"stage2": "tree"})
+    with pytest.raises(ConfigError, match="rules_temp must be > 0"):
+        resolve_options({"stage2": "rules", "rules_temp": 0})
+    # the defaults of the new options leave a model's id as it was
+    assert options_tag(resolve_options({})) == options_tag({k: v for k, v in resolve_options({}).items()
+                                                            if not k.startswith(("stage2", "rules_"))})
