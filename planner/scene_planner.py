@@ -241,8 +241,8 @@ def plan_in_state(
             )
         unfit = misfits(spec, role.name, bindings, state, kb)
         found = _fill_role(role, role.task or (None if exact else spec.task), state, kb, set(bindings.values()),
-                           set(exclude or {}) | unfit, _pipeline(planner, role_strategy, backend, kb, learned), draft,
-                           affordances=affordances)
+                           set(exclude or {}) | set(unfit), _pipeline(planner, role_strategy, backend, kb, learned),
+                           draft, affordances=affordances, unfit=unfit)
         if found is not None:
             rec, decision = found
             bindings[role.name] = rec.object_id
@@ -300,9 +300,10 @@ def placements(spec: TaskSpec) -> list[tuple[str, str]]:
 
 
 def misfits(spec: TaskSpec, role: str, bindings: Mapping[str, str], state: SceneState,
-             kb: KnowledgeBase) -> set[str]:
+             kb: KnowledgeBase) -> dict[str, str]:
     """Objects that cannot take what this role receives (or cannot go where this role is put), by AI2-THOR's
-    compatible receptacles; types the table does not know (extensions) are not constrained."""
+    compatible receptacles, each with why ("in AI2-THOR a CreditCard cannot go in or on a Safe; it goes in or on
+    Box, Drawer here"); types the table does not know (extensions) are not constrained."""
     from .knowledge.alfred import compatible_receptacles
 
     compat = compatible_receptacles(str(kb.root))
@@ -317,7 +318,8 @@ def misfits(spec: TaskSpec, role: str, bindings: Mapping[str, str], state: Scene
         t = thor_object_name(rec.category)
         return f"{t}Sliced" if name in sliced and rec.object_id == oid else t
 
-    out: set[str] = set()
+    here = sorted({thor_object_name(r.category) for r in state.objects})
+    out: dict[str, str] = {}
     for receiver, placed in placements(spec):
         thing = kind(placed, bindings[placed]) if receiver == role and placed in bindings else None
         into = kind(receiver, bindings[receiver]) if placed == role and receiver in bindings else None
@@ -327,11 +329,13 @@ def misfits(spec: TaskSpec, role: str, bindings: Mapping[str, str], state: Scene
             t = thor_object_name(r.category)
             if thing is not None:
                 if thing in compat and t not in compat[thing]:
-                    out.add(r.object_id)
+                    fits = [h for h in here if h in compat[thing]]
+                    out[r.object_id] = (f"in AI2-THOR a {thing} cannot go in or on a {t}"
+                                        + (f"; it goes in or on {', '.join(fits)} here" if fits else ""))
             elif into is not None:
                 mine = f"{t}Sliced" if role in sliced else t
                 if mine in compat and into not in compat[mine]:
-                    out.add(r.object_id)
+                    out[r.object_id] = f"in AI2-THOR a {mine} cannot go in or on a {into}"
     return out
 
 
@@ -398,12 +402,16 @@ def _tasks_with_targets_here(spec: TaskSpec, state: SceneState, kb: KnowledgeBas
 def _fill_role(
     role: Role, task: str | None, state: SceneState, kb: KnowledgeBase, bound: set[str], excluded: set[str],
     pipe: DecisionPipeline, draft: _Draft, *, affordances: Affordances | None = None,
+    unfit: Mapping[str, str] | None = None,
 ) -> tuple[ObjectRecord, Decision] | None:
-    """Decide which scene object fills one role; None (with a note and alternatives) when none can."""
+    """Decide which scene object fills one role; None (with a note and alternatives) when none can.
+
+    ``unfit``: objects (among ``excluded``) that AI2-THOR's receptacle rules rule out, with why (:func:`misfits`);
+    when they are all the role had, the note says so."""
     annotated = bool(task) and kb.is_annotated(role.utility, task or "")
-    pool = [r for r in _candidates(state, kb, role.utility, task if annotated else None, types=role.types,
-                                   prefer=role.prefer, avoid=role.avoid)
-            if r.object_id not in excluded]
+    offered = _candidates(state, kb, role.utility, task if annotated else None, types=role.types,
+                          prefer=role.prefer, avoid=role.avoid)
+    pool = [r for r in offered if r.object_id not in excluded]
     if role.needs and affordances is not None:  # e.g. only a fillable vessel can hold the water
         pool = [r for r in pool if set(role.needs) <= set(affordances.get(r.object_id, ()))]
     # distinct objects fill distinct roles; one already chosen for another role serves this one too only when
@@ -412,8 +420,9 @@ def _fill_role(
     if not candidates:
         draft.feasible = False
         looked = ", ".join(role.types or kb.utility_objects(role.utility))
+        ruled = [f"{r.object_id}: {unfit[r.object_id]}" for r in offered if unfit and r.object_id in unfit]
         draft.notes.append(f"no object in scene {state.scene_id!r} can serve as {role.name!r} "
-                           f"(looked for {looked})")
+                           + (f"({'; '.join(ruled)})" if ruled else f"(looked for {looked})"))
         draft.alternatives += [f"{role.name}: {r.object_id} ({r.state.unusable_reason() or 'taken'})" for r in pool]
         return None
     found = _decide_role(pipe, task, role.utility, candidates, draft)

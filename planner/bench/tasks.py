@@ -363,7 +363,7 @@ class Sampler:
             from ..scene_planner import misfits
 
             others_bound = {n: oid for n, oid in plan.bindings.items() if n != role.name}
-            unfit = misfits(spec, role.name, others_bound, info.state, self.kb)
+            unfit = set(misfits(spec, role.name, others_bound, info.state, self.kb))
             perturb = perturbation(condition, role, ideal, ideal_type, info, self.kb, target_types, rng, unfit)
             if perturb is None:
                 continue

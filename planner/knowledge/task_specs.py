@@ -241,6 +241,10 @@ def build_spec(task: str, roles: list[Role], targets: list[Target], place: tuple
             goals = [g for g in goals if g.item != dec.name]
             goals.append(GoalCondition(item=dec.name, relation="contained_in", other="place",
                                        description=f"the decoration is on the {place[0]}"))
+        elif solids and not any(g.relation == "contained_in" and g.item == solids[0].name for g in goals):
+            # a place COAT gives no utility ("the towel on the towel holder"): the target ends up there
+            goals.append(GoalCondition(item=solids[0].name, relation="contained_in", other="place",
+                                       description=f"the {solids[0].types[0]} is in / on the {place[0]}"))
     if not goals:
         note = note or "nothing checkable in AI2-THOR: the plan's objects are made ready"
     return TaskSpec(task=task, family=family or _family(by_name, solids, has_liquid), roles=tuple(roles),

@@ -219,6 +219,8 @@ hoover": the vacuum cleaner cleans)."""
 PUT = frozenset({"put", "place", "set", "move", "leave", "lay", "stand", "hang", "stick", "pop", "drag", "shift",
                  "slide", "shove"})
 """Verbs that put the object phrase in / on the place phrase."""
+HUNG_ON: dict[str, tuple[str, ...]] = {"Towel": ("TowelHolder",), "HandTowel": ("HandTowelHolder",)}
+"""Where a thing hangs when the request names no place ("hang the towel up"): AI2-THOR's only receptacle for it."""
 
 _POLITE = re.compile(
     r"^(?:(?:please|kindly|hey|ok|okay|robot|now)\s+|(?:can|could|would|will)\s+(?:you\s+)?(?:please\s+)?|"
@@ -562,6 +564,7 @@ def _phrases(words: list[str], put: bool = False) -> tuple[str, str, tuple[tuple
     return " ".join(obj), " ".join(instrument), tuple((p, " ".join(ws)) for p, ws in places if ws)
 
 
-__all__ = ["DISHES", "DISH_PREFERS", "FETCH", "FRAMES", "MAKE", "OPEN", "OUT_OF_REACH", "PHRASAL", "PUT", "STATES",
+__all__ = ["DISHES", "DISH_PREFERS", "FETCH", "FRAMES", "HUNG_ON", "MAKE", "OPEN", "OUT_OF_REACH", "PHRASAL", "PUT",
+           "STATES",
            "REQUIRES_WHEN", "VERB_PREFERS", "VERB_REQUIRES", "WORD_PREFERS", "Clause", "base", "clauses", "dish",
            "impossible", "is_verb", "unsafe", "with_referents"]

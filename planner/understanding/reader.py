@@ -50,6 +50,7 @@ from .frames import (
     DISHES,
     FETCH,
     FRAMES,
+    HUNG_ON,
     MAKE,
     OPEN,
     OUT_OF_REACH,
@@ -140,6 +141,9 @@ class _Evidence:
     """The utilities of every clause's verb: a thing fetched in one clause serves the verb of another."""
     verbs: set[str] = field(default_factory=set)
     """The clauses' verbs (base forms): a role borrows a COAT task named with one of them when there is one."""
+    place: tuple[str, ...] = ()
+    """Where the target is put when COAT gives that place no utility ("hang the towel on the towel holder"): a
+    target of the task, not a role."""
 
 
 @dataclass
@@ -229,7 +233,7 @@ class TaskReader:
         if harm:
             return self._refuse(text, 0.0, f"refused: {harm}", closest)
         conf = confidence(a.features, self.calibration)
-        if conf < THRESHOLD or not ev.roles:
+        if conf < THRESHOLD or not (ev.roles or ev.place):
             why = (f"confidence {conf:.2f} < {THRESHOLD}" if conf < THRESHOLD else
                    "no object role read: say what the robot should do, or with what")
             return self._refuse(text, conf, f"not understood ({why})", closest, evidence=ev.notes)
@@ -336,7 +340,7 @@ class TaskReader:
                 if not ev.targets:
                     ev.targets = [Target(name=t.name, types=t.types, liquid=t.liquid, sliced=t.sliced)
                                   for t in TASK_TARGETS.get(task, ((), (), ""))[0]]
-        if not ev.roles:  # nothing read a role: the classifier's confident utilities
+        if not ev.roles and not ev.place:  # nothing read a role: the classifier's confident utilities
             for u, s in sorted(role_scores.items(), key=lambda p: -p[1]):
                 if s >= ROLE_SCORE:
                     ev.roles[u] = ()
@@ -368,7 +372,7 @@ class TaskReader:
         if best is None:
             return
         ex, sim = self.examples[best], ex_sims[best]
-        if ex.kind == "nonsense" or not (sim >= EXAMPLE or (not ev.frame and sim >= EXAMPLE_NO_FRAME)):
+        if ex.kind == "nonsense" or ev.place or not (sim >= EXAMPLE or (not ev.frame and sim >= EXAMPLE_NO_FRAME)):
             return
         new = [u for u in ex.roles if u not in ev.roles]
         for u in ex.roles:
@@ -430,14 +434,27 @@ class TaskReader:
                     ev.roles.setdefault(u, ())
                     ev.frame = True
                     ev.notes.append(f"{u}: {c.obj!r} on")
+        elif verb == "hang" and not where and not ev.place and (hung := [
+                m for m in obj if m.types[0] in HUNG_ON and not _ruled_out(c.text, m.words)]):
+            self._target(hung[0], ev)  # "hang the towel up": on its holder, nothing to climb on
+            ev.place = HUNG_ON[hung[0].types[0]]
+            ev.frame = True
+            ev.notes.append(f"hang {hung[0].words!r}: on the {ev.place[0]}, the only place AI2-THOR hangs it")
+            return
         elif verb in PUT and where:
             for m in obj:
                 self._target(m, ev)
             order = ("surface_support", "storage") if c.prep in ("on", "onto", "at") else ("storage", "surface_support")
             u = self._utility_of(where[0].types, prefer=(*order, "heating(source)", "washing", "disposing"))
             ev.frame = True
-            if u is None:  # "leave a note on the mirror": COAT knows no utility of the place, so no role is bound
-                ev.notes.append(f"put {c.obj!r} {c.prep} {where[0].words!r}: COAT gives the place no utility")
+            if u is None:  # COAT knows no utility of the place, so no role is bound
+                targets = [m for m in obj if not m.liquid]
+                if targets and not ev.place and self._receptacle(where[0].types):  # "the towel on the towel holder"
+                    ev.place = where[0].types
+                    ev.notes.append(f"put {c.obj!r} {c.prep} {where[0].words!r}: COAT gives the place no utility, so "
+                                    f"the goal is the {targets[0].words} {c.prep} it")
+                else:  # "leave a note on the mirror"
+                    ev.notes.append(f"put {c.obj!r} {c.prep} {where[0].words!r}: COAT gives the place no utility")
                 return
             if _negated(c.text, c.prep, where[0].words) or _ruled_out(c.text, where[0].words):  # "not on the bed"
                 self._avoid(ev, u, where[0].types, f"not {c.prep} {where[0].words!r}")
@@ -612,6 +629,13 @@ class TaskReader:
         if sliced and ("carrying" in ev.roles or "serve" in text.lower()):
             ev.targets = [t.model_copy(update={"sliced": True}) if t.name == "target" else t for t in ev.targets]
 
+    def _receptacle(self, types: Sequence[str]) -> bool:
+        """Whether one of ``types`` is a receptacle in AI2-THOR's table (something can be put in or on it)."""
+        from ..knowledge.alfred import compatible_receptacles
+
+        places = {r for rs in compatible_receptacles(str(self.kb.root)).values() for r in rs}
+        return any(thor_object_name(t) in places for t in types)
+
     def _utility_of(self, types: tuple[str, ...], *, prefer: Iterable[str] = (),
                     only: Iterable[str] | None = None) -> str | None:
         """The utility an object type serves (``prefer`` first, then COAT's utility order; ``only`` these)."""
@@ -647,7 +671,7 @@ class TaskReader:
             out.append(r)
         roles = out
         note = "" if ev.targets else "no target named: the chosen objects are brought"
-        return build_spec(text, roles, ev.targets, note=note)
+        return build_spec(text, roles, ev.targets, place=ev.place, note=note)
 
     def _nearest_task(self, role: Role, sims: dict[str, float], verbs: Iterable[str] = ()) -> str | None:
         """The COAT task of the role's utility nearest to the request, among those whose annotations keep a type

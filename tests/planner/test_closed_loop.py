@@ -80,3 +80,18 @@ def test_a_spec_naming_a_type_ai2thor_lacks_is_refused() -> None:
                     goals=(GoalCondition(item="target", prop="isPickedUp", value=True),))
     with pytest.raises(UnknownIdError, match="Lightsaber"):
         plan(spec, "embedded/kitchen-v0", llm=None)
+
+
+def test_a_receptacle_ai2thor_refuses_is_named_with_what_would_take_the_object() -> None:
+    """AI2-THOR's table has no Safe among a CreditCard's receptacles: the plan says so, instead of "no object"."""
+    from planner.schemas import Role
+
+    spec = TaskSpec(task="put the credit card in the safe",
+                    roles=(Role(name="storage", utility="storage", types=("Safe",),
+                                task="storing important documents"),),
+                    targets=(Target(name="target", types=("CreditCard",)),),
+                    goals=(GoalCondition(item="target", relation="contained_in", other="storage"),))
+    p = plan(spec, "embedded/FloorPlan204-v0", llm=None)
+    assert not p.feasible
+    assert "in AI2-THOR a CreditCard cannot go in or on a Safe; it goes in or on" in p.reason
+    assert "Drawer" in p.reason.split("it goes in or on", 1)[1] and "looked for" not in p.reason

@@ -332,6 +332,26 @@ def test_a_place_coat_gives_no_utility_binds_no_role_and_plans(data_dir) -> None
     assert p.understood and any(r.utility == "writing" for r in p.spec.roles)
 
 
+@pytest.mark.parametrize(("text", "scene", "target", "place"), [
+    ("put the towel on the towel holder", "embedded/FloorPlan402-v0", "Towel", "TowelHolder"),
+    ("put the soap in the bathtub", "embedded/FloorPlan401-v0", "SoapBar", "Bathtub"),
+    ("hang the towel up", "embedded/FloorPlan402-v0", "Towel", "TowelHolder"),  # not something to climb on
+    ("hang up the hand towel", "embedded/FloorPlan402-v0", "HandTowel", "HandTowelHolder"),
+])
+def test_a_thing_put_where_coat_gives_no_utility_is_a_target_on_a_place(reader, text, scene, target, place) -> None:
+    """The place is a target of the task (no role): the goal is the thing in / on it, and the plan does it."""
+    from planner.api import execute_plan
+
+    reading = TaskReader(reader.kb, encoder=None, examples=None).read(text)
+    assert reading.understood and not reading.spec.roles, reading.reason
+    assert {t.name: t.types for t in reading.spec.targets}["place"] == (place,)
+    p = plan(reading.spec, scene, llm=None)
+    assert p.feasible, p.reason
+    assert p.bindings["target"].startswith(target + "|") and p.bindings["place"].startswith(place + "|")
+    assert execute_plan(p).achieved
+    assert [g.relation for g in p.spec.goals] == ["contained_in"]
+
+
 def test_a_chore_given_as_a_noun_is_the_only_rewrite_of_give(reader) -> None:
     assert [c.verb for c in clauses("give the dog a break")] == ["give"]
     assert [c.verb for c in clauses("keep nothing on the counter")] == ["keep"]
