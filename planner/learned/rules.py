@@ -82,6 +82,12 @@ class RuleRanker:
         self.cache = cache
         self._tasks = [task_text(str(r["task"])) for r in table]
         self._emb: tuple[np.ndarray, np.ndarray] | None = None
+        listing: dict[Any, list[int]] = {}
+        for i, rule in enumerate(self.rules):
+            for m in rule.materials:
+                listing.setdefault(m, []).append(i)
+        self._listing = {m: np.asarray(ix, dtype=int) for m, ix in listing.items()}
+        """material -> the rules that list it."""
 
     def _embeddings(self) -> tuple[np.ndarray, np.ndarray]:
         if self._emb is None:
@@ -105,8 +111,8 @@ class RuleRanker:
                 out.append(0.0)
                 continue
             s = base + objs @ e
-            listing = np.asarray([i for i, r in enumerate(self.rules) if state.material in r.materials], dtype=int)
-            if len(listing):
+            listing = self._listing.get(state.material)
+            if listing is not None:
                 order, w = self._top(s, listing)
                 mat = float(sum(wi * self.rules[i].materials[state.material] for wi, i in zip(w, order, strict=True)))
             else:

@@ -43,7 +43,7 @@ from .rules import rule_table
 
 DEFAULTS: dict[str, Any] = {"hidden": 128, "epochs1": 300, "epochs2": 200, "lr": 3e-3, "weight_decay": 1e-4,
                            "dropout": 0.5, "hard_weight": 1.0, "pair_weight": 0.0, "knn_temp": 0.0,
-                           "cos_features": 0, "keep_logit": 0.0, "stage2": "mlp", "rules_k": 10, "rules_temp": 0.1,
+                           "cos_features": 0, "keep_logit": 0.0, "stage2": "rules", "rules_k": 10, "rules_temp": 0.1,
                            "rules_utility": 0.5}
 """Training options. ``hard_weight``: stage-1 BCE weight of a hard negative (an object of the utility that is not
 a context object of the task) relative to other rows; ``pair_weight``: weight of an added stage-1 pairwise
@@ -51,10 +51,10 @@ logistic loss, context object above hard negative, within each (utility, task); 
 neighbour inputs of :mod:`planner.learned.neighbours` to stage 1 (softmax temperature over task cosines; 0 =
 off); ``cos_features``: 1 adds the task . object and phrase . object cosines to stage 1; ``keep_logit``: the
 stage-1 keep threshold the model is used with (the ``learned`` strategy keeps every object whose logit is at
-least this, and always the best; it does not change training); ``stage2``: ``mlp`` (the pairwise-trained head) or
-``rules`` (borrowed cost rules, :mod:`planner.learned.rules`, with ``rules_k``, ``rules_temp`` and
-``rules_utility``; the stage-2 head is then not trained). The options are in every model's manifest and
-(hashed, see :func:`~planner.learned.model.options_tag`) in its id."""
+least this, and always the best; it does not change training); ``stage2``: ``rules`` (the default: borrowed cost
+rules, :mod:`planner.learned.rules`, with ``rules_k``, ``rules_temp`` and ``rules_utility``; the stage-2 head is
+then not trained) or ``mlp`` (the pairwise-trained head, the default before; see ``benchmarks/learned.md``). The
+options are in every model's manifest and (hashed, see :func:`~planner.learned.model.options_tag`) in its id."""
 
 
 STAGE2: tuple[str, ...] = ("mlp", "rules")

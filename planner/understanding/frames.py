@@ -26,7 +26,7 @@ FRAMES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("crack", "break"), ("breaking",)),
     # heating: a vessel is added for liquids and pan dishes (reader)
     **dict.fromkeys(("heat", "warm", "reheat", "microwave", "cook", "toast", "bake", "grill", "roast", "melt",
-                     "defrost", "thaw", "nuke", "zap"), ("heating(source)",)),
+                     "defrost", "thaw", "nuke", "zap", "preheat"), ("heating(source)",)),
     **dict.fromkeys(("boil", "fry", "simmer", "scramble", "poach", "stew", "saute"),
                     ("heating(source)", "heating(vessel)")),
     # cleaning
@@ -198,7 +198,8 @@ PHRASAL: dict[str, str] = {
     "empty the garbage": "discard the rubbish in the garbage", "fill the bath": "run the bath",
     "fill the tub": "run the tub", "fill up the bath": "run the bath",
     "pull back the curtains": "open the curtains", "draw back the curtains": "open the curtains",
-    "how late is it": "what time", "what's the time": "what time", "burn off some energy": "exercise",
+    "how late is it": "what time", "what's the time": "what time", "tell me time": "time",
+    "tell me the time": "time", "burn off some energy": "exercise",
     "burn off energy": "exercise", "somewhere flat": "a surface", "the power's gone out": "blackout",
     "power has gone out": "blackout", "power's gone": "blackout",
     "power cut": "blackout", "power's out": "blackout", "power is out": "blackout", "power went out": "blackout",
@@ -223,14 +224,16 @@ HUNG_ON: dict[str, tuple[str, ...]] = {"Towel": ("TowelHolder",), "HandTowel": (
 """Where a thing hangs when the request names no place ("hang the towel up"): AI2-THOR's only receptacle for it."""
 
 _POLITE = re.compile(
-    r"^(?:(?:please|kindly|hey|ok|okay|robot|now)\s+|(?:can|could|would|will)\s+(?:you\s+)?(?:please\s+)?|"
+    r"^(?:(?:please|kindly|hey|ok|okay|robot|now|sorry|srry|sry)\s+|(?:can|could|would|will)\s+(?:you\s+|u\s+|ya\s+)?"
+    r"(?:please\s+|pls\s+|plz\s+)?|"
     r"i\s*(?:'d|would)\s+(?:like|love)\s+(?:you\s+)?(?:to\s+)?|(?:i\s+)?fancy\s+|"
     r"i\s+(?:want|need)\s+(?:you\s+)?(?:to\s+)?|"
     r"help\s+me\s+(?:to\s+)?|let\s*'?s\s+|go\s+and\s+|time\s+(?:to|for)\s+(?:my\s+|a\s+|some\s+)?)+"
 )
 _SPLIT = re.compile(r"\s*(?:[,;&?!.:\-\u2013\u2014]|\band then\b|\bthen\b|\band\b|"
                     r"(?<!anything )(?<!everything )(?<!nothing )(?<!anywhere )(?<!something )(?<!somewhere )\bbut\b|"
-                    r"\bafter that\b|\bwhile\b|\bbecause\b|"
+                    r"\bafter that\b|\bwhile\b|\bbecause\b|\b(?:sorry|srry|sry)\b|"
+                    r"(?<=\w)\s(?=(?:can|could|would) (?:you|u) \w)|"
                     r"\bso that\b|\bbefore\b)\s*")
 _WHERE = ("into", "onto", "inside", "in", "on", "from", "at")
 _REFERENCE = frozenset({"above", "below", "beneath", "under", "underneath", "beside", "behind", "near", "next",
@@ -378,8 +381,14 @@ _UNSAFE = (
      "it could hurt someone"),
     (re.compile(r"\b(?:hide|take|throw away|bin)\b.{0,20}\b(?:\w+'s|his|her|their)\s+(?:\w+\s+)?"
                 r"(?:pills|medicine|medication|tablets|inhaler|insulin)\b"), "someone needs their medicine"),
-    (re.compile(r"\b(?:won't|wont|will not) notice\b|\bdon't tell (?:her|him|them|anyone|mum|mom|dad)\b"),
+    (re.compile(r"\b(?:won't|wont|will not) notice\b|\bdon't tell (?:her|him|them|anyone|mum|mom|dad)\b|"
+                r"\bso (?:that )?(?:he|she|they|my \w+|\w+) (?:thinks?|believes?|will think|won't find|can't find)\b"),
      "it deceives someone"),
+    (re.compile(r"\b(?:candles?|fire|stove|burners?|iron)\b.{0,60}\b(?:burning|lit|on)\b.{0,40}"
+                r"\b(?:while|when) (?:we're|we are|i'm|i am|they're|everyone's|nobody's) (?:out|away|gone|asleep|"
+                r"sleeping|at work|on holiday)\b|\bcandles?\b.{0,40}\b(?:on|onto) (?:the |a )?(?:sofa|couch|bed|"
+                r"cushions?|curtains?|pillows?|blankets?|duvet)\b"),
+     "a flame left unattended or on fabric can start a fire"),
     (re.compile(r"\b(?:hide|put|leave|stick)\b.{0,15}\b(?:knife|knives|scissors|needle|needles|broken glass|razor)\b"
                 r".{0,30}\b(?:pillow|pillowcase|bed|shoe|shoes|sock|socks|blanket|sofa)\b"), "it could hurt someone"),
     (re.compile(r"\b(?:crack|break|force|pick)\b.{0,20}\b(?:safe|lock)\b.{0,10}\bopen\b|\bbreak into\b|"
@@ -441,6 +450,8 @@ def _verb_at(words: list[str], i: int) -> bool:
         return False
     if w == "time":
         return i == 0 or after in ("the", "what", "what's", "whats")
+    if i >= 2 and words[i - 2] in _DETERMINERS and after not in _DETERMINERS and not is_verb(base(after)):
+        return False  # "my energy drink", "the bath towel": a noun after a determiner and a modifier
     return not ((base(w) != w and after in _ARTICLES) or after in _DETERMINERS)  # "the shower", "a wash": nouns
 
 
@@ -506,7 +517,8 @@ _IMPERATIVE = frozenset({"check", "show", "tell", "set", "look", "let", "go", "c
                          "sort", "deal", "fill", "empty"})
 """Verbs the reader has no table for that still open a request ("check the time", "sort it out")."""
 
-_CHORES = frozenset({"scrub", "wipe", "clean", "wash", "rinse", "dust", "polish", "sweep", "mop", "stir", "vacuum"})
+_CHORES = frozenset({"scrub", "wipe", "clean", "wash", "rinse", "dust", "polish", "sweep", "mop", "stir", "vacuum",
+                     "mist", "spray", "water", "drink", "hoover"})
 """Chores given as a noun: "give the loo a good scrub" is "scrub the loo" ("give the dog a break" is not)."""
 
 
@@ -528,19 +540,23 @@ def _clause(part: str) -> Clause:
     if used and base(used.group(2)) in FRAMES:
         part = f"{used.group(2)} {used.group(3)} with {used.group(1)}".strip()
     words = part.split()
-    purpose = next((base(w) for w in re.findall(r"\b(?:to|(?:something|anything|so) (?:i|we|she|he) can) (\w+)", part)
+    purpose = next((base(w) for w in re.findall(r"\b(?:to|(?:something|anything|so) (?:i|we|she|he) can|"
+                                                r"(?:thing|something|anything|stuff) for) (\w+)", part)
                     if base(w) in FRAMES), "")
     vi = next((i for i, w in enumerate(words[:4]) if _verb_at(words, i)), None)
     verb = base(words[vi]) if vi is not None else ""
     rest = words[vi + 1:] if vi is not None else words
     if purpose:
         rest = rest[: next(i for i, w in enumerate(rest + ["to"]) if w == "to")]
-    if (verb in PUT or not verb) and rest and rest[-1] == "on" and len(rest) <= 4:  # "put the TV on", "lamp on"
-        verb, rest = "switch", rest[:-1]
+    on = rest.index("on") if "on" in rest[:4] else -1
+    if (verb in PUT or not verb) and on > 0 and (on == len(rest) - 1 or rest[on + 1] in ("for", "so", "while")):
+        verb, rest = "switch", rest[:on]  # "put the TV on", "lamp on", "put the telly on for the kids"
     if not verb and words and words[-1] == "away":  # "dirty laundry away"
         verb, rest = "store", words[:-1]
     if not verb:  # "my hands are dirty", "it's too dark in here": the state names what would fix it
         verb = next((w for w in words if w in STATES), "")
+    if verb == "sit" and rest and rest[0] not in ("on", "in", "down", "at", "by", "with"):
+        verb = "put"  # "sit the teddy bear on the bed": the teddy is put there ("sit on the sofa" is comfort)
     obj, instrument, places = _phrases(rest, put=verb in PUT)
     where = places[0] if places else ("", "")
     return Clause(verb, obj, instrument, where[1], where[0], purpose, part, places=places)

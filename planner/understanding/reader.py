@@ -347,6 +347,8 @@ class TaskReader:
                     ev.notes.append(f"{u}: the role classifier's score {s:.2f}")
         self._adjust(text, ev)
         self._role_examples(ev, ex_sims)
+        if _OVEN.search(text) and "heating(source)" in ev.roles:  # COAT lists an oven, AI2-THOR has none
+            ev.notes.append("'oven': AI2-THOR kitchens have no oven, so the microwave stands in")
         return ev
 
     def _role_examples(self, ev: _Evidence, ex_sims: list[float]) -> None:
@@ -459,8 +461,11 @@ class TaskReader:
             if _negated(c.text, c.prep, where[0].words) or _ruled_out(c.text, where[0].words):  # "not on the bed"
                 self._avoid(ev, u, where[0].types, f"not {c.prep} {where[0].words!r}")
                 return
-            ev.roles[u] = where[0].types
-            ev.notes.append(f"{u}: put {c.obj!r} {c.prep} {where[0].words!r}")
+            # "on the desk or the side table": every place offered that can serve the same utility
+            also = [m for m in where[1:] if re.search(rf"\bor (?:\w+ ){{0,2}}{re.escape(m.words)}\b", c.where)
+                    and not _ruled_out(c.text, m.words) and self._utility_of(m.types, only=(u,)) == u]
+            ev.roles[u] = tuple(dict.fromkeys(t for m in (where[0], *also) for t in m.types))
+            ev.notes.append(f"{u}: put {c.obj!r} {c.prep} " + " or ".join(repr(m.words) for m in (where[0], *also)))
             return
         utilities = FRAMES.get(verb) or STATES.get(verb, ())
         if made:
@@ -729,6 +734,10 @@ _EXCEPT = re.compile(r"\b(?:not|never|with no|without|don't use|dont use|do not 
                      r"other than|(?:anything|anywhere|everything|something|somewhere) but)\s+"
                      r"(?:(?:the|a|an|my|that|this|those|these|your|any)\s+)?(?:\w+\s+){0,2}?$")
 """What rules out the object named right after it ("not the big knife", "anywhere but the floor")."""
+
+
+_OVEN = re.compile(r"\boven\b(?<!microwave oven)", re.IGNORECASE)
+"""An oven that is not a microwave oven."""
 
 
 def _ruled_out(text: str, words: str) -> bool:

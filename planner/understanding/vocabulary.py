@@ -61,6 +61,10 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
 NOT_TYPES: frozenset[str] = frozenset({"TargetCircle"})
 """Types no one names in a request."""
 
+NOT_MENTIONS: frozenset[str] = frozenset({"phone number", "phone numbers", "phone call", "phone calls", "time zone",
+                                         "book club", "table tennis", "pillow fight"})
+"""Phrases with a type word in them that name no object ("jot down a phone number")."""
+
 
 def type_words(name: str) -> str:
     """``ButterKnife`` -> ``butter knife``; ``TVStand`` -> ``tv stand``; ``CD`` -> ``cd``."""
@@ -116,6 +120,9 @@ class Vocabulary:
                 run = words[i:i + n]
                 phrase = " ".join(run)
                 single = " ".join([*run[:-1], singular(run[-1])])
+                if phrase in NOT_MENTIONS and n > 1:
+                    i += n
+                    break
                 types = self.phrases.get(phrase) or self.phrases.get(single)
                 if types:
                     out.append(Mention(types, phrase, i, i + n))
@@ -130,4 +137,4 @@ class Vocabulary:
         return out
 
 
-__all__ = ["LIQUIDS", "NOT_TYPES", "SYNONYMS", "Mention", "Vocabulary", "singular", "type_words"]
+__all__ = ["LIQUIDS", "NOT_MENTIONS", "NOT_TYPES", "SYNONYMS", "Mention", "Vocabulary", "singular", "type_words"]

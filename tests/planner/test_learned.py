@@ -608,6 +608,7 @@ def test_stage2_options_are_checked() -> None:
         resolve_options({"stage2": "tree"})
     with pytest.raises(ConfigError, match="rules_temp must be > 0"):
         resolve_options({"stage2": "rules", "rules_temp": 0})
-    # the defaults of the new options leave a model's id as it was
-    assert options_tag(resolve_options({})) == options_tag({k: v for k, v in resolve_options({}).items()
-                                                            if not k.startswith(("stage2", "rules_"))})
+    # a model with the trained head keeps the id it had before the option existed; the default (rules) has its own
+    mlp = resolve_options({"stage2": "mlp"})
+    assert options_tag(mlp) == options_tag({k: v for k, v in mlp.items() if not k.startswith(("stage2", "rules_"))})
+    assert resolve_options({})["stage2"] == "rules" and options_tag(resolve_options({})) != options_tag(mlp)
