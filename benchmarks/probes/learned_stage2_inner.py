@@ -21,7 +21,7 @@ the same inner folds, among k 1 / 3 / 5 / 10, temperature 0.05 / 0.1 / 1 and bon
 
 Run (single-threaded):
     PYTHONPATH=. python benchmarks/probes/learned_stage2_inner.py --model runs/learned \
-        --configs '{}' '{"stage2": "rules"}'
+        --configs '{"stage2": "mlp"}' '{"stage2": "rules"}'
 (``--model`` is only read for its embedding cache, so no text is embedded again.)
 """
 

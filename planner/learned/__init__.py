@@ -1,7 +1,8 @@
-"""Learned selectors: small torch heads over cached MiniLM embeddings, trained on COAT's annotations.
+"""Learned selectors from COAT's annotations, over cached MiniLM embeddings.
 
-Stage 1 learns whether an object suits (utility, task); stage 2 learns to rank configurations ideal >
-moderate > bad by the cost model's penalty. Held-out fold models are split by combinations or by whole object
+Stage 1 is a small torch head: does an object suit (utility, task). Stage 2 prices a configuration with the cost
+rules of the most similar training (combination, object) pairs (:mod:`planner.learned.rules`, the default), or
+with a second torch head trained to rank configurations ideal > moderate > bad (``stage2=mlp``). Held-out fold models are split by combinations or by whole object
 types (:data:`SPLITS`). ``coat train`` trains them; the ``learned`` strategy uses them.
 torch loads only when a model is trained or loaded.
 """

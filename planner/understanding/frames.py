@@ -531,6 +531,10 @@ def _clause(part: str) -> Clause:
     part = re.sub(r"\b(?:keep|keeps|start)\s+(\w+ing)\b",  # "keep stirring the sauce", not "keep nothing on it"
                   lambda m: m.group(1) if base(m.group(1)) != m.group(1) else m.group(0), part)
     part = re.sub(r"\btoss\s+((?:\w+\s+){0,3}?)together\b", r"mix \1", part)  # "toss it all together": a salad
+    # "get the pan hot", "get it boiling in a pot": the thing is heated, not fetched
+    part = re.sub(r"\b(?:get|gets|getting|have|set)\s+((?:the|my|your|that|this|some)\s+\w+|it|them)\s+"
+                  r"(hot|warm|heated|heating|boiling|simmering|frying)\b",
+                  lambda m: f"{ {'hot': 'heat', 'warm': 'warm'}.get(m.group(2), base(m.group(2)))} {m.group(1)}", part)
     part = re.sub(r"\bgive\s+((?:the|my|your|this|that)\s+(?:\w+\s+){0,3}?\w+|it|them)\s+an?\s+"
                   r"(?:good\s+|quick\s+|proper\s+)?(\w+)",
                   lambda m: f"{m.group(2)} {m.group(1)}" if m.group(2) in _CHORES else m.group(0), part)
@@ -540,8 +544,9 @@ def _clause(part: str) -> Clause:
     if used and base(used.group(2)) in FRAMES:
         part = f"{used.group(2)} {used.group(3)} with {used.group(1)}".strip()
     words = part.split()
-    purpose = next((base(w) for w in re.findall(r"\b(?:to|(?:something|anything|so) (?:i|we|she|he) can|"
-                                                r"(?:thing|something|anything|stuff) for) (\w+)", part)
+    purpose = next((base(w) for w in re.findall(r"\b(?:to|(?:something|anything|somewhere|anywhere|so) "
+                                                r"(?:i|we|she|he) can|(?:thing|something|anything|stuff) for) (\w+)",
+                                                part)
                     if base(w) in FRAMES), "")
     vi = next((i for i, w in enumerate(words[:4]) if _verb_at(words, i)), None)
     verb = base(words[vi]) if vi is not None else ""

@@ -776,3 +776,14 @@ def test_a_phone_number_is_not_a_phone(reader) -> None:
 def test_pranks_and_unattended_flames_are_refused_with_a_reason(reader, text) -> None:
     r = reader.read(text)
     assert not r.understood and r.reason.startswith("refused: "), r.reason
+
+
+@pytest.mark.parametrize(("text", "utility"), [
+    ("get the pan hot for the omelette", "heating(source)"),  # "get X hot": X is heated, not fetched
+    ("get it boiling in a pot on the stove", "heating(vessel)"),
+    ("is there somewhere I can wash my hands?", "washing"),  # "somewhere I can <verb>": the purpose
+])
+def test_a_thing_got_hot_is_heated_and_somewhere_to_do_it_is_a_purpose(reader, text, utility) -> None:
+    roles = TaskReader(reader.kb, encoder=None, examples=None).assess(text).evidence.roles
+    assert utility in roles, roles
+    assert "mixing(vessel)" not in roles
