@@ -2,9 +2,9 @@
 
 Stage 1 is a small torch head: does an object suit (utility, task). Stage 2 prices a configuration with the cost
 rules of the most similar training (combination, object) pairs (:mod:`planner.learned.rules`, the default), or
-with a second torch head trained to rank configurations ideal > moderate > bad (``stage2=mlp``). Held-out fold models are split by combinations or by whole object
-types (:data:`SPLITS`). ``coat train`` trains them; the ``learned`` strategy uses them.
-torch loads only when a model is trained or loaded.
+with a second torch head trained to rank configurations ideal > moderate > bad (``stage2=mlp``). Held-out fold
+models are split by combinations or by whole object types (:data:`SPLITS`). ``coat train`` trains them; the
+``learned`` strategy uses them. torch loads only when a model is trained or loaded.
 """
 
 from .data import (
