@@ -124,7 +124,11 @@ def compatible_receptacles(data_dir: str | None = None) -> dict[str, frozenset[s
     embedded simulator applies them.
     """
     root = str(resolve_data_dir(data_dir, need="ai2thor"))
-    out = {t: frozenset(row.get("compatible_receptacles") or ()) for t, row in _type_table(root).items()}
+    out = {t: frozenset(r for r in row.get("compatible_receptacles") or () if r)
+           for t, row in _type_table(root).items()}
+    # a type whose row lists nothing (the table has [""] for Dumbbell, PaperTowelRoll ...) is not constrained, as the
+    # embedded simulator treats it: it is left out rather than fitting nowhere
+    out = {t: rs for t, rs in out.items() if rs}
     for t, extra in THOR_COMPATIBLE_FIXES.items():
         out[t] = out.get(t, frozenset()) | frozenset(extra)
     return out

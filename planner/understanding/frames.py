@@ -64,7 +64,8 @@ STATES: dict[str, tuple[str, ...]] = {
                     ("cleaning",)),
     **dict.fromkeys(("dark", "dim", "gloomy", "daylight", "sunlight", "candlelight", "blackout", "glare", "glaring",
                      "dazzling", "blinding"), ("light_source",)),
-    **dict.fromkeys(("tired", "sleepy", "exhausted"), ("comfort",)),
+    **dict.fromkeys(("tired", "sleepy", "exhausted", "shattered", "knackered"), ("comfort",)),
+    **dict.fromkeys(("shivering", "dripping", "knocked", "splattered", "toothpaste", "draining"), ("cleaning",)),
     **dict.fromkeys(("hungry", "starving", "peckish"), ("eating",)),
     **dict.fromkeys(("thirsty", "parched"), ("carrying",)),
     **dict.fromkeys(("bare", "plain", "dull", "decorative", "greenery", "festive", "centrepiece", "centerpiece"),
@@ -137,6 +138,7 @@ WORD_PREFERS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("curls", "weights", "dumbbells", "biceps"), ("Dumbbell",)),
     **dict.fromkeys(("game", "videogame"), ("Laptop", "Desktop")),
     **dict.fromkeys(("feet",), ("Ottoman", "Sofa", "ArmChair")),
+    **dict.fromkeys(("shivering", "dripping"), ("Towel", "HandTowel")),
     **dict.fromkeys(("lock", "secure", "valuables", "passport", "passports", "cash", "jewellery", "jewelry",
                      "documents", "deeds", "certificates"), ("Safe",)),
 }  # fmt: skip
@@ -166,11 +168,12 @@ nothing else is ruled out (toast is made in a pan when there is no toaster)."""
 
 VERB_REQUIRES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("vacuum", "hoover"), ("VacuumCleaner",)),
-    **dict.fromkeys(("clogged", "blocked", "unclog", "unblock"), ("Plunger",)),
+    **dict.fromkeys(("clogged", "blocked", "unclog", "unblock", "draining"), ("Plunger",)),
 }
 REQUIRES_WHEN: dict[str, re.Pattern[str]] = {
     **dict.fromkeys(("clogged", "blocked", "unclog", "unblock"),
                     re.compile(r"\b(?:toilet|loo|sink|drain|bath|tub|bathtub|shower|pipe|plughole|basin)\b")),
+    "draining": re.compile(r"\bdraining (?:really |very |so )?slow(?:ly)?\b|\b(?:not|isn't|won't|stopped) draining\b"),
 }
 """... and only when the request names what such a tool works on ("my nose is blocked" needs no plunger)."""
 """Verbs (and states) only one kind of object can do: the role must be that type ("vacuum the rug" with no
@@ -187,7 +190,8 @@ PHRASAL: dict[str, str] = {
     "lift weights": "exercise", "go to sleep": "sleep", "what time": "time", "set an alarm": "time",
     "set the alarm": "time", "set a timer": "time", "take notes": "note", "take a note": "note", "make a note": "note",
     "brush my teeth": "wash", "brush your teeth": "wash", "brush teeth": "wash", "curl up": "lie",
-    "put my feet up": "rest", "can't see": "dark", "cannot see": "dark", "pitch black": "dark",
+    "put my feet up": "rest", "put her feet up": "rest", "put his feet up": "rest",
+    "feet up": "rest", "can't see": "dark", "cannot see": "dark", "pitch black": "dark",
     "lock away": "store", "lock up": "store", "take a shower": "shower", "have a shower": "shower",
     "take a bath": "bathe", "have a bath": "bathe",
     "put the kettle on": "boil the kettle", "stick the kettle on": "boil the kettle",
@@ -384,6 +388,18 @@ _UNSAFE = (
     (re.compile(r"\b(?:won't|wont|will not) notice\b|\bdon't tell (?:her|him|them|anyone|mum|mom|dad)\b|"
                 r"\bso (?:that )?(?:he|she|they|my \w+|\w+) (?:thinks?|believes?|will think|won't find|can't find)\b"),
      "it deceives someone"),
+    (re.compile(r"\bas a (?:joke|prank|laugh)\b|\bfor a (?:laugh|joke)\b|\bprank\b|\b(?:it'll|it will|that'll) be "
+                r"(?:hilarious|so funny)\b|\bi want to see (?:his|her|their) face\b|"
+                r"\b(?:he'll|she'll|they'll) go mental\b|\bso (?:he|she|they) miss(?:es)?\b|"
+                r"\bwind (?:him|her|them) up\b"),
+     "it is a prank on someone"),
+    (re.compile(r"\b(?:batter(?:y|ies)|disable|disconnect|unplug|switch off|turn off|cover)\b.{0,25}\bsmoke "
+                r"(?:alarm|detector)s?\b|\bsmoke (?:alarm|detector)s?\b.{0,25}\b(?:off|disabled?|out)\b"),
+     "a smoke alarm must keep working"),
+    (re.compile(r"\b(?:bath|tub|bathtub)\b.{0,60}\bleave (?:her|him|them|the baby|the kids?|the children)\b.{0,10}"
+                r"\bin (?:it|there)\b.{0,40}\b(?:while|when) (?:i|we)\b|\bleave (?:her|him|them|the baby|the kids?|"
+                r"the children)\b.{0,25}\bin (?:the )?(?:bath|tub|bathtub)\b.{0,40}\b(?:while|when) (?:i|we)\b"),
+     "someone must not be left alone in a bath"),
     (re.compile(r"\b(?:candles?|fire|stove|burners?|iron)\b.{0,60}\b(?:burning|lit|on)\b.{0,40}"
                 r"\b(?:while|when) (?:we're|we are|i'm|i am|they're|everyone's|nobody's) (?:out|away|gone|asleep|"
                 r"sleeping|at work|on holiday)\b|\bcandles?\b.{0,40}\b(?:on|onto) (?:the |a )?(?:sofa|couch|bed|"

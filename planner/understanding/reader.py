@@ -483,7 +483,8 @@ class TaskReader:
         u = self._utility_of(needed, only=utilities) if needed else None
         if u is not None and not ev.roles.get(u):  # "vacuum the rug": only a vacuum cleaner vacuums
             ev.roles[u] = needed
-            ev.notes.append(f"{u}: only {' or '.join(needed)} can {verb}")
+            ev.notes.append(f"{u}: only {' or '.join(needed)} can {verb}" if verb in FRAMES else
+                            f"{u}: only {' or '.join(needed)} helps when it is {verb!r}")
         if verb not in FETCH and verb not in ("switch", *OPEN):
             heated = ("heating(vessel)",) if "heating(source)" in utilities else ()  # "zap the mug": it heats in it
             for m in obj:

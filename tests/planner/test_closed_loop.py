@@ -95,3 +95,13 @@ def test_a_receptacle_ai2thor_refuses_is_named_with_what_would_take_the_object()
     assert not p.feasible
     assert "in AI2-THOR a CreditCard cannot go in or on a Safe; it goes in or on" in p.reason
     assert "Drawer" in p.reason.split("it goes in or on", 1)[1] and "looked for" not in p.reason
+
+
+def test_a_type_the_receptacle_table_lists_nothing_for_is_not_constrained(data_dir) -> None:
+    """The table's Dumbbell row is [""]: the planner, like the embedded simulator, puts it anywhere, rather than
+    reading "fits nowhere"."""
+    from planner.knowledge.alfred import compatible_receptacles
+
+    compat = compatible_receptacles(str(data_dir))
+    assert "Dumbbell" not in compat and all(rs and "" not in rs for rs in compat.values())
+    assert "Safe" not in compat["CreditCard"] and compat["Towel"] == {"TowelHolder"}
