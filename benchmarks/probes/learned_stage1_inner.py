@@ -51,18 +51,17 @@ Run (single-threaded; stage 2 is not trained, it does not change stage 1):
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 from typing import Any
 
 import numpy as np
+from _inner_folds import inner_folds, options, parser
 
 from planner.knowledge import load_knowledge
-from planner.learned import combinations, fold_split, train_model
+from planner.learned import train_model
 from planner.learned.data import vocabulary
 from planner.learned.model import EMBEDDINGS_FILE
-from planner.learned.train import DEFAULTS, featurizer
+from planner.learned.train import featurizer
 
 
 def _auc(pos: list[float], neg: list[float]) -> float | None:
@@ -124,36 +123,24 @@ def _keep(scores: dict[str, float], candidates: list[str], threshold: float) -> 
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--model", required=True, help="a `coat train --out` directory (for its embedding cache)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--folds", type=int, default=5, help="outer folds (as `coat train --folds`)")
-    ap.add_argument("--outer", type=int, nargs="+", default=[0, 1], help="outer folds to use")
-    ap.add_argument("--inner", type=int, default=3, help="inner folds per outer fold")
-    ap.add_argument("--configs", nargs="+", default=["{}"], help="JSON training options, one per config")
+    ap = parser()
     ap.add_argument("--max-models", type=int, default=None, help="stop each config after this many heads (a check)")
     ap.add_argument("--thresholds", type=float, nargs="*", default=[],
                     help="also report stage-1 keep statistics at these logit thresholds (see the docstring)")
     args = ap.parse_args()
     kb = load_knowledge()
     feat = featurizer(kb, f"{args.model}/{EMBEDDINGS_FILE}")
-    outer = fold_split(combinations(kb), args.folds, args.seed)
     for raw in args.configs:
-        opts = {**json.loads(raw), "epochs2": 0}
-        unknown = sorted(set(opts) - set(DEFAULTS))
-        if unknown:
-            raise SystemExit(f"{raw}: not training options: {', '.join(unknown)} (accepted: {', '.join(DEFAULTS)})")
+        opts = options(raw, epochs2=0)
         per: list[dict[str, float]] = []
         t0 = time.perf_counter()
-        for o in args.outer:
-            train = [c for c in combinations(kb) if c not in set(outer[o])]
-            for j, inner in enumerate(fold_split(train, args.inner, args.seed + 1000)):
-                if args.max_models is not None and len(per) >= args.max_models:
-                    break
-                m = train_model(kb, feat, seed=args.seed, held_out=[*outer[o], *inner], options=opts)
-                per.append({**score(kb, m, inner), **keep_stats(kb, m, inner, args.thresholds)})
-                print(f"  {raw} outer {o} inner {j}: " + ", ".join(f"{k} {v:.3f}" for k, v in per[-1].items()),
-                      flush=True)
+        for o, j, inner, held in inner_folds(kb, args):
+            if args.max_models is not None and len(per) >= args.max_models:
+                break
+            m = train_model(kb, feat, seed=args.seed, held_out=held, options=opts)
+            per.append({**score(kb, m, inner), **keep_stats(kb, m, inner, args.thresholds)})
+            print(f"  {raw} outer {o} inner {j}: " + ", ".join(f"{k} {v:.3f}" for k, v in per[-1].items()),
+                  flush=True)
         keys = list(dict.fromkeys(k for p in per for k in p))
         mean = {k: float(np.mean([p[k] for p in per if k in p])) for k in keys}
         print(f"{raw}: " + ", ".join(f"{k} {v:.3f}" for k, v in mean.items())

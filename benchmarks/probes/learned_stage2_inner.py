@@ -27,18 +27,17 @@ Run (single-threaded):
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 from typing import Any
 
 import numpy as np
+from _inner_folds import inner_folds, options, parser
 
 from planner.knowledge import CostModel, load_knowledge
-from planner.learned import combinations, fold_split, train_model
+from planner.learned import train_model
 from planner.learned.data import rank_examples
 from planner.learned.model import EMBEDDINGS_FILE
-from planner.learned.train import DEFAULTS, featurizer
+from planner.learned.train import featurizer
 
 
 def pair_scores(kb: Any, cost: CostModel, model: Any, combos: list[Any]) -> dict[str, list[bool]]:
@@ -60,31 +59,18 @@ def pair_scores(kb: Any, cost: CostModel, model: Any, combos: list[Any]) -> dict
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--model", required=True, help="a `coat train --out` directory (for its embedding cache)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--folds", type=int, default=5, help="outer folds (as `coat train --folds`)")
-    ap.add_argument("--outer", type=int, nargs="+", default=[0, 1], help="outer folds to use")
-    ap.add_argument("--inner", type=int, default=3, help="inner folds per outer fold")
-    ap.add_argument("--configs", nargs="+", default=["{}"], help="JSON training options, one per config")
-    args = ap.parse_args()
+    args = parser().parse_args()
     kb = load_knowledge()
     cost = CostModel(kb)
     feat = featurizer(kb, f"{args.model}/{EMBEDDINGS_FILE}")
-    outer = fold_split(combinations(kb), args.folds, args.seed)
     for raw in args.configs:
-        opts = {**json.loads(raw), "epochs1": 0}
-        unknown = sorted(set(opts) - set(DEFAULTS))
-        if unknown:
-            raise SystemExit(f"{raw}: not training options: {', '.join(unknown)} (accepted: {', '.join(DEFAULTS)})")
+        opts = options(raw, epochs1=0)
         pooled: dict[str, list[bool]] = {}
         t0 = time.perf_counter()
-        for o in args.outer:
-            train = [c for c in combinations(kb) if c not in set(outer[o])]
-            for inner in fold_split(train, args.inner, args.seed + 1000):
-                m = train_model(kb, feat, seed=args.seed, held_out=[*outer[o], *inner], options=opts)
-                for k, v in pair_scores(kb, cost, m, inner).items():
-                    pooled.setdefault(k, []).extend(v)
+        for _, _, inner, held in inner_folds(kb, args):
+            m = train_model(kb, feat, seed=args.seed, held_out=held, options=opts)
+            for k, v in pair_scores(kb, cost, m, inner).items():
+                pooled.setdefault(k, []).extend(v)
         print(f"{raw}: " + ", ".join(f"{k} {np.mean(v):.4f} ({len(v)} pairs)" for k, v in pooled.items())
               + f" ({time.perf_counter() - t0:.0f} s)", flush=True)
 
