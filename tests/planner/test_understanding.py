@@ -130,8 +130,8 @@ def test_the_reader_never_raises_and_never_half_understands(reader, text) -> Non
     r = reader.read(text)
     assert 0.0 <= r.confidence <= 1.0
     assert (r.spec is not None) == r.understood
-    if r.understood:
-        assert r.spec.roles
+    if r.understood:  # something to decide: a role, or a target put on a place COAT gives no utility
+        assert r.spec.roles or any(t.name == "place" for t in r.spec.targets)
 
 
 def test_calibration_file_is_complete() -> None:
