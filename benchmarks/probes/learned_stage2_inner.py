@@ -51,7 +51,7 @@ def pair_scores(kb: Any, cost: CostModel, model: Any, combos: list[Any]) -> dict
         s = np.asarray(model.rank(t, u, [(e.obj, e.state) for e in exs]))
         i, j = np.nonzero(c[:, None] < c[None, :])  # i is the better one
         right = s[i] > s[j]
-        cls_i, cls_j = c[i] // 1000, c[j] // 1000
+        cls_i, cls_j = np.minimum(c[i] // 1000, 2), np.minimum(c[j] // 1000, 2)  # a bad total can pass 1000
         out["all"] += right.tolist()
         out["moderate"] += right[(cls_i == 1) & (cls_j == 1)].tolist()
         out["moderate_bad"] += right[(cls_i == 1) & (cls_j == 2)].tolist()

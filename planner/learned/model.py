@@ -227,7 +227,10 @@ class LearnedModel:
         enc = manifest.get("encoder")
         if enc != featurizer.cache.model_id:
             raise ConfigError(f"{path}: trained on encoder {enc!r}, not {featurizer.cache.model_id!r}; {_RETRAIN}")
-        return cls(heads, featurizer, manifest)
+        try:
+            return cls(heads, featurizer, manifest)
+        except (KeyError, ValueError, TypeError, AttributeError) as e:  # a rule table that is missing or corrupt
+            raise DataError(path, "rules", f"learned model's stage-2 rules are unreadable ({e}); {_RETRAIN}") from e
 
 
 class FoldedModel:

@@ -36,6 +36,9 @@ from .features import EmbeddingCache, object_text, task_text
 
 SCALE = 100.0
 """Penalty points per unit of score."""
+UNKNOWN_STATE_COST = 1000.0
+"""Cost of a candidate without a state: a moderate configuration with no penalty (above every known moderate one,
+below every ideal one)."""
 
 
 def rule_table(kb: KnowledgeBase, combos: Iterable[Combo], exclude_objects: Iterable[str] = (),
@@ -101,14 +104,15 @@ class RuleRanker:
         return order, w / w.sum()
 
     def rank(self, task: str | None, utility: str, pairs: Sequence[tuple[str, PhysicalState | None]]) -> list[float]:
-        """Score of each (object, state), higher is better; 0 for a pair without a state."""
+        """Score of each (object, state), higher is better; a pair without a state scores as
+        :data:`UNKNOWN_STATE_COST`."""
         tasks, objs = self._embeddings()
         q = self.cache.embed([task_text(task), *(object_text(o) for o, _ in pairs)])
         base = tasks @ q[0] + self.utility_bonus * (self.utilities == utility)
         out = []
         for (_, state), e in zip(pairs, q[1:], strict=True):
-            if state is None:
-                out.append(0.0)
+            if state is None:  # unknown state: a moderate configuration with no penalty beyond its class
+                out.append(-UNKNOWN_STATE_COST / SCALE)
                 continue
             s = base + objs @ e
             listing = self._listing.get(state.material)
@@ -132,4 +136,4 @@ class RuleRanker:
                 for i, wi in zip(order, w, strict=True)]
 
 
-__all__ = ["SCALE", "RuleRanker", "rule_table"]
+__all__ = ["SCALE", "UNKNOWN_STATE_COST", "RuleRanker", "rule_table"]

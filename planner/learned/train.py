@@ -226,6 +226,14 @@ def train_dir(kb: KnowledgeBase, out: str | os.PathLike[str], *, seed: int = 0, 
     return manifest
 
 
+def recorded(options: dict[str, Any] | None) -> dict[str, Any]:
+    """A manifest's training options, with an option added after it was trained set to what the model was trained
+    with (:data:`~planner.learned.model.NEUTRAL_OPTIONS`: a model from before ``stage2`` has the trained head)."""
+    from .model import NEUTRAL_OPTIONS
+
+    return {**NEUTRAL_OPTIONS, **(options or {})}
+
+
 def set_keep_logit(src: str | os.PathLike[str], dst: str | os.PathLike[str], keep_logit: float) -> dict[str, Any]:
     """Copy the trained directory ``src`` to ``dst`` with option ``keep_logit`` set in every manifest (the
     directory's and each model file's); the weights are unchanged, since the option does not change training.
@@ -258,10 +266,10 @@ def set_keep_logit(src: str | os.PathLike[str], dst: str | os.PathLike[str], kee
     for name in names:
         blob = torch.load(src / name, map_location="cpu", weights_only=True)
         inner = json.loads(blob["manifest"])
-        inner["options"] = resolve_options({**(inner.get("options") or {}), "keep_logit": keep_logit})
+        inner["options"] = resolve_options({**recorded(inner.get("options")), "keep_logit": keep_logit})
         blob["manifest"] = json.dumps(inner, sort_keys=True)
         torch.save(blob, dst / name)
-    manifest["options"] = resolve_options({**(manifest.get("options") or {}), "keep_logit": keep_logit})
+    manifest["options"] = resolve_options({**recorded(manifest.get("options")), "keep_logit": keep_logit})
     manifest["keep_logit_from"] = str(src)
     (dst / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return manifest
@@ -307,5 +315,5 @@ def default_dir() -> Path:
     return cache_data_dir().parent / "learned"
 
 
-__all__ = ["DEFAULTS", "default_dir", "featurizer", "load_learned", "resolve_options", "set_keep_logit", "train_dir",
-           "train_model"]
+__all__ = ["DEFAULTS", "default_dir", "featurizer", "load_learned", "recorded", "resolve_options", "set_keep_logit",
+           "train_dir", "train_model"]

@@ -552,7 +552,7 @@ def test_object_rule_round_trips_and_prices_like_the_cost_model(kb: Any) -> None
 
 def test_rule_ranker_by_hand(kb: Any) -> None:
     """One borrowed rule: the score is minus its cost in hundreds; an unlisted material takes the nearest listing
-    rule's penalty; a pair without a state scores 0."""
+    rule's penalty; a pair without a state scores as a moderate one with no penalty."""
     from planner.knowledge import CostModel
     from planner.learned.rules import RuleRanker, rule_table
     from planner.schemas import PhysicalState
@@ -574,7 +574,7 @@ def test_rule_ranker_by_hand(kb: Any) -> None:
     assert got[1] == pytest.approx(-(1000 + rule.penalty(dirty).total) / 100)
     assert got[2] == pytest.approx(-(2000 + rule.penalty(busy).total) / 100)
     assert got[3] == pytest.approx(-(1000 + 50 + 200) / 100)  # Wood listed nowhere: COAT's unlisted penalty
-    assert got[4] == 0.0
+    assert got[4] == -10.0  # no state: a moderate configuration with no penalty, below the ideal one
     assert ranker.explain("slice a pear", "cutting", "Cup") == [("cutting", "cut apple", "Knife", 1.0)]
 
 
@@ -612,3 +612,38 @@ def test_stage2_options_are_checked() -> None:
     mlp = resolve_options({"stage2": "mlp"})
     assert options_tag(mlp) == options_tag({k: v for k, v in mlp.items() if not k.startswith(("stage2", "rules_"))})
     assert resolve_options({})["stage2"] == "rules" and options_tag(resolve_options({})) != options_tag(mlp)
+
+
+def test_an_old_model_keeps_its_trained_head_through_set_keep_logit_and_bad_rules_are_a_clear_error(
+        kb: Any, tmp_path: Path) -> None:
+    """A directory trained before ``stage2`` existed (no such option in its manifests) is the trained head: a copy
+    with another keep threshold must stay so, and a corrupt rule table names the file."""
+    import json as _json
+
+    import torch
+
+    from planner.learned.train import set_keep_logit
+
+    old = tmp_path / "old"
+    train_dir(kb, old, seed=0, folds=1, encoder=HashEncoder(), options={**TINY, "stage2": "mlp"}, progress=False)
+    blob = torch.load(old / MODEL_FILE, weights_only=True)  # as a model trained before the option was written
+    inner = _json.loads(blob["manifest"])
+    inner["options"] = {k: v for k, v in inner["options"].items() if not k.startswith(("stage2", "rules_"))}
+    blob["manifest"] = _json.dumps(inner)
+    torch.save(blob, old / MODEL_FILE)
+    manifest = _json.loads((old / "manifest.json").read_text())
+    manifest["options"] = inner["options"]
+    (old / "manifest.json").write_text(_json.dumps(manifest))
+    copy = tmp_path / "copy"
+    set_keep_logit(old, copy, -0.5)
+    m = load_learned(kb, copy, encoder=HashEncoder())
+    assert m.ranker is None and m.keep_logit == -0.5 and m.manifest["options"]["stage2"] == "mlp"
+    rules = tmp_path / "rules"
+    train_dir(kb, rules, seed=0, folds=1, encoder=HashEncoder(), options=RULES, progress=False)
+    blob = torch.load(rules / MODEL_FILE, weights_only=True)
+    inner = _json.loads(blob["manifest"])
+    inner["rules"][0]["rule"]["materials"] = {"Wod": 0}
+    blob["manifest"] = _json.dumps(inner)
+    torch.save(blob, rules / MODEL_FILE)
+    with pytest.raises(DataError, match="stage-2 rules are unreadable"):
+        load_learned(kb, rules, encoder=HashEncoder())
