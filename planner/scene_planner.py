@@ -228,6 +228,7 @@ def plan_in_state(
     spec, exact = reading.spec, reading.method in ("exact", "given")
     draft = _Draft(notes=list(reading.evidence) if reading.method == "reader" else [])
     bindings = {**_bind_targets(spec, state, draft, kb, skip=set(fixed or {})), **dict(fixed or {})}
+    _check_target_places(spec, bindings, state, kb, draft)
     role_strategy = "knowledge" if strategy == "hybrid" and backend is None else strategy
     for role in sorted(spec.roles, key=lambda r: not r.types):  # the roles the task names a type for first
         if role.name in bindings:
@@ -384,6 +385,32 @@ def _bind_targets(spec: TaskSpec, state: SceneState, draft: _Draft, kb: Knowledg
         draft.notes.append(f"no {' or '.join(t.types)} in scene {state.scene_id!r} to act on ({t.name})")
         draft.alternatives += _tasks_with_targets_here(spec, state, kb)
     return out
+
+
+def _check_target_places(spec: TaskSpec, bindings: Mapping[str, str], state: SceneState, kb: KnowledgeBase,
+                         draft: _Draft) -> None:
+    """A target put in / on another target (a place COAT gives no utility: "the towel in the bathtub") must fit
+    there by AI2-THOR's compatible receptacles; if not, the plan is infeasible and says why."""
+    from .knowledge.alfred import compatible_receptacles
+
+    targets = {t.name for t in spec.targets if not t.liquid}
+    sliced = {t.name for t in spec.targets if t.sliced}  # the pieces are what is put there
+    compat = compatible_receptacles(str(kb.root))
+    by_id = {r.object_id: r for r in state.objects}
+    here = sorted({thor_object_name(r.category) for r in state.objects})
+    for g in spec.goals:
+        if g.relation != "contained_in" or g.item not in targets or g.other not in targets:
+            continue
+        thing, place = by_id.get(bindings.get(g.item, "")), by_id.get(bindings.get(g.other or "", ""))
+        if thing is None or place is None:
+            continue
+        t, p = thor_object_name(thing.category), thor_object_name(place.category)
+        t = f"{t}Sliced" if g.item in sliced else t
+        if t in compat and p not in compat[t]:
+            fits = [h for h in here if h in compat[t]]
+            draft.feasible = False
+            draft.notes.append(f"in AI2-THOR a {t} cannot go in or on a {p}"
+                               + (f"; it goes in or on {', '.join(fits)} here" if fits else ""))
 
 
 def _tasks_with_targets_here(spec: TaskSpec, state: SceneState, kb: KnowledgeBase, n: int = 3) -> list[str]:

@@ -214,8 +214,11 @@ def physical_roles(roles: list[Role], targets: list[Target], *, placed: Iterable
 
 
 def build_spec(task: str, roles: list[Role], targets: list[Target], place: tuple[str, ...] = (),
-               note: str = "", family: str = "") -> TaskSpec:
-    """A TaskSpec from roles and targets, with the goal conditions their utilities imply (module table)."""
+               note: str = "", family: str = "", placed: str = "") -> TaskSpec:
+    """A TaskSpec from roles and targets, with the goal conditions their utilities imply (module table).
+
+    ``place``: the types of a place target; a decoration role goes there, else the target named ``placed`` (the
+    first solid target by default)."""
     dec = next((r.name for r in roles if r.utility == "decoration"), None)
     roles = physical_roles(roles, targets, placed=[dec] if place and dec else [])
     by_name = {r.utility: r for r in roles}
@@ -241,10 +244,11 @@ def build_spec(task: str, roles: list[Role], targets: list[Target], place: tuple
             goals = [g for g in goals if g.item != dec.name]
             goals.append(GoalCondition(item=dec.name, relation="contained_in", other="place",
                                        description=f"the decoration is on the {place[0]}"))
-        elif solids and not any(g.relation == "contained_in" and g.item == solids[0].name for g in goals):
-            # a place COAT gives no utility ("the towel on the towel holder"): the target ends up there
-            goals.append(GoalCondition(item=solids[0].name, relation="contained_in", other="place",
-                                       description=f"the {solids[0].types[0]} is in / on the {place[0]}"))
+        elif solids:  # a place COAT gives no utility ("the towel on the towel holder"): the thing ends up there
+            thing = next((t for t in solids if t.name == placed), solids[0])
+            if not any(g.relation == "contained_in" and g.item == thing.name for g in goals):
+                goals.append(GoalCondition(item=thing.name, relation="contained_in", other="place",
+                                           description=f"the {thing.types[0]} is in / on the {place[0]}"))
     if not goals:
         note = note or "nothing checkable in AI2-THOR: the plan's objects are made ready"
     return TaskSpec(task=task, family=family or _family(by_name, solids, has_liquid), roles=tuple(roles),

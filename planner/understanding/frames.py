@@ -64,8 +64,8 @@ STATES: dict[str, tuple[str, ...]] = {
                     ("cleaning",)),
     **dict.fromkeys(("dark", "dim", "gloomy", "daylight", "sunlight", "candlelight", "blackout", "glare", "glaring",
                      "dazzling", "blinding"), ("light_source",)),
-    **dict.fromkeys(("tired", "sleepy", "exhausted", "shattered", "knackered"), ("comfort",)),
-    **dict.fromkeys(("shivering", "dripping", "knocked", "splattered", "toothpaste", "draining"), ("cleaning",)),
+    **dict.fromkeys(("tired", "sleepy", "exhausted", "knackered"), ("comfort",)),
+    **dict.fromkeys(("splattered", "draining"), ("cleaning",)),
     **dict.fromkeys(("hungry", "starving", "peckish"), ("eating",)),
     **dict.fromkeys(("thirsty", "parched"), ("carrying",)),
     **dict.fromkeys(("bare", "plain", "dull", "decorative", "greenery", "festive", "centrepiece", "centerpiece"),
@@ -138,7 +138,6 @@ WORD_PREFERS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("curls", "weights", "dumbbells", "biceps"), ("Dumbbell",)),
     **dict.fromkeys(("game", "videogame"), ("Laptop", "Desktop")),
     **dict.fromkeys(("feet",), ("Ottoman", "Sofa", "ArmChair")),
-    **dict.fromkeys(("shivering", "dripping"), ("Towel", "HandTowel")),
     **dict.fromkeys(("lock", "secure", "valuables", "passport", "passports", "cash", "jewellery", "jewelry",
                      "documents", "deeds", "certificates"), ("Safe",)),
 }  # fmt: skip
@@ -190,7 +189,8 @@ PHRASAL: dict[str, str] = {
     "lift weights": "exercise", "go to sleep": "sleep", "what time": "time", "set an alarm": "time",
     "set the alarm": "time", "set a timer": "time", "take notes": "note", "take a note": "note", "make a note": "note",
     "brush my teeth": "wash", "brush your teeth": "wash", "brush teeth": "wash", "curl up": "lie",
-    "put my feet up": "rest", "put her feet up": "rest", "put his feet up": "rest",
+    "put my feet up": "rest", "put her feet up": "rest", "put his feet up": "rest", "i'm shattered": "i'm tired",
+    "i am shattered": "i am tired",
     "feet up": "rest", "can't see": "dark", "cannot see": "dark", "pitch black": "dark",
     "lock away": "store", "lock up": "store", "take a shower": "shower", "have a shower": "shower",
     "take a bath": "bathe", "have a bath": "bathe",
@@ -386,24 +386,29 @@ _UNSAFE = (
     (re.compile(r"\b(?:hide|take|throw away|bin)\b.{0,20}\b(?:\w+'s|his|her|their)\s+(?:\w+\s+)?"
                 r"(?:pills|medicine|medication|tablets|inhaler|insulin)\b"), "someone needs their medicine"),
     (re.compile(r"\b(?:won't|wont|will not) notice\b|\bdon't tell (?:her|him|them|anyone|mum|mom|dad)\b|"
-                r"\bso (?:that )?(?:he|she|they|my \w+|\w+) (?:thinks?|believes?|will think|won't find|can't find)\b"),
-     "it deceives someone"),
-    (re.compile(r"\bas a (?:joke|prank|laugh)\b|\bfor a (?:laugh|joke)\b|\bprank\b|\b(?:it'll|it will|that'll) be "
-                r"(?:hilarious|so funny)\b|\bi want to see (?:his|her|their) face\b|"
-                r"\b(?:he'll|she'll|they'll) go mental\b|\bso (?:he|she|they) miss(?:es)?\b|"
-                r"\bwind (?:him|her|them) up\b"),
+                r"\bso (?:that )?(?:he|she|they|(?:my|his|her|their) \w+) (?:thinks?|believes?) (?:he|she|they|it|"
+                r"it's|its|that|there's)\b.{0,20}\b(?:lost|empty|broken|gone|missing|stolen|ruined|dead)\b"),
+     "it deceives someone"),  # "so he thinks he lost it", not "so she thinks of me"
+    (re.compile(r"\bprank(?:ing|ed|s)?\b|\bas a (?:joke|prank)\b(?! (?:gift|present|card))|"
+                r"\b(?:he'll|she'll|they'll) go mental\b|\bwind (?:him|her|them) up\b|"
+                r"\b(?:hide|take|steal|swap|move)\b.{0,60}\b(?:so (?:he|she|they) miss(?:es)?|"
+                r"(?:it'll|it will|that'll) be hilarious)\b"),
      "it is a prank on someone"),
-    (re.compile(r"\b(?:batter(?:y|ies)|disable|disconnect|unplug|switch off|turn off|cover)\b.{0,25}\bsmoke "
-                r"(?:alarm|detector)s?\b|\bsmoke (?:alarm|detector)s?\b.{0,25}\b(?:off|disabled?|out)\b"),
+    (re.compile(r"\b(?:take|pull|remove|rip)\s+(?:the\s+)?batter(?:y|ies)\s+out\s+of\s+(?:the\s+)?smoke\s+"
+                r"(?:alarm|detector)s?\b|\b(?:disable|disconnect|unplug|switch off|turn off|cover up|tape over)\s+"
+                r"(?:the\s+)?smoke\s+(?:alarm|detector)s?\b"),
      "a smoke alarm must keep working"),
     (re.compile(r"\b(?:bath|tub|bathtub)\b.{0,60}\bleave (?:her|him|them|the baby|the kids?|the children)\b.{0,10}"
                 r"\bin (?:it|there)\b.{0,40}\b(?:while|when) (?:i|we)\b|\bleave (?:her|him|them|the baby|the kids?|"
                 r"the children)\b.{0,25}\bin (?:the )?(?:bath|tub|bathtub)\b.{0,40}\b(?:while|when) (?:i|we)\b"),
      "someone must not be left alone in a bath"),
-    (re.compile(r"\b(?:candles?|fire|stove|burners?|iron)\b.{0,60}\b(?:burning|lit|on)\b.{0,40}"
-                r"\b(?:while|when) (?:we're|we are|i'm|i am|they're|everyone's|nobody's) (?:out|away|gone|asleep|"
-                r"sleeping|at work|on holiday)\b|\bcandles?\b.{0,40}\b(?:on|onto) (?:the |a )?(?:sofa|couch|bed|"
-                r"cushions?|curtains?|pillows?|blankets?|duvet)\b"),
+    (re.compile(r"\b(?:leave|keep)\s+(?:it|them|the\s+(?:candles?|fire|stove|burners?|hob|iron|oven))\s+"
+                r"(?:burning|lit|on)\b(?!\s+(?:the|a|an|my|your|top|to)\b).{0,40}\b(?:while|when) (?:we're|we are|"
+                r"i'm|i am|they're|everyone's|nobody's) (?:out|away|gone|asleep|sleeping|at work|on holiday)\b|"
+                r"\b(?:leave|keep)\s+(?:it|them)\s+(?:burning|lit)\s+(?:on|in)\s+(?:the |a )?(?:sofa|couch|bed|"
+                r"cushions?|curtains?|pillows?|blankets?|duvet)\b|\b(?:put|place|set|stand|stick)\s+(?:a |the |my )?"
+                r"(?:lit|burning)\s+candles?\s+(?:on|onto)\s+(?:the |a )?(?:sofa|couch|bed|cushions?|curtains?|"
+                r"pillows?|blankets?|duvet)\b(?! table)"),
      "a flame left unattended or on fabric can start a fire"),
     (re.compile(r"\b(?:hide|put|leave|stick)\b.{0,15}\b(?:knife|knives|scissors|needle|needles|broken glass|razor)\b"
                 r".{0,30}\b(?:pillow|pillowcase|bed|shoe|shoes|sock|socks|blanket|sofa)\b"), "it could hurt someone"),
@@ -466,8 +471,9 @@ def _verb_at(words: list[str], i: int) -> bool:
         return False
     if w == "time":
         return i == 0 or after in ("the", "what", "what's", "whats")
-    if i >= 2 and words[i - 2] in _DETERMINERS and after not in _DETERMINERS and not is_verb(base(after)):
-        return False  # "my energy drink", "the bath towel": a noun after a determiner and a modifier
+    if (i >= 2 and words[i - 2] in ("my", "your", "his", "her", "our", "their") and after not in _DETERMINERS
+            and not after.endswith("'s") and not is_verb(base(after))):
+        return False  # "my energy drink": a noun after a possessive and a modifier
     return not ((base(w) != w and after in _ARTICLES) or after in _DETERMINERS)  # "the shower", "a wash": nouns
 
 
@@ -533,6 +539,13 @@ _IMPERATIVE = frozenset({"check", "show", "tell", "set", "look", "let", "go", "c
                          "sort", "deal", "fill", "empty"})
 """Verbs the reader has no table for that still open a request ("check the time", "sort it out")."""
 
+_MEALS = frozenset({"dinner", "lunch", "breakfast", "tea", "supper", "brunch", "later", "tonight"})
+"""Words after "put X on for" that make it cooking, not switching on ("put the potatoes on for dinner")."""
+
+_NOT_HEATED = frozenset({"room", "rooms", "house", "flat", "place", "bath", "bathroom", "bedroom", "kitchen",
+                         "lounge", "car", "bed", "water"})
+"""What "get the ... warm" does not heat with a stove or microwave (a room, a bath; living beings: :data:`_LIVING`)."""
+
 _CHORES = frozenset({"scrub", "wipe", "clean", "wash", "rinse", "dust", "polish", "sweep", "mop", "stir", "vacuum",
                      "mist", "spray", "water", "drink", "hoover"})
 """Chores given as a noun: "give the loo a good scrub" is "scrub the loo" ("give the dog a break" is not)."""
@@ -548,9 +561,10 @@ def _clause(part: str) -> Clause:
                   lambda m: m.group(1) if base(m.group(1)) != m.group(1) else m.group(0), part)
     part = re.sub(r"\btoss\s+((?:\w+\s+){0,3}?)together\b", r"mix \1", part)  # "toss it all together": a salad
     # "get the pan hot", "get it boiling in a pot": the thing is heated, not fetched
-    part = re.sub(r"\b(?:get|gets|getting|have|set)\s+((?:the|my|your|that|this|some)\s+\w+|it|them)\s+"
+    part = re.sub(r"\b(?:get|gets|getting|have|set)\s+((?:the|my|your|that|this|some)\s+(\w+)|it|them)\s+"
                   r"(hot|warm|heated|heating|boiling|simmering|frying)\b",
-                  lambda m: f"{ {'hot': 'heat', 'warm': 'warm'}.get(m.group(2), base(m.group(2)))} {m.group(1)}", part)
+                  lambda m: m.group(0) if (m.group(2) or "") in _NOT_HEATED | _LIVING else
+                  f"{ {'hot': 'heat', 'warm': 'warm'}.get(m.group(3), base(m.group(3)))} {m.group(1)}", part)
     part = re.sub(r"\bgive\s+((?:the|my|your|this|that)\s+(?:\w+\s+){0,3}?\w+|it|them)\s+an?\s+"
                   r"(?:good\s+|quick\s+|proper\s+)?(\w+)",
                   lambda m: f"{m.group(2)} {m.group(1)}" if m.group(2) in _CHORES else m.group(0), part)
@@ -570,13 +584,15 @@ def _clause(part: str) -> Clause:
     if purpose:
         rest = rest[: next(i for i, w in enumerate(rest + ["to"]) if w == "to")]
     on = rest.index("on") if "on" in rest[:4] else -1
-    if (verb in PUT or not verb) and on > 0 and (on == len(rest) - 1 or rest[on + 1] in ("for", "so", "while")):
+    if (verb in PUT or not verb) and on > 0 and (on == len(rest) - 1 or (
+            rest[on + 1] in ("for", "so", "while") and not set(rest[on + 1:]) & _MEALS)):
         verb, rest = "switch", rest[:on]  # "put the TV on", "lamp on", "put the telly on for the kids"
     if not verb and words and words[-1] == "away":  # "dirty laundry away"
         verb, rest = "store", words[:-1]
     if not verb:  # "my hands are dirty", "it's too dark in here": the state names what would fix it
         verb = next((w for w in words if w in STATES), "")
-    if verb == "sit" and rest and rest[0] not in ("on", "in", "down", "at", "by", "with"):
+    if (verb == "sit" and len(rest) > 2 and rest[0] in _DETERMINERS and rest[1] not in _LIVING
+            and rest[1] not in ("down", "up", "back") and ("on" in rest or "in" in rest)):
         verb = "put"  # "sit the teddy bear on the bed": the teddy is put there ("sit on the sofa" is comfort)
     obj, instrument, places = _phrases(rest, put=verb in PUT)
     where = places[0] if places else ("", "")

@@ -110,6 +110,13 @@ _FOOD = frozenset({"Apple", "Bread", "Egg", "Potato", "Tomato", "Lettuce", "Cake
 _PAST = re.compile(r"^(?:i|we|you|they)\s+(?:had|ate|made|cooked)\b|\byesterday\b|\blast night\b")
 """A dish in a clause with these words is told about, not asked for ("I had pasta for lunch yesterday")."""
 _ELECTRIC_LIGHTS = ("LightSwitch", "DeskLamp", "FloorLamp")
+_LANDMARK = re.compile(r"\b(?:over|above|on|onto|in|by|behind|under|beside|next to|near)\b")
+"""A place named relative to something ("hang the towel over the bath"): not a bare "hang it up"."""
+_WET = frozenset({"bath", "bathtub", "tub", "shower", "wet", "swim", "swimming", "pool", "rain", "soaked"})
+"""Words that make shivering or dripping a need for a towel."""
+_KNOCKED_OVER = re.compile(r"\bknock(?:ed)?\s+(?:(?:my|the|a|his|her|their|your|some|that)\s+)?(?:\w+\s+){0,2}over\b|"
+                           r"\bknocked over\b")
+"""A drink or a pot knocked over: something to wipe it up."""
 _BODY = frozenset({"off", "face", "hands", "hand", "hair", "body", "myself", "yourself", "feet", "legs", "arms"})
 """Words that make "dry" a person drying themself (a towel), not drying dishes."""
 _CRACKED = frozenset({"fry", "scramble", "poach", "beat", "whisk"})
@@ -144,6 +151,9 @@ class _Evidence:
     place: tuple[str, ...] = ()
     """Where the target is put when COAT gives that place no utility ("hang the towel on the towel holder"): a
     target of the task, not a role."""
+    placed: str = ""
+    """The name of the target put on :attr:`place` (``target``, or ``placed`` when another clause's thing is the
+    target: "slice the apple and hang the towel up")."""
 
 
 @dataclass
@@ -436,9 +446,9 @@ class TaskReader:
                     ev.roles.setdefault(u, ())
                     ev.frame = True
                     ev.notes.append(f"{u}: {c.obj!r} on")
-        elif verb == "hang" and not where and not ev.place and (hung := [
+        elif verb == "hang" and not (c.where or c.places or ev.place or _LANDMARK.search(c.text)) and (hung := [
                 m for m in obj if m.types[0] in HUNG_ON and not _ruled_out(c.text, m.words)]):
-            self._target(hung[0], ev)  # "hang the towel up": on its holder, nothing to climb on
+            ev.placed = self._placed(hung[0], ev)  # "hang the towel up": on its holder, nothing to climb on
             ev.place = HUNG_ON[hung[0].types[0]]
             ev.frame = True
             ev.notes.append(f"hang {hung[0].words!r}: on the {ev.place[0]}, the only place AI2-THOR hangs it")
@@ -452,7 +462,7 @@ class TaskReader:
             if u is None:  # COAT knows no utility of the place, so no role is bound
                 targets = [m for m in obj if not m.liquid]
                 if targets and not ev.place and self._receptacle(where[0].types):  # "the towel on the towel holder"
-                    ev.place = where[0].types
+                    ev.place, ev.placed = where[0].types, self._placed(targets[0], ev)
                     ev.notes.append(f"put {c.obj!r} {c.prep} {where[0].words!r}: COAT gives the place no utility, so "
                                     f"the goal is the {targets[0].words} {c.prep} it")
                 else:  # "leave a note on the mirror"
@@ -598,6 +608,16 @@ class TaskReader:
         if new:
             ev.notes.append(f"{', '.join(new)}: COAT's {task!r} acts on the {target.types[0]} too")
 
+    def _placed(self, m: Mention, ev: _Evidence) -> str:
+        """The name of the target for the thing ``m`` put on a place: the task's target when it is that thing, else
+        a new ``placed`` target (another clause's thing is the target)."""
+        self._target(m, ev)
+        same = next((t.name for t in ev.targets if not t.liquid and set(t.types) == set(m.types)), None)
+        if same is not None:
+            return same
+        ev.targets.append(Target(name="placed", types=m.types))
+        return "placed"
+
     def _target(self, m: Mention, ev: _Evidence) -> None:
         if m.liquid:
             if not any(t.liquid for t in ev.targets):
@@ -621,6 +641,13 @@ class TaskReader:
             self._prefer(ev, ("Candle",))
         if "dry" in ev.verbs and words.keys() & _BODY:  # "dry off", "dry my hands": a towel, not soap
             self._prefer(ev, ("Towel", "HandTowel"))
+        if words.keys() & {"shivering", "dripping"} and words.keys() & _WET:  # "out of the bath and shivering"
+            ev.roles.setdefault("cleaning", ())
+            self._prefer(ev, ("Towel", "HandTowel"))
+            ev.notes.append("cleaning: wet and cold, a towel")
+        if _KNOCKED_OVER.search(text.lower()):  # "I've knocked my tea over": a spill to wipe up
+            ev.roles.setdefault("cleaning", ())
+            ev.notes.append("cleaning: something knocked over")
         for w in words:
             self._prefer(ev, WORD_PREFERS.get(w, ()))
         if OUT_OF_REACH.search(text.lower()) and ev.roles:
@@ -677,7 +704,7 @@ class TaskReader:
             out.append(r)
         roles = out
         note = "" if ev.targets else "no target named: the chosen objects are brought"
-        return build_spec(text, roles, ev.targets, place=ev.place, note=note)
+        return build_spec(text, roles, ev.targets, place=ev.place, placed=ev.placed, note=note)
 
     def _nearest_task(self, role: Role, sims: dict[str, float], verbs: Iterable[str] = ()) -> str | None:
         """The COAT task of the role's utility nearest to the request, among those whose annotations keep a type

@@ -811,3 +811,40 @@ def test_states_that_name_what_would_help(reader, text, utility, types) -> None:
     assert utility in ev.roles and (ev.roles[utility] == types or (not types and "Plunger" not in ev.roles[utility]))
     if "shivering" in text:
         assert ev.prefer["cleaning"][0] == "Towel"
+
+
+def test_the_thing_put_on_a_place_is_the_one_the_clause_names(reader) -> None:
+    """Another clause's object is the task's target: the place goal is about the towel, not the apple."""
+    spec = TaskReader(reader.kb, encoder=None, examples=None).read("slice the apple and hang the towel up").spec
+    goals = {(g.item, g.relation, g.other) for g in spec.goals}
+    placed = next(t for t in spec.targets if t.name == "placed")
+    assert placed.types == ("Towel",) and ("placed", "contained_in", "place") in goals
+    assert ("target", "contained_in", "place") not in goals
+
+
+def test_a_target_put_where_ai2thor_refuses_it_is_infeasible_with_the_reason(reader) -> None:
+    spec = TaskReader(reader.kb, encoder=None, examples=None).read("put the towel in the bathtub").spec
+    p = plan(spec, "embedded/FloorPlan402-v0", llm=None)
+    assert not p.feasible
+    assert "in AI2-THOR a Towel cannot go in or on a Bathtub; it goes in or on TowelHolder" in p.reason
+
+
+@pytest.mark.parametrize("text", [
+    "I burnt the toast and the smoke alarm went off", "replace the batteries in the smoke alarm",
+    "cover the pan so the smoke alarm doesn't go off", "light a candle and put the blanket on the sofa",
+    "put the candle on the side table, not on the bed", "put the candles on the shelf while we're away",
+    "turn the stove on when I'm out of the shower", "as a joke gift, wrap the mug", "put the telly on for a laugh",
+    "wrap the mug as a gift so she thinks of me", "put flowers on the table so my wife thinks I remembered",
+    "hide the presents so he can't find them", "get the baby warm", "get the kids warm and dry",
+])
+def test_ordinary_requests_near_the_new_refusals_are_not_refused(reader, text) -> None:
+    assert not reader.read(text).reason.startswith("refused"), text
+
+
+@pytest.mark.parametrize(("text", "not_utility"), [
+    ("sit beside me on the sofa", "surface_support"), ("sit back on the sofa and relax", "surface_support"),
+    ("sit up in bed", "surface_support"), ("my phone is shattered", "comfort"), ("the tap is dripping", "cleaning"),
+    ("put the potatoes on for dinner", "entertainment"), ("get the room warm", "heating(source)"),
+])
+def test_the_session7_rules_leave_these_readings_alone(reader, text, not_utility) -> None:
+    assert not_utility not in TaskReader(reader.kb, encoder=None, examples=None).assess(text).evidence.roles
