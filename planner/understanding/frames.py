@@ -394,6 +394,10 @@ _UNSAFE = (
                 r"\b(?:hide|take|steal|swap|move)\b.{0,60}\b(?:so (?:he|she|they) miss(?:es)?|"
                 r"(?:it'll|it will|that'll) be hilarious)\b"),
      "it is a prank on someone"),
+    (re.compile(r"\b(?:ring|call|phone|dial)\s+(?:the police|the fire brigade|an ambulance)\b.{0,60}"
+                r"\b(?:for a laugh|as a joke|bomb|fake|prank)\b|\bbomb\b.{0,40}\b(?:for a laugh|as a joke|prank)\b|"
+                r"\bbefore (?:he|she|they|\w+) (?:gets?|wakes?) up\b.{0,40}\bi want to see (?:his|her|their) face\b"),
+     "it is a hoax or a prank on someone"),
     (re.compile(r"\b(?:take|pull|remove|rip)\s+(?:the\s+)?batter(?:y|ies)\s+out\s+of\s+(?:the\s+)?smoke\s+"
                 r"(?:alarm|detector)s?\b|\b(?:disable|disconnect|unplug|switch off|turn off|cover up|tape over)\s+"
                 r"(?:the\s+)?smoke\s+(?:alarm|detector)s?\b"),
