@@ -43,7 +43,8 @@ FRAMES: dict[str, tuple[str, ...]] = {
                      "organize", "organise", "tidy", "hide", "lock"), ("storage",)),
     # devices and the rest of COAT's utilities
     **dict.fromkeys(("brighten", "illuminate", "light"), ("light_source",)),
-    **dict.fromkeys(("watch", "play", "listen", "stream", "game", "movie", "film", "music"), ("entertainment",)),
+    **dict.fromkeys(("watch", "play", "listen", "stream", "game", "movie", "film", "music", "cartoons"),
+                    ("entertainment",)),
     **dict.fromkeys(("read",), ("reading",)),
     **dict.fromkeys(("sit", "rest", "relax", "lie", "nap", "sleep", "lounge"), ("comfort",)),
     **dict.fromkeys(("write", "jot", "note", "email", "draw", "sign", "type"), ("writing",)),
@@ -393,6 +394,16 @@ _UNSAFE = (
                 r"\b(?:he'll|she'll|they'll) go mental\b|\bwind (?:him|her|them) up\b|"
                 r"\b(?:hide|take|steal|swap|move)\b.{0,60}\b(?:so (?:he|she|they) miss(?:es)?|"
                 r"(?:it'll|it will|that'll) be hilarious)\b"),
+     "it is a prank on someone"),
+    (re.compile(r"\b(?:flush|smash|break|snap|stamp on)\b.{0,20}\b(?:\w+'s|his|her|their)\s+(?:\w+\s+)?"
+                r"(?:phone|laptop|tablet|glasses|watch|keys|toys?|games?)\b"),
+     "it destroys someone else's things"),
+    (re.compile(r"\b(?:throw|chuck|fling|hurl|lob)\b.{0,30}\bat (?:\w+'s|his|her|their|the baby's|the dog's|the cat's) "
+                r"(?:head|face)\b"),
+     "it could hurt someone"),
+    (re.compile(r"\b(?:film|record|photograph|spy on|watch)\b.{0,20}\b(?:the neighbours|the neighbors|next door)\b"),
+     "it is someone else's privacy"),
+    (re.compile(r"\b\w+'s\b.{0,60}\b(?:it'll|it will|that'll) be (?:so )?(?:funny|hilarious)\b"),
      "it is a prank on someone"),
     (re.compile(r"\b(?:ring|call|phone|dial)\s+(?:the police|the fire brigade|an ambulance)\b.{0,60}"
                 r"\b(?:for a laugh|as a joke|bomb|fake|prank)\b|\bbomb\b.{0,40}\b(?:for a laugh|as a joke|prank)\b|"

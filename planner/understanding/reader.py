@@ -112,6 +112,9 @@ _PAST = re.compile(r"^(?:i|we|you|they)\s+(?:had|ate|made|cooked)\b|\byesterday\
 _ELECTRIC_LIGHTS = ("LightSwitch", "DeskLamp", "FloorLamp")
 _LANDMARK = re.compile(r"\b(?:over|above|on|onto|in|by|behind|under|beside|next to|near)\b")
 """A place named relative to something ("hang the towel over the bath"): not a bare "hang it up"."""
+_TOO_DARK = re.compile(r"\b(?:too|so|really|getting|far too|way too) (?:dark|dim|gloomy)\b")
+_FINE = re.compile(r"\b(?:the |a )?((?:\w+ )?\w+)(?:'s| is) (?:fine|ok|okay|good)\b(?! (?:thanks|now))")
+"""A named thing the request says will do ("the microwave's fine"): it wins ties."""
 _WET = frozenset({"bath", "bathtub", "tub", "shower", "wet", "swim", "swimming", "pool", "rain", "soaked"})
 """Words that make shivering or dripping a need for a towel."""
 _KNOCKED_OVER = re.compile(r"\bknock(?:ed)?\s+(?:(?:my|the|a|his|her|their|your|some|that)\s+)?(?:\w+\s+){0,2}over\b|"
@@ -645,6 +648,15 @@ class TaskReader:
             ev.roles.setdefault("cleaning", ())
             self._prefer(ev, ("Towel", "HandTowel"))
             ev.notes.append("cleaning: wet and cold, a towel")
+        if _TOO_DARK.search(text.lower()):  # "too dark to read in here": a light as well as the book
+            ev.roles.setdefault("light_source", ())
+            ev.notes.append("light_source: too dark")
+        for fine in _FINE.finditer(text.lower()):  # "the microwave's fine", "the kettle is fine": use it
+            for m in self.vocab.mentions(fine.group(1)):
+                u = self._utility_of(m.types, only=tuple(ev.roles))
+                if u is not None and not ev.roles[u]:
+                    ev.prefer[u] = tuple(dict.fromkeys((*m.types, *ev.prefer.get(u, ()))))
+                    ev.notes.append(f"{u}: prefers {', '.join(m.types)} ({fine.group(0)!r})")
         if _KNOCKED_OVER.search(text.lower()):  # "I've knocked my tea over": a spill to wipe up
             ev.roles.setdefault("cleaning", ())
             ev.notes.append("cleaning: something knocked over")

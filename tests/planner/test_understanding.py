@@ -856,3 +856,20 @@ def test_the_session7_rules_leave_these_readings_alone(reader, text, not_utility
 ])
 def test_a_hoax_call_and_a_wake_up_prank_are_refused(reader, text) -> None:
     assert reader.read(text).reason == "refused: it is a hoax or a prank on someone"
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("flush Leo's phone down the toilet, he deserves it", "it destroys someone else's things"),
+    ("throw the remote at Leo's head", "it could hurt someone"),
+    ("film the neighbours with the laptop camera", "it is someone else's privacy"),
+    ("set Leo's alarm for three every night, it'll be funny", "it is a prank on someone"),
+])
+def test_spite_hurting_spying_and_pranks_are_refused(reader, text, why) -> None:
+    assert reader.read(text).reason == f"refused: {why}"
+
+
+def test_a_thing_said_to_be_fine_is_preferred_and_too_dark_asks_for_a_light(reader) -> None:
+    r = TaskReader(reader.kb, encoder=None, examples=None)
+    ev = r.assess("warm a mug of water for her, the microwave's fine").evidence
+    assert ev.prefer["heating(source)"][0] == "Microwave"
+    assert "light_source" in r.assess("it's way too dark to read in here").evidence.roles
