@@ -551,7 +551,7 @@ def with_referents(cs: list[Clause]) -> list[Clause]:
 _TRAILING = re.compile(r"(?:\s+(?:please|pls|plz|thanks|thx|ta|now|asap|thank you|for me|x+))+$")
 """Politeness and urgency at the end of a clause."""
 _IMPERATIVE = frozenset({"check", "show", "tell", "set", "look", "let", "go", "come", "remind", "wake", "start", "stop",
-                         "sort", "deal", "fill", "empty"})
+                         "sort", "deal", "fill", "empty", "use"})
 """Verbs the reader has no table for that still open a request ("check the time", "sort it out")."""
 
 _MEALS = frozenset({"dinner", "lunch", "breakfast", "tea", "supper", "brunch", "later", "tonight"})
