@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -330,14 +330,19 @@ def misfits(spec: TaskSpec, role: str, bindings: Mapping[str, str], state: Scene
             t = thor_object_name(r.category)
             if thing is not None:
                 if thing in compat and t not in compat[thing]:
-                    fits = [h for h in here if h in compat[thing]]
-                    out[r.object_id] = (f"in AI2-THOR a {thing} cannot go in or on a {t}"
-                                        + (f"; it goes in or on {', '.join(fits)} here" if fits else ""))
+                    out[r.object_id] = _no_fit(thing, t, compat, here)
             elif into is not None:
                 mine = f"{t}Sliced" if role in sliced else t
                 if mine in compat and into not in compat[mine]:
-                    out[r.object_id] = f"in AI2-THOR a {mine} cannot go in or on a {into}"
+                    out[r.object_id] = _no_fit(mine, into, compat, ())
     return out
+
+
+def _no_fit(thing: str, place: str, compat: Mapping[str, frozenset[str]], here: Iterable[str]) -> str:
+    """Why ``thing`` cannot be put in / on ``place`` (AI2-THOR types), with the types ``here`` that would take it."""
+    fits = [h for h in here if h in compat.get(thing, ())]
+    return f"in AI2-THOR a {thing} cannot go in or on a {place}" + (
+        f"; it goes in or on {', '.join(fits)} here" if fits else "")
 
 
 def _check_state_args(state: Any, **mappings: Any) -> None:
@@ -407,10 +412,8 @@ def _check_target_places(spec: TaskSpec, bindings: Mapping[str, str], state: Sce
         t, p = thor_object_name(thing.category), thor_object_name(place.category)
         t = f"{t}Sliced" if g.item in sliced else t
         if t in compat and p not in compat[t]:
-            fits = [h for h in here if h in compat[t]]
             draft.feasible = False
-            draft.notes.append(f"in AI2-THOR a {t} cannot go in or on a {p}"
-                               + (f"; it goes in or on {', '.join(fits)} here" if fits else ""))
+            draft.notes.append(_no_fit(t, p, compat, here))
 
 
 def _tasks_with_targets_here(spec: TaskSpec, state: SceneState, kb: KnowledgeBase, n: int = 3) -> list[str]:
