@@ -13,6 +13,8 @@ How a request is read (:meth:`TaskReader.read`):
    (:mod:`planner.understanding.vocabulary`) are the targets, or, after "with" / "in" / "on", the types a role
    must have ("in the microwave").
    What the request rules out ("not the big knife", "anywhere but the floor") becomes the role's ``avoid``.
+   A thing put on a place COAT gives no utility ("the towel on the towel holder", "hang the towel up") makes the
+   place a target (``place``) and the goal the thing in / on it, with no role.
 4. The nearest of COAT's annotated tasks (MiniLM cosine, or word overlap without the ``embed`` extra) gives
    the roles when no verb frame does ("make an omelette" -> COAT's "cooking & serving omlette": heating, a
    pan, something to crack and mix with, something to serve on) and adds a paraphrased task's roles; the nearest
