@@ -114,6 +114,10 @@ _PAST = re.compile(r"^(?:i|we|you|they)\s+(?:had|ate|made|cooked)\b|\byesterday\
 _ELECTRIC_LIGHTS = ("LightSwitch", "DeskLamp", "FloorLamp")
 _LANDMARK = re.compile(r"\b(?:over|above|on|onto|in|by|behind|under|beside|next to|near)\b")
 """A place named relative to something ("hang the towel over the bath"): not a bare "hang it up"."""
+_WHERE_GOES = re.compile(r"\bwhere (?:do|does|should|can) (?:i |we )?(?:put |keep )?(?:my |the |these |this |those )?"
+                         r"(?:\w+ ){0,3}?(?:go|live|belong|be kept)\b")
+_WARM_FOOD = re.compile(r"\bsomething (?:warm|hot|soft and warm|warm and soft) "
+                        r"(?:to eat|for (?:lunch|dinner|breakfast))\b")
 _TOO_DARK = re.compile(r"\b(?:too|so|really|getting|far too|way too) (?:dark|dim|gloomy)\b")
 _FINE = re.compile(r"\b(?:the |a )?((?:\w+ )?\w+)(?:'s| is) (?:fine|ok|okay|good)\b(?! (?:thanks|now))")
 """A named thing the request says will do ("the microwave's fine"): it wins ties."""
@@ -650,6 +654,13 @@ class TaskReader:
             ev.roles.setdefault("cleaning", ())
             self._prefer(ev, ("Towel", "HandTowel"))
             ev.notes.append("cleaning: wet and cold, a towel")
+        if _WHERE_GOES.search(text.lower()):  # "where do my dirty clothes go?": somewhere to keep them
+            ev.roles.setdefault("storage", ())
+            ev.notes.append("storage: where it goes")
+        if _WARM_FOOD.search(text.lower()):  # "something warm to eat": food, heated
+            for u in ("eating", "heating(source)"):
+                ev.roles.setdefault(u, ())
+            ev.notes.append("eating, heating(source): something warm to eat")
         if _TOO_DARK.search(text.lower()):  # "too dark to read in here": a light as well as the book
             ev.roles.setdefault("light_source", ())
             ev.notes.append("light_source: too dark")

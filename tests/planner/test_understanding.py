@@ -873,3 +873,13 @@ def test_a_thing_said_to_be_fine_is_preferred_and_too_dark_asks_for_a_light(read
     ev = r.assess("warm a mug of water for her, the microwave's fine").evidence
     assert ev.prefer["heating(source)"][0] == "Microwave"
     assert "light_source" in r.assess("it's way too dark to read in here").evidence.roles
+
+
+@pytest.mark.parametrize(("text", "has", "lacks"), [
+    ("where do my dirty clothes go?", "storage", None),  # where a thing goes: somewhere to keep it
+    ("I'm freezing and hungry, something warm to eat would be lovely", "heating(source)", "storage"),
+    ("someone flicked toothpaste all over the mirror and I can't see myself", "cleaning", "light_source"),
+])
+def test_problems_stated_instead_of_asked(reader, text, has, lacks) -> None:
+    roles = TaskReader(reader.kb, encoder=None, examples=None).assess(text).evidence.roles
+    assert has in roles and (lacks is None or lacks not in roles), roles
