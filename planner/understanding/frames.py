@@ -83,7 +83,7 @@ the clause has no verb frame."""
 _HOT_DRINK = ("heating(source)", "heating(vessel)", "carrying")
 _POT_DISH = ("heating(source)", "heating(vessel)")
 DISHES: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("tea", "cocoa", "hot chocolate", "hot milk"), _HOT_DRINK),
+    **dict.fromkeys(("tea", "cuppa", "cocoa", "hot chocolate", "hot milk"), _HOT_DRINK),
     **dict.fromkeys(("coffee", "espresso", "latte", "cappuccino"), ("heating(source)", "carrying")),
     **dict.fromkeys(("soup", "stew", "broth", "porridge", "oatmeal", "pasta", "spaghetti", "noodles", "rice",
                      "chili", "curry", "boiled egg", "boiled eggs", "hard boiled egg"), _POT_DISH),
@@ -106,7 +106,8 @@ it needs: a hot drink needs a heat source, something to heat the water in and a 
 Used when the clause's verb makes or asks for something (make, prepare, cook, want ...) or has no verb."""
 
 DISH_PREFERS: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("tea", "cocoa", "hot chocolate", "hot milk"), ("StoveBurner", "Kettle", "Pot", "Mug", "Cup")),
+    **dict.fromkeys(("tea", "cuppa", "cocoa", "hot chocolate", "hot milk"),
+                    ("StoveBurner", "Kettle", "Pot", "Mug", "Cup")),
     **dict.fromkeys(("coffee", "espresso", "latte", "cappuccino"), ("CoffeeMachine", "Mug", "Cup")),
     **dict.fromkeys(("soup", "stew", "broth", "porridge", "oatmeal", "pasta", "spaghetti", "noodles", "rice", "chili",
                      "curry", "boiled egg", "boiled eggs", "hard boiled egg", "mashed potatoes", "mashed potato",
@@ -236,7 +237,10 @@ _POLITE = re.compile(
     r"(?:please\s+|pls\s+|plz\s+)?|"
     r"i\s*(?:'d|would)\s+(?:like|love)\s+(?:you\s+)?(?:to\s+)?|(?:i\s+)?fancy\s+|"
     r"i\s+(?:want|need)\s+(?:you\s+)?(?:to\s+)?|"
-    r"help\s+me\s+(?:to\s+)?|let\s*'?s\s+|go\s+and\s+|time\s+(?:to|for)\s+(?:my\s+|a\s+|some\s+)?)+"
+    r"help\s+me\s+(?:to\s+)?|let\s*'?s\s+|go\s+and\s+|time\s+(?:to|for)\s+(?:my\s+|a\s+|some\s+)?|"
+    r"(?:i\s+)?(?:could|would)\s+(?:do\s+with|murder)\s+|(?:i\s+)?(?:wouldn't|wouldnt|would\s+not)\s+(?:say\s+no\s+to|"
+    r"mind)\s+|any\s+chance\s+(?:of|you\s+could)\s+|be\s+an?\s+(?:dear|love|star|legend|darling|doll|gem)\s+and\s+|"
+    r"if\s+you\s+get\s+a\s+(?:sec|second|minute|moment|chance)\s+)+"
 )
 _SPLIT = re.compile(r"\s*(?:[,;&?!.:\-\u2013\u2014]|\band then\b|\bthen\b|\band\b|"
                     r"(?<!anything )(?<!everything )(?<!nothing )(?<!anywhere )(?<!something )(?<!somewhere )\bbut\b|"
@@ -362,7 +366,28 @@ _HARM = frozenset({"microwave", "heat", "warm", "reheat", "cook", "bake", "boil"
 """What must never be done to a living being (heat it, freeze it, bin it, flush it, shut it away)."""
 _TRAPS = re.compile(r"\b(?:microwave|oven|fridge|freezer|dishwasher|bin|trash|garbage|toilet|washing machine|safe|"
                     r"drawer|cabinet|cupboard|box|dryer)\b")
+_BODY = frozenset({"feet", "foot", "hands", "hand", "fingers", "toes", "legs", "arms", "head", "face", "ears"})
+"""Body parts no appliance may take (:data:`_HEAT_TRAPS`)."""
+_HEAT_TRAPS = re.compile(r"\b(?:microwave|oven|toaster|fridge|freezer|dishwasher|washing machine|dryer|bin|trash)\b")
+_ELECTRIC = (r"(?:telly|tv|television|laptop|computer|lamp|toaster|socket|sockets|plug|plugs|phone|microwave|kettle|"
+             r"speaker|radio|heater|hairdryer|hair dryer|extension lead)")
+_CHEMICAL = r"(?:bleach|detergent|drain cleaner|washing up liquid|dish soap|poison|cleaning spray|disinfectant|cleaner)"
 _UNSAFE = (
+    (re.compile(rf"\b(?:stir|add|mix|pour|put|splash|sprinkle|season|drop|tip|squirt|dash)\b.{{0,30}}\b{_CHEMICAL}\b"
+                r"(?=.*\b(?:coffee|tea|drink|food|soup|milk|juice|dinner|lunch|breakfast|sauce|stew|curry|pasta|"
+                r"salad|cake|smoothie|gravy|bland)\b)|"
+                r"\b(?:soup|sauce|stew|curry|gravy|drink|coffee|tea|juice|milk|smoothie)\b.{0,60}\b(?:stir|add|mix|"
+                rf"pour|splash|sprinkle|squirt|dash)\b.{{0,30}}\b{_CHEMICAL}\b"),
+     "it would poison someone"),
+    (re.compile(rf"\b(?:{_CHEMICAL}|knife|knives|scissors|razor|matches|lighter|pills|medicine|tablets)\b(?: bottle)?"
+                r".{0,20}\bto play with\b|\bgive\b.{0,25}\b(?:toddler|baby|child|kid|kids|children|her|him)\b.{0,10}"
+                rf"\b(?:the |some |a )?(?:{_CHEMICAL}|knife|knives|razor|matches|lighter)\b"),
+     "it could hurt a child"),
+    (re.compile(r"\b(?:chuck|throw|pour|tip|splash|slosh|hose|spray)\b.{0,25}\bwater\b.{0,15}"
+                rf"\b(?:over|onto|on|into)\b.{{0,12}}\b(?:(?:the |my |your )?{_ELECTRIC}\b"
+                r"(?! stand| table| unit| cabinet)|(?:it|them)\b.{0,20}\bwhile (?:it's|it is|they're|they are) "
+                r"(?:on|plugged in|switched on|running)\b)"),
+     "water on something electrical can kill"),
     (re.compile(r"\b(?:hair ?dryer|hairdryer|toaster|radio|heater|laptop|phone|lamp|television|tv|telly)\b"
                 r".{0,40}\b(?:in|into)\s+(?:the\s+)?(?:bath|bathtub|tub|sink|water|toilet|shower)\b"),
      "an electrical thing in water can kill"),
@@ -443,13 +468,26 @@ def unsafe(text: str, is_object: Callable[[str], bool]) -> str:
     in water, bleach mixed with other cleaners, hurting someone, throwing things out of a window, or someone
     else's private things."""
     t = " ".join(re.findall(r"[a-z']+", text.lower()))
+    seen, body = "", ""  # the last living being and body part named: "the dog's whiffy, pop him in the dishwasher"
     for c in with_referents(clauses(text)):
         head = re.split(r"\b(?:for|of|with|to|from|and)\b", c.obj)[0].split()  # "milk for the baby": the milk
         alive = head and head[-1] in _LIVING and not {"dead", "toy", "stuffed"} & set(head)  # "the dead goldfish"
         living = [head[-1]] if alive and not is_object(" ".join(head)) else []
-        trapped = c.verb in PUT and bool(_TRAPS.search(" ".join(p for _, p in c.places)))
+        pronoun = re.match(r"^\w+\s+(?:him|her)(?:\s+(?:in|into|on|onto|down|up|out|away|inside|under|through|"
+                           r"behind)\b|$)", c.text)  # the pronoun is the clause's object ("put her blanket" is not)
+        if not living and seen and pronoun:
+            living = [seen]
+        places = " ".join(p for _, p in c.places)
+        trapped = c.verb in PUT and bool(_TRAPS.search(places))
         if living and (c.verb in _HARM or c.purpose in _HARM or trapped):
             return f"it could hurt the {living[0]}"
+        part = next((w for w in reversed(head) if w in _BODY), "") or (
+            body if body and re.match(r"^\w+\s+them(?:\s+(?:in|into|on|onto|inside|under)\b|$)", c.text) else "")
+        if part and c.verb in PUT and _HEAT_TRAPS.search(places):  # "stick them in the microwave" (her feet)
+            return f"it could hurt someone's {part}"
+        words = [re.sub(r"'s$", "", w) for w in re.findall(r"[a-z']+", c.text) if w not in ("him", "her")]
+        seen = next((w for w in reversed(words) if w in _LIVING and not is_object(w)), seen)
+        body = next((w for w in reversed(words) if w in _BODY), body)
     for pattern, why in _UNSAFE:
         if pattern.search(t):
             return why
@@ -517,10 +555,64 @@ def is_verb(word: str) -> bool:
                                                                        *OPEN)
 
 
+_FOOD_WORDS = (r"(?:lettuce|tomato(?:es)?|bread|apples?|potato(?:es)?|eggs?|milk|cheese|fruit|veg|vegetables|salad|"
+               r"leftovers|bananas?|chicken|meat|fish|yoghurt|yogurt)")
+_CLUTTER = (r"(?:books?|toys?|clothes|shoes|socks|towels?|mugs?|cups?|spoons?|forks?|ladles?|pens?|pencils?|papers?|"
+            r"magazines?|cds?|dvds?|games?|laundry|remotes?|cushions?|pillows?|bottles?|tins?|cans?)")
+SITUATIONS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"(?:\b(?:the|my|our|your|this|that) )?\b(?:plants?|fern|ferns|cactus|houseplant|flowers|soil|leaves)\b"
+                r"(?:(?!\b(?:pot|vase)\b)[^,.;!?]){0,40}"
+                r"\b(?:limp|droop\w*|wilt\w*|sorry for itself|sad(?: looking)?|crispy|bone dry|dry|thirsty|dying|"
+                r"shrivel\w*|parched)\b"), "water the plant"),
+    (re.compile(r"\b(?:mouth(?:'s| is)|throat(?:'s| is)) (?:\w+ )?dry\b|\bdying of thirst\b|\bspitting feathers\b|"
+                r"\b(?:i'm |i am )?(?:absolutely |so |bloody )?gasping\b(?! for)"), "i'm thirsty"),
+    (re.compile(rf"(?:\b(?:the|my|our|that|this) )?\b({_FOOD_WORDS})\b[^,.;!?]{{0,40}}"
+                r"\b(?:gone off|gone bad|mouldy|moldy|rotten|rotting|slimy|past it|"
+                r"out of date|expired|gotta go|has to go|needs to go)\b"), r"throw away the \1"),
+    (re.compile(rf"(?:\b(?:the|my|our|their|his|her|your) )?\b({_CLUTTER})\b[^,.;!?]{{0,40}}"
+                r"\b(?:all over|everywhere|lying around|cluttering|left out)\b"),
+     r"put away the \1"),
+    (re.compile(r"\b(?:my|your|his|her|their|the kids'?|grandad's|grandpa's|nan's) (feet|hands|face|legs|knees)\b"
+                r"[^,.;!?]{0,25}\b(?:filthy|dirty|muddy|grubby|sticky|mucky)\b"), r"wash my \1"),
+    (re.compile(r"\b(?:mascara|make ?up|mud|paint|chocolate|ink|felt tip)\b[^,.;!?]{0,30}\b(?:my|your|her|his) face\b"),
+     "wash my face"),
+    (re.compile(r"\bstain\w*\b[^,.;!?]{0,30}\b(shirt|top|dress|jeans|trousers|clothes|jumper|blouse|skirt|tie)\b|"
+                r"\b(shirt|top|dress|jeans|trousers|clothes|jumper|blouse|skirt|tie)\b[^,.;!?]{0,30}\bstain\w*\b"),
+     r"wash the \1\2 with soap"),
+    (re.compile(r"\b(?:tea|coffee|mug|cup|water|wine|sticky|glass) (?:ring|rings|mark|marks)\b"),
+     "wipe the mark off"),
+    (re.compile(r"\b(?:plughole|drain|sink|shower|bath|basin)(?:'s| is)? (?:\w+ )?(?:full of|clogged with|blocked "
+                r"with) (?:hair|gunk)\b"), "clean the hair out and throw it away"),
+    (re.compile(r"\b(?:walls?|room|bedroom|flat)\b[^,.;!?]{0,30}\b(?:so |really |too |dead )?"
+                r"(?:boring|bare|plain|white|empty|dull)\b(?! to)"), "decorate the room"),
+    (re.compile(r"\bwhat'?s (?:going on|happening) in the world\b|\bcatch up on the (?:news|headlines)\b"),
+     "read the news"),
+    (re.compile(r"(?:^|(?<=, )|\bbut )(?:in|into) (?:little |small |tiny |bite sized |thin )?(?:bits|pieces|chunks|"
+                r"slices|cubes)\b"), "cut it"),
+    (re.compile(r"\b(?:i've got|i have|i've|there's|there is|got) (?:nothing|no \w+) to "
+                r"(write|read|cut|wipe|sit|stand) (?:with|on|in)\b"), r"get something to \1 with"),
+    (re.compile(r"\b(?:a|for a) lie down\b"), "lie down"),
+    (re.compile(r"\bsend (?:\w+ ){0,2}(?:a |an )?(?:quick )?(message|text|email|note)\b"), r"write a \1"),
+)
+"""A situation a request describes instead of asking -> the request it implies ("the plant's gone all limp":
+water it; "books all over the floor": put them away; "my feet are filthy": wash them), substituted in the whole
+request before it is split into clauses (the replacement is a clause of its own). Each pattern needs the thing and
+its state together, so a state alone ("it's dry") implies nothing."""
+
+
+def situation(text: str) -> str:
+    """``text`` (lower case words) with each described situation replaced by the request it implies
+    (:data:`SITUATIONS`), set off by commas so that it reads as a clause of its own."""
+    for pattern, request in SITUATIONS:
+        text = pattern.sub(lambda m, r=request: f" , {m.expand(r).strip()} , ", text)
+    return text
+
+
 def clauses(text: str) -> list[Clause]:
     """The clauses of a request, each with its verb and phrases (see the module doc)."""
     t = " ".join(re.findall(r"[a-z']+|[&?!.:,;]|(?<=\s)[-\u2013\u2014](?=\s)", text.lower()))  # " - " ends a clause
     t = re.sub(r"\bw\b(?= )", "with", t)  # "w the spray bottle"
+    t = situation(t)  # "the plant's gone all limp": water the plant
     out: list[Clause] = []
     for part in _SPLIT.split(t):
         stripped = _POLITE.sub("", part.strip()).strip()
@@ -529,7 +621,8 @@ def clauses(text: str) -> list[Clause]:
             first = stripped.split()[0]
             polite = stripped != part.strip()
             asked = part.strip()[: len(part.strip()) - len(stripped)]
-            if not c.verb and (re.search(r"\b(?:want|need|like|love|fancy)\b", asked) or
+            if not c.verb and (re.search(r"\b(?:want|need|like|love|fancy|do with|murder|say no to|chance of|mind)\b",
+                                         asked) or
                                re.match(r"where(?:'s| is| are| r)\b", stripped)):
                 c = c._replace(verb="get")  # "I need a tea towel", "where are the dumbbells": it is fetched
             polite = polite or bool(re.search(r"\b(?:please|pls|plz|thanks|thx)$", part.strip()))  # "lights pls"
