@@ -576,7 +576,9 @@ SITUATIONS: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"[^,.;!?]{0,25}\b(?:filthy|dirty|muddy|grubby|sticky|mucky)\b"), r"wash my \1"),
     (re.compile(r"\b(?:mascara|make ?up|mud|paint|chocolate|ink|felt tip)\b[^,.;!?]{0,30}\b(?:my|your|her|his) face\b"),
      "wash my face"),
-    (re.compile(r"\bstain\w*\b[^,.;!?]{0,30}\b(shirt|top|dress|jeans|trousers|clothes|jumper|blouse|skirt|tie)\b|"
+    (re.compile(r"(?:\b(?:coffee|tea|wine|juice|ink|grease|mud|blood|curry|ketchup|chocolate|gravy) )?"
+                r"\bstain\w*\b[^,.;!?]{0,30}"
+                r"\b(shirt|top|dress|jeans|trousers|clothes|jumper|blouse|skirt|tie)\b|"
                 r"\b(shirt|top|dress|jeans|trousers|clothes|jumper|blouse|skirt|tie)\b[^,.;!?]{0,30}\bstain\w*\b"),
      r"wash the \1\2 with soap"),
     (re.compile(r"\b(?:tea|coffee|mug|cup|water|wine|sticky|glass) (?:ring|rings|mark|marks)\b"),
