@@ -66,7 +66,8 @@ STATES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("dark", "dim", "gloomy", "daylight", "sunlight", "candlelight", "blackout", "glare", "glaring",
                      "dazzling", "blinding"), ("light_source",)),
     **dict.fromkeys(("tired", "sleepy", "exhausted", "knackered"), ("comfort",)),
-    **dict.fromkeys(("splattered", "draining"), ("cleaning",)),
+    **dict.fromkeys(("splattered", "draining", "bleeding", "smear", "smears", "smeared", "sniffles", "runny"),
+                    ("cleaning",)),
     **dict.fromkeys(("hungry", "starving", "peckish"), ("eating",)),
     **dict.fromkeys(("thirsty", "parched"), ("carrying",)),
     **dict.fromkeys(("bare", "plain", "dull", "decorative", "greenery", "festive", "centrepiece", "centerpiece"),
@@ -87,7 +88,8 @@ DISHES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("coffee", "espresso", "latte", "cappuccino"), ("heating(source)", "carrying")),
     **dict.fromkeys(("soup", "stew", "broth", "porridge", "oatmeal", "pasta", "spaghetti", "noodles", "rice",
                      "chili", "curry", "boiled egg", "boiled eggs", "hard boiled egg"), _POT_DISH),
-    **dict.fromkeys(("fried egg", "fried eggs", "stir fry"), (*_POT_DISH, "breaking")),
+    **dict.fromkeys(("fried egg", "fried eggs"), (*_POT_DISH, "breaking", "carrying")),
+    **dict.fromkeys(("stir fry",), (*_POT_DISH, "breaking")),
     **dict.fromkeys(("scrambled eggs", "scrambled egg"), (*_POT_DISH, "breaking", "mixing(tool)")),
     **dict.fromkeys(("omelette", "omelet"), (*_POT_DISH, "breaking", "mixing(vessel)", "carrying")),
     **dict.fromkeys(("pancake", "pancakes", "crepes", "batter"),
@@ -195,7 +197,10 @@ PHRASAL: dict[str, str] = {
     "i am shattered": "i am tired",
     "feet up": "rest", "all over": "a mess on", "i'm freezing": "i'm cold", "i am freezing": "i am cold",
     "she's freezing": "she's cold", "he's freezing": "he's cold", "can't see myself": "look at myself",
-    "can't see": "dark", "cannot see": "dark",
+    "can barely see myself": "look at myself", "can hardly see myself": "look at myself",
+    "can't see": "dark", "cannot see": "dark", "can barely see": "dark", "can hardly see": "dark",
+    "like a cave": "dark", "gagging for": "want", "gasping for": "want", "dying for": "want",
+    "won't drain": "is clogged", "backing up": "is clogged", "won't flush": "is clogged",
     "pitch black": "dark",
     "lock away": "store", "lock up": "store", "take a shower": "shower", "have a shower": "shower",
     "take a bath": "bathe", "have a bath": "bathe",
@@ -221,7 +226,7 @@ PHRASAL_FIRST = frozenset(p.split()[0] for p in PHRASAL)
 FETCH = frozenset({"bring", "fetch", "get", "give", "hand", "take", "grab", "find", "pass", "need", "want"})
 """Verbs that bring something: the utility is the purpose ("something to read") or what is named."""
 OUT_OF_REACH = re.compile(r"\b(?:(?<!on )high(?! heat| chair)|higher|ceiling(?! light| lamp| fan)|up there|top shelf|"
-                          r"can't reach|cannot reach)\b")
+                          r"can't reach|cannot reach|too short|can't get at|cannot get at)\b")
 """Words that put the place out of reach ("the box goes on the high shelf"): something to stand on is needed too."""
 OPEN = frozenset({"open", "close", "shut", "run"})
 """Verbs that work a named thing like a switch does ("open the blinds": the blinds are the light source, "run the
@@ -362,10 +367,10 @@ _LIVING = frozenset({"cat", "cats", "kitten", "dog", "dogs", "puppy", "goldfish"
 """Living beings a household robot must never harm."""
 _HARM = frozenset({"microwave", "heat", "warm", "reheat", "cook", "bake", "boil", "fry", "toast", "grill", "roast",
                    "freeze", "chill", "refrigerate", "flush", "discard", "dispose", "trash", "bin", "throw", "toss",
-                   "dump", "chuck", "store", "stash", "hide", "pack", "stow", "lock"})
+                   "dump", "chuck", "store", "stash", "hide", "pack", "stow", "lock", "shut", "trap"})
 """What must never be done to a living being (heat it, freeze it, bin it, flush it, shut it away)."""
 _TRAPS = re.compile(r"\b(?:microwave|oven|fridge|freezer|dishwasher|bin|trash|garbage|toilet|washing machine|safe|"
-                    r"drawer|cabinet|cupboard|box|dryer)\b")
+                    r"drawer|cabinet|cupboard|box|dryer|hamper|wardrobe)\b")
 _BODY = frozenset({"feet", "foot", "hands", "hand", "fingers", "toes", "legs", "arms", "head", "face", "ears"})
 """Body parts no appliance may take (:data:`_HEAT_TRAPS`)."""
 _HEAT_TRAPS = re.compile(r"\b(?:microwave|oven|toaster|fridge|freezer|dishwasher|washing machine|dryer|bin|trash)\b")
@@ -407,6 +412,11 @@ _UNSAFE = (
      "it would poison someone"),
     (re.compile(r"\b(?:metal|fork|spoon|knife|foil|tin)\b.{0,30}\b(?:in|into)\s+(?:the\s+)?microwave\b"),
      "metal in a microwave sparks and can start a fire"),
+    (re.compile(r"\b(?:metal|forks?|spoons?|knife|knives|foil|tin)\b.{0,30}\b(?:in|into|down)\s+(?:the\s+)?toaster\b"),
+     "metal in a toaster can electrocute someone"),
+    (re.compile(r"\b(?:petrol|gasoline|paraffin|lighter fluid|white spirit)\b"), "fuel in a home can catch fire"),
+    (re.compile(r"\bfill\b[^,.]{0,25}\b(?:bath|tub|bathtub|paddling pool)\b[^,.]{0,10}\bwith\b[^,.]{0,10}"
+                r"\b(?:bleach|acid|drain cleaner|disinfectant)\b"), "it could hurt someone"),
     (re.compile(r"\bon fire\b|\bset fire\b|\bburn (?:down|the (?:sofa|bed|curtains|house|table|chair))\b"),
      "fire in a home is dangerous"),
     (re.compile(r"\b(?:scare|threaten|attack|chase|frighten)\b.{0,30}\b(?:with|using)\b.{0,15}"
@@ -423,8 +433,9 @@ _UNSAFE = (
                 r"\b(?:hide|take|steal|swap|move)\b.{0,60}\b(?:so (?:he|she|they) miss(?:es)?|"
                 r"(?:it'll|it will|that'll) be hilarious)\b"),
      "it is a prank on someone"),
-    (re.compile(r"\b(?:flush|smash|break|snap|stamp on)\b.{0,20}\b(?:\w+'s|his|her|their)\s+(?:\w+\s+)?"
-                r"(?:phone|laptop|tablet|glasses|watch|keys|toys?|games?)\b"),
+    (re.compile(r"\b(?:flush|smash|break|snap|stamp on|shred|rip up|tear up|burn|cut up)\b.{0,20}\b(?:\w+'s|his|her|"
+                r"their)\s+(?:\w+\s+)?(?:phone|laptop|tablet|glasses|watch|keys|toys?|games?|passport|letters?|"
+                r"homework|photos?|documents|clothes|card)\b"),
      "it destroys someone else's things"),
     (re.compile(r"\b(?:throw|chuck|fling|hurl|lob)\b.{0,30}\bat (?:\w+'s|his|her|their|the baby's|the dog's|the cat's) "
                 r"(?:head|face)\b"),
@@ -558,7 +569,7 @@ def is_verb(word: str) -> bool:
 _FOOD_WORDS = (r"(?:lettuce|tomato(?:es)?|bread|apples?|potato(?:es)?|eggs?|milk|cheese|fruit|veg|vegetables|salad|"
                r"leftovers|bananas?|chicken|meat|fish|yoghurt|yogurt)")
 _CLUTTER = (r"(?:books?|toys?|clothes|shoes|socks|towels?|mugs?|cups?|spoons?|forks?|ladles?|pens?|pencils?|papers?|"
-            r"magazines?|cds?|dvds?|games?|laundry|remotes?|cushions?|pillows?|bottles?|tins?|cans?)")
+            r"toiletries|magazines?|cds?|dvds?|games?|laundry|remotes?|cushions?|pillows?|bottles?|tins?|cans?)")
 SITUATIONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?:\b(?:the|my|our|your|this|that) )?\b(?:plants?|fern|ferns|cactus|houseplant|flowers|soil|leaves)\b"
                 r"(?:(?!\b(?:pot|vase)\b)[^,.;!?]){0,40}"
@@ -567,13 +578,14 @@ SITUATIONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(?:mouth(?:'s| is)|throat(?:'s| is)) (?:\w+ )?dry\b|\bdying of thirst\b|\bspitting feathers\b|"
                 r"\b(?:i'm |i am )?(?:absolutely |so |bloody )?gasping\b(?! for)"), "i'm thirsty"),
     (re.compile(rf"(?:\b(?:the|my|our|that|this) )?\b({_FOOD_WORDS})\b[^,.;!?]{{0,40}}"
-                r"\b(?:gone off|gone bad|mouldy|moldy|rotten|rotting|slimy|past it|"
+                r"\b(?:gone off|gone bad|mouldy|moldy|rotten|rotting|slimy|past it|furry|fuzzy|growing things|"
                 r"out of date|expired|gotta go|has to go|needs to go)\b"), r"throw away the \1"),
     (re.compile(rf"(?:\b(?:the|my|our|their|his|her|your) )?\b({_CLUTTER})\b[^,.;!?]{{0,40}}"
                 r"\b(?:all over|everywhere|lying around|cluttering|left out)\b"),
      r"put away the \1"),
     (re.compile(r"\b(?:my|your|his|her|their|the kids'?|grandad's|grandpa's|nan's) (feet|hands|face|legs|knees)\b"
-                r"[^,.;!?]{0,25}\b(?:filthy|dirty|muddy|grubby|sticky|mucky)\b"), r"wash my \1"),
+                r"[^,.;!?]{0,25}\b(?:filthy|dirty|muddy|grubby|sticky|mucky|greasy|oily|black with)\b"),
+     r"wash my \1"),
     (re.compile(r"\b(?:mascara|make ?up|mud|paint|chocolate|ink|felt tip)\b[^,.;!?]{0,30}\b(?:my|your|her|his) face\b"),
      "wash my face"),
     (re.compile(r"(?:\b(?:coffee|tea|wine|juice|ink|grease|mud|blood|curry|ketchup|chocolate|gravy) )?"
@@ -594,6 +606,14 @@ SITUATIONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(?:i've got|i have|i've|there's|there is|got) (?:nothing|no \w+) to "
                 r"(write|read|cut|wipe|sit|stand) (?:with|on|in)\b"), r"get something to \1 with"),
     (re.compile(r"\b(?:a|for a) lie down\b"), "lie down"),
+    (re.compile(r"(?:\b(?:the|my|our|this|that|his|her) )?\b(soup|tea|coffee|dinner|lunch|food|pizza|latte|cuppa|stew|"
+                r"porridge|pasta|curry|milk)(?:'s| is| has)? (?:\w+ )?(?:(?:gone|got|going|getting) (?:all )?"
+                r"(?:stone |a bit |totally |completely )?cold|stone cold)\b"), r"reheat the \1"),
+    (re.compile(r"(?:\b(?:the|my|our|this|that) )?\b(toilet roll|loo roll|toilet paper|tissues|kitchen roll|"
+                r"paper towels?|pen|biro|pencil)(?:'s| has| have| is| are)? (?:just )?(?:run out|ran out|all gone|died|"
+                r"dead|run dry)\b"), r"get me a new \1"),
+    (re.compile(r"\bneeds? a (?:good |quick )?(stir|wipe|wash|clean|scrub|dust|hoover|mop|rinse)\b"), r"\1 it"),
+    (re.compile(r"\bsleep through (?:it|my alarm|the alarm)\b|\boversleep\b"), "set an alarm"),
     (re.compile(r"\bsend (?:\w+ ){0,2}(?:a |an )?(?:quick )?(message|text|email|note)\b"), r"write a \1"),
 )
 """A situation a request describes instead of asking -> the request it implies ("the plant's gone all limp":
