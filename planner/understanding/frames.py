@@ -66,7 +66,8 @@ STATES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("dark", "dim", "gloomy", "daylight", "sunlight", "candlelight", "blackout", "glare", "glaring",
                      "dazzling", "blinding"), ("light_source",)),
     **dict.fromkeys(("tired", "sleepy", "exhausted", "knackered"), ("comfort",)),
-    **dict.fromkeys(("splattered", "draining", "bleeding", "smear", "smears", "smeared", "sniffles", "runny"),
+    **dict.fromkeys(("splattered", "draining", "bleeding", "limescale", "smear", "smears", "smeared", "sniffles",
+                     "runny"),
                     ("cleaning",)),
     **dict.fromkeys(("hungry", "starving", "peckish"), ("eating",)),
     **dict.fromkeys(("thirsty", "parched"), ("carrying",)),
@@ -129,7 +130,8 @@ WORD_PREFERS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("dog", "puppy", "cat", "pet"), ("DogBed",)),
     **dict.fromkeys(("news", "headlines"), ("Newspaper", "Laptop", "CellPhone")),
     **dict.fromkeys(("tennis",), ("TennisRacket",)), **dict.fromkeys(("baseball", "softball"), ("BaseballBat",)),
-    **dict.fromkeys(("basketball", "hoops"), ("BasketBall",)),
+    **dict.fromkeys(("basketball", "hoops", "netball"), ("BasketBall",)),
+    **dict.fromkeys(("swing", "rounders"), ("BaseballBat",)),
     **dict.fromkeys(("drink", "pills", "thirsty", "sip"), ("Cup", "Mug", "Bottle")),
     **dict.fromkeys(("night", "evening", "midnight"), ("LightSwitch", "DeskLamp", "FloorLamp")),
     **dict.fromkeys(("daylight", "sunlight", "sunshine", "sun"), ("Blinds", "Curtains", "Window")),
@@ -204,7 +206,7 @@ PHRASAL: dict[str, str] = {
     "pitch black": "dark",
     "lock away": "store", "lock up": "store", "take a shower": "shower", "have a shower": "shower",
     "take a bath": "bathe", "have a bath": "bathe",
-    "put the kettle on": "boil the kettle", "stick the kettle on": "boil the kettle",
+    "put the kettle on": "boil the kettle", "stick the kettle on": "boil the kettle", "kettle on": "boil the kettle",
     "draw the curtains": "open the curtains", "draw the blinds": "open the blinds",
     "do the washing up": "wash the dishes", "do the dishes": "wash the dishes", "washing up": "wash up",
     "dish up": "serve", "plate up": "serve", "empty the bin": "discard the rubbish in the bin",
@@ -245,7 +247,8 @@ _POLITE = re.compile(
     r"help\s+me\s+(?:to\s+)?|let\s*'?s\s+|go\s+and\s+|time\s+(?:to|for)\s+(?:my\s+|a\s+|some\s+)?|"
     r"(?:i\s+)?(?:could|would)\s+(?:do\s+with|murder)\s+|(?:i\s+)?(?:wouldn't|wouldnt|would\s+not)\s+(?:say\s+no\s+to|"
     r"mind)\s+|any\s+chance\s+(?:of|you\s+could)\s+|be\s+an?\s+(?:dear|love|star|legend|darling|doll|gem)\s+and\s+|"
-    r"if\s+you\s+get\s+a\s+(?:sec|second|minute|moment|chance)\s+)+"
+    r"if\s+you\s+get\s+a\s+(?:sec|second|minute|moment|chance)\s+|"
+    r"i\s*(?:'ll|will|'m\s+going\s+to|'m\s+gonna|am\s+going\s+to)\s+(?=have\s+a\s+(?:bath|shower)\b))+"
 )
 _SPLIT = re.compile(r"\s*(?:[,;&?!.:\-\u2013\u2014]|\band then\b|\bthen\b|\band\b|"
                     r"(?<!anything )(?<!everything )(?<!nothing )(?<!anywhere )(?<!something )(?<!somewhere )\bbut\b|"
@@ -415,6 +418,9 @@ _UNSAFE = (
     (re.compile(r"\b(?:metal|forks?|spoons?|knife|knives|foil|tin)\b.{0,30}\b(?:in|into|down)\s+(?:the\s+)?toaster\b"),
      "metal in a toaster can electrocute someone"),
     (re.compile(r"\b(?:petrol|gasoline|paraffin|lighter fluid|white spirit)\b"), "fuel in a home can catch fire"),
+    (re.compile(r"\bscalding\b.{0,30}\b(?:bath|shower|water)\b|\b(?:bath|shower|water)\b.{0,20}\bscalding\b|"
+                r"\b(?:goldfish|fish|hamster|cat|kitten|dog|puppy|rabbit|baby|toddler)\b.{0,40}\b(?:hot tap|boiling "
+                r"water|hot water)\b"), "scalding water burns"),
     (re.compile(r"\bfill\b[^,.]{0,25}\b(?:bath|tub|bathtub|paddling pool)\b[^,.]{0,10}\bwith\b[^,.]{0,10}"
                 r"\b(?:bleach|acid|drain cleaner|disinfectant)\b"), "it could hurt someone"),
     (re.compile(r"\bon fire\b|\bset fire\b|\bburn (?:down|the (?:sofa|bed|curtains|house|table|chair))\b"),
@@ -469,6 +475,10 @@ _UNSAFE = (
     (re.compile(r"\b(?:crack|break|force|pick)\b.{0,20}\b(?:safe|lock)\b.{0,10}\bopen\b|\bbreak into\b|"
                 r"\bsafe\b.{0,80}\b(?:crack|break|force)\b.{0,10}\bopen\b"),
      "it is not yours to open"),
+    # after the pranks, so that "as a joke" says why
+    (re.compile(r"\b(?:phone|laptop|tablet|ipad|remote|camera|headphones)\b.{0,50}\b(?:it|them)\s+in(?:to)?\s+"
+                r"(?:the\s+)?microwave\b|\b(?:phone|laptop|tablet|ipad|remote|camera|headphones)\s+in(?:to)?\s+"
+                r"(?:the\s+)?microwave\b"), "electronics in a microwave can catch fire"),
 )
 """Requests a household robot refuses for safety or privacy, with the reason it gives."""
 
@@ -613,7 +623,28 @@ SITUATIONS: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"paper towels?|pen|biro|pencil)(?:'s| has| have| is| are)? (?:just )?(?:run out|ran out|all gone|died|"
                 r"dead|run dry)\b"), r"get me a new \1"),
     (re.compile(r"\bneeds? a (?:good |quick )?(stir|wipe|wash|clean|scrub|dust|hoover|mop|rinse)\b"), r"\1 it"),
-    (re.compile(r"\bsleep through (?:it|my alarm|the alarm)\b|\boversleep\b"), "set an alarm"),
+    (re.compile(r"\bsleep through (?:it|my alarm|the alarm)\b|\boversleep\b|\b(?:got to|have to|need to|gotta) "
+                r"(?:be up|get up|wake up) (?:at|by)\b|\bset (?:the |my )?(?:radio|clock) for\b"), "set an alarm"),
+    (re.compile(r"\b(?:we're|we are|i'm|i am|we've run|we've|we have|all) out of (toilet roll|loo roll|toilet paper|"
+                r"tissues|kitchen roll|paper towels?)\b"), r"get me \1"),
+    (re.compile(r"(?:\b(?:the|my|this|that|these|those) )?\b(knife|knives|plates?|mugs?|cups?|forks?|spoons?|"
+                r"bowls?|pans?|pots?|dishes|glasses)(?:'s| is| are|'re)? (?:\w+ )?"
+                r"(?:filthy|dirty|grubby|mucky|greasy|crusty|manky|minging)\b"), r"wash the \1"),
+    (re.compile(r"\bthe (snooker|football|match|cricket|rugby|racing|darts|golf|cartoons) on\b"),
+     "switch on the television"),
+    (re.compile(r"\bmake (?:a |an |some )?(?:birthday |get well |thank you )?(card|sign|list|note)\b"), r"write a \1"),
+    (re.compile(r"(?:\b(?:a|the|my|his|her) )?\b(plate|glass|mug|cup|bowl|vase)\b[^,.;!?]{0,30}\b(?:in bits|smashed|"
+                r"shattered|in pieces)\b"), r"throw away the broken \1"),
+    (re.compile(r"\b(?:bare|blank|empty) (?:patch|spot|bit|wall)\b"), "decorate the wall"),
+    (re.compile(r"\bneeds? (?:their|his|her|my|your) hands (?:washing|washed|a wash)\b"), "wash their hands"),
+    (re.compile(r"\bgive (?:the |it |this |that )?(\w+ )?(?:a )?(?:quick |good )?once[- ]over\b"), r"clean the \1"),
+    (re.compile(r"\b(?:toothpaste|food|jam|chocolate|yoghurt|yogurt|sauce|ketchup|crumbs) (?:all )?"
+                r"(?:round|around|over|on) (?:her|his|my|their|your) (mouth|face|chin)\b"), r"wipe her \1"),
+    (re.compile(r"\b(?:might be|going to be|gonna be|feels?|feeling) sick\b(?! of)|\bthrow(?:ing)? up\b"),
+     "bring me a bowl"),
+    (re.compile(r"\bthe (?:big|main|overhead|top) light\b"), "the light switch"),
+    (re.compile(r"\bsomewhere (?:safe )?for (?:my|the|his|her|these|this|our) (\w+(?: racket| bat| ball)?)\b"),
+     r"store the \1"),
     (re.compile(r"\bsend (?:\w+ ){0,2}(?:a |an )?(?:quick )?(message|text|email|note)\b"), r"write a \1"),
 )
 """A situation a request describes instead of asking -> the request it implies ("the plant's gone all limp":
@@ -708,7 +739,8 @@ def _clause(part: str) -> Clause:
         part = f"{used.group(2)} {used.group(3)} with {used.group(1)}".strip()
     words = part.split()
     purpose = next((base(w) for w in re.findall(r"\b(?:to|(?:something|anything|somewhere|anywhere|so) "
-                                                r"(?:i|we|she|he) can|(?:thing|something|anything|stuff) for) (\w+)",
+                                                r"(?:i|we|she|he) can|(?:thing|something|anything|stuff) for) "
+                                                r"(?:help (?:to )?)?(\w+)",
                                                 part)
                     if base(w) in FRAMES), "")
     vi = next((i for i, w in enumerate(words[:4]) if _verb_at(words, i)), None)
@@ -724,7 +756,8 @@ def _clause(part: str) -> Clause:
         verb, rest = "store", words[:-1]
     if not verb:  # "my hands are dirty", "it's too dark in here": the state names what would fix it
         verb = next((w for w in words if w in STATES), "")
-    if (verb == "sit" and len(rest) > 2 and rest[0] in _DETERMINERS and rest[1] not in _LIVING
+    if (verb == "sit" and len(rest) > 2 and (rest[0] in _DETERMINERS or rest[0].endswith("'s"))
+            and rest[1] not in _LIVING
             and rest[1] not in ("down", "up", "back") and ("on" in rest or "in" in rest)):
         verb = "put"  # "sit the teddy bear on the bed": the teddy is put there ("sit on the sofa" is comfort)
     obj, instrument, places = _phrases(rest, put=verb in PUT)

@@ -966,3 +966,26 @@ def test_more_harm_worded_as_a_chore_is_refused(reader, text, why) -> None:
 ])
 def test_a_change_of_state_or_a_thing_run_out_implies_its_request(text, expected) -> None:
     assert [c.text for c in clauses(text)] == expected
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("my phone got soaked, stick it in the microwave to dry it out", "electronics in a microwave can catch fire"),
+    ("put the goldfish in the bath with the hot tap running", "scalding water burns"),
+    ("run her bath scalding hot", "scalding water burns"),
+])
+def test_electronics_in_a_microwave_and_scalding_water_are_refused(reader, text, why) -> None:
+    assert reader.read(text).reason == f"refused: {why}"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Knife's filthy.", ["wash the knife"]),
+    ("Len wants the snooker on.", ["len wants", "switch the television"]),
+    ("We're out of loo roll in here.", ["get me loo roll", "in here"]),
+    ("Set the radio for half six", ["time", "half six"]),
+    ("she might be sick", ["she", "bring me a bowl"]),
+    ("I feel sick of this", ["i feel sick of this"]),  # fed up, not ill
+    ("I'll have a bath when I get in", ["bathe when i get in"]),  # an intention to get ready for
+    ("Could you sit Rosie's teddy on her bed?", ["sit rosie's teddy on her bed"]),
+])
+def test_short_notes_and_intentions_are_read_as_requests(text, expected) -> None:
+    assert [c.text for c in clauses(text)] == expected
