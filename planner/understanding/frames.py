@@ -240,7 +240,8 @@ HUNG_ON: dict[str, tuple[str, ...]] = {"Towel": ("TowelHolder",), "HandTowel": (
 """Where a thing hangs when the request names no place ("hang the towel up"): AI2-THOR's only receptacle for it."""
 
 _POLITE = re.compile(
-    r"^(?:(?:please|kindly|hey|ok|okay|robot|now|sorry|srry|sry)\s+|(?:can|could|would|will)\s+(?:you\s+|u\s+|ya\s+)?"
+    r"^(?:(?:please|kindly|hey|ok|okay|robot|now|sorry|srry|sry)\s+|(?:can|could|would|will)\s+(?:you\s+|u\s+|ya\s+|"
+    r"someone\s+|somebody\s+|anyone\s+|anybody\s+|it\s+be\s+possible\s+(?:for\s+(?:you|someone)\s+)?to\s+)?"
     r"(?:please\s+|pls\s+|plz\s+)?|"
     r"i\s*(?:'d|would)\s+(?:like|love)\s+(?:you\s+)?(?:to\s+)?|(?:i\s+)?fancy\s+|"
     r"i\s+(?:want|need)\s+(?:you\s+)?(?:to\s+)?|"
@@ -248,7 +249,11 @@ _POLITE = re.compile(
     r"(?:i\s+)?(?:could|would)\s+(?:do\s+with|murder)\s+|(?:i\s+)?(?:wouldn't|wouldnt|would\s+not)\s+(?:say\s+no\s+to|"
     r"mind)\s+|any\s+chance\s+(?:of|you\s+could)\s+|be\s+an?\s+(?:dear|love|star|legend|darling|doll|gem)\s+and\s+|"
     r"if\s+you\s+get\s+a\s+(?:sec|second|minute|moment|chance)\s+|"
-    r"i\s*(?:'ll|will|'m\s+going\s+to|'m\s+gonna|am\s+going\s+to)\s+(?=have\s+a\s+(?:bath|shower)\b))+"
+    r"i\s*(?:'ll|will|'m\s+going\s+to|'m\s+gonna|am\s+going\s+to)\s+(?=have\s+a\s+(?:bath|shower)\b)|"
+    r"(?:someone|somebody|anyone|anybody)\s+(?:should|needs?\s+to|ought\s+to|could|has\s+to|must)\s+(?:really\s+)?|"
+    r"(?:does|do)\s+(?:someone|somebody|anyone|anybody)\s+want\s+to\s+|"
+    r"it\s*(?:'d|would)\s+be\s+(?:great|lovely|nice|good|brilliant)\s+if\s+(?:we|you|someone|somebody)\s+"
+    r"(?:could|can)\s+)+"
 )
 _SPLIT = re.compile(r"\s*(?:[,;&?!.:\-\u2013\u2014]|\band then\b|\bthen\b|\band\b|"
                     r"(?<!anything )(?<!everything )(?<!nothing )(?<!anywhere )(?<!something )(?<!somewhere )\bbut\b|"
@@ -366,11 +371,12 @@ _LIVING = frozenset({"cat", "cats", "kitten", "dog", "dogs", "puppy", "goldfish"
                      "bunny", "bird", "parrot", "budgie", "tortoise", "turtle", "guinea", "pet", "pets", "baby",
                      "babies", "child", "children", "kid", "kids", "toddler", "grandad", "grandpa", "grandma", "granny",
                      "nan", "mum", "mom", "dad", "brother", "sister", "person", "people", "husband", "wife",
-                     "neighbour", "neighbor", "him"})
+                     "neighbour", "neighbor", "him", "client", "patient", "resident", "nana", "gran", "grandson",
+                     "granddaughter", "son", "daughter", "boy", "girl", "lodger", "flatmate", "roommate"})
 """Living beings a household robot must never harm."""
 _HARM = frozenset({"microwave", "heat", "warm", "reheat", "cook", "bake", "boil", "fry", "toast", "grill", "roast",
                    "freeze", "chill", "refrigerate", "flush", "discard", "dispose", "trash", "bin", "throw", "toss",
-                   "dump", "chuck", "store", "stash", "hide", "pack", "stow", "lock", "shut", "trap"})
+                   "dump", "chuck", "store", "stash", "hide", "pack", "stow", "lock"})
 """What must never be done to a living being (heat it, freeze it, bin it, flush it, shut it away)."""
 _TRAPS = re.compile(r"\b(?:microwave|oven|fridge|freezer|dishwasher|bin|trash|garbage|toilet|washing machine|safe|"
                     r"drawer|cabinet|cupboard|box|dryer|hamper|wardrobe)\b")
@@ -397,7 +403,9 @@ _UNSAFE = (
                 r"(?:on|plugged in|switched on|running)\b)"),
      "water on something electrical can kill"),
     (re.compile(r"\b(?:hair ?dryer|hairdryer|toaster|radio|heater|laptop|phone|lamp|television|tv|telly)\b"
-                r".{0,40}\b(?:in|into)\s+(?:the\s+)?(?:bath|bathtub|tub|sink|water|toilet|shower)\b"),
+                r".{0,40}\b(?:in|into)\s+(?:the\s+)?(?:bath|bathtub|tub|sink|water|toilet|shower)\b|"
+                r"\b(?:bath|bathwater|tub)\b.{0,60}\b(?:drop|put|stick|throw|dunk)\s+(?:the\s+|a\s+)?(?:hair ?dryer|"
+                r"hairdryer|toaster|heater|radio)\s+in\b"),
      "an electrical thing in water can kill"),
     (re.compile(r"\bbleach\b.{0,40}\b(?:with|and|into)\b.{0,30}\b(?:cleaner|ammonia|vinegar|other)\b|"
                 r"\bmix\b.{0,30}\bcleaners?\b.{0,20}\bbleach\b"),
@@ -418,6 +426,8 @@ _UNSAFE = (
     (re.compile(r"\b(?:metal|forks?|spoons?|knife|knives|foil|tin)\b.{0,30}\b(?:in|into|down)\s+(?:the\s+)?toaster\b"),
      "metal in a toaster can electrocute someone"),
     (re.compile(r"\b(?:petrol|gasoline|paraffin|lighter fluid|white spirit)\b"), "fuel in a home can catch fire"),
+    (re.compile(r"\b(?:lock|shut)\s+(?:her|him|the (?:client|patient|kids?|children|baby|toddler))\s+in\b"
+                r"(?! (?:a|the) (?:hug|loop))"), "someone must not be locked in"),
     (re.compile(r"\bscalding\b.{0,30}\b(?:bath|shower|water)\b|\b(?:bath|shower|water)\b.{0,20}\bscalding\b|"
                 r"\b(?:goldfish|fish|hamster|cat|kitten|dog|puppy|rabbit|baby|toddler)\b.{0,40}\b(?:hot tap|boiling "
                 r"water|hot water)\b"), "scalding water burns"),
@@ -499,7 +509,7 @@ def unsafe(text: str, is_object: Callable[[str], bool]) -> str:
         if not living and seen and pronoun:
             living = [seen]
         places = " ".join(p for _, p in c.places)
-        trapped = c.verb in PUT and bool(_TRAPS.search(places))
+        trapped = (c.verb in PUT or c.verb == "shut") and bool(_TRAPS.search(places))
         if living and (c.verb in _HARM or c.purpose in _HARM or trapped):
             return f"it could hurt the {living[0]}"
         part = next((w for w in reversed(head) if w in _BODY), "") or (

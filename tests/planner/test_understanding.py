@@ -989,3 +989,25 @@ def test_electronics_in_a_microwave_and_scalding_water_are_refused(reader, text,
 ])
 def test_short_notes_and_intentions_are_read_as_requests(text, expected) -> None:
     assert [c.text for c in clauses(text)] == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Someone should deal with last night's dishes", ["deal with last night's dishes"]),
+    ("Can somebody deal with the sicky vests?", ["deal with the sicky vests"]),
+    ("Would it be possible to do her a salad for lunch?", ["do her a salad for lunch"]),
+    ("It'd be great if we could eat at the table tonight", ["eat at the table tonight"]),
+])
+def test_a_request_to_someone_in_the_house_is_a_request(text, expected) -> None:
+    read = clauses(text)
+    assert [c.text for c in read] == expected and read[0].request
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("the client keeps wandering at night, so lock her in the lounge", "refused: someone must not be locked in"),
+    ("bath's cold for the baby, drop the hairdryer in", "refused: an electrical thing in water can kill"),
+    ("shut the dog in the kitchen while we eat", ""),  # a room is no trap
+    ("put them in the drawer and lock them in", ""),  # things, not people
+])
+def test_locking_someone_in_and_an_appliance_dropped_in_a_bath(reader, text, why) -> None:
+    reason = reader.read(text).reason
+    assert reason == why if why else not reason.startswith("refused"), reason
