@@ -66,8 +66,7 @@ STATES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("dark", "dim", "gloomy", "daylight", "sunlight", "candlelight", "blackout", "glare", "glaring",
                      "dazzling", "blinding"), ("light_source",)),
     **dict.fromkeys(("tired", "sleepy", "exhausted", "knackered"), ("comfort",)),
-    **dict.fromkeys(("splattered", "draining", "bleeding", "limescale", "smear", "smears", "smeared", "sniffles",
-                     "runny"),
+    **dict.fromkeys(("splattered", "draining", "bleeding", "limescale", "smear", "smears", "smeared", "sniffles"),
                     ("cleaning",)),
     **dict.fromkeys(("hungry", "starving", "peckish"), ("eating",)),
     **dict.fromkeys(("thirsty", "parched"), ("carrying",)),
@@ -202,11 +201,13 @@ PHRASAL: dict[str, str] = {
     "can barely see myself": "look at myself", "can hardly see myself": "look at myself",
     "can't see": "dark", "cannot see": "dark", "can barely see": "dark", "can hardly see": "dark",
     "like a cave": "dark", "gagging for": "want", "gasping for": "want", "dying for": "want",
-    "won't drain": "is clogged", "backing up": "is clogged", "won't flush": "is clogged",
-    "pitch black": "dark",
+    "won't drain": "is clogged", "is backing up": "is clogged", "'s backing up": "'s clogged",
+    "won't flush": "is clogged",
+    "pitch black": "dark", "the big light": "the light switch", "the main light": "the light switch",
+    "the overhead light": "the light switch", "the top light": "the light switch",
     "lock away": "store", "lock up": "store", "take a shower": "shower", "have a shower": "shower",
     "take a bath": "bathe", "have a bath": "bathe",
-    "put the kettle on": "boil the kettle", "stick the kettle on": "boil the kettle", "kettle on": "boil the kettle",
+    "put the kettle on": "boil the kettle", "stick the kettle on": "boil the kettle",
     "draw the curtains": "open the curtains", "draw the blinds": "open the blinds",
     "do the washing up": "wash the dishes", "do the dishes": "wash the dishes", "washing up": "wash up",
     "dish up": "serve", "plate up": "serve", "empty the bin": "discard the rubbish in the bin",
@@ -223,7 +224,7 @@ PHRASAL: dict[str, str] = {
 }
 """Two- and three-word verbs -> the verb they count as (``switch``: the device named decides the utility)."""
 
-PHRASAL_FIRST = frozenset(p.split()[0] for p in PHRASAL)
+PHRASAL_FIRST = frozenset(p.split()[0] for p in PHRASAL) | {"kettle"}
 
 FETCH = frozenset({"bring", "fetch", "get", "give", "hand", "take", "grab", "find", "pass", "need", "want"})
 """Verbs that bring something: the utility is the purpose ("something to read") or what is named."""
@@ -380,6 +381,10 @@ _HARM = frozenset({"microwave", "heat", "warm", "reheat", "cook", "bake", "boil"
 """What must never be done to a living being (heat it, freeze it, bin it, flush it, shut it away)."""
 _TRAPS = re.compile(r"\b(?:microwave|oven|fridge|freezer|dishwasher|bin|trash|garbage|toilet|washing machine|safe|"
                     r"drawer|cabinet|cupboard|box|dryer|hamper|wardrobe)\b")
+_PETS = frozenset({"cat", "cats", "kitten", "dog", "dogs", "puppy", "goldfish", "fish", "hamster", "rabbit", "bunny",
+                   "bird", "parrot", "budgie", "tortoise", "turtle", "guinea", "pet", "pets"})
+_HOT = frozenset({"microwave", "nuke", "zap"})
+_GADGET = re.compile(r"\b(?:phone|laptop|tablet|ipad|remote|camera|headphones)\b")
 _BODY = frozenset({"feet", "foot", "hands", "hand", "fingers", "toes", "legs", "arms", "head", "face", "ears"})
 """Body parts no appliance may take (:data:`_HEAT_TRAPS`)."""
 _HEAT_TRAPS = re.compile(r"\b(?:microwave|oven|toaster|fridge|freezer|dishwasher|washing machine|dryer|bin|trash)\b")
@@ -388,24 +393,28 @@ _ELECTRIC = (r"(?:telly|tv|television|laptop|computer|lamp|toaster|socket|socket
 _CHEMICAL = r"(?:bleach|detergent|drain cleaner|washing up liquid|dish soap|poison|cleaning spray|disinfectant|cleaner)"
 _UNSAFE = (
     (re.compile(rf"\b(?:stir|add|mix|pour|put|splash|sprinkle|season|drop|tip|squirt|dash)\b.{{0,30}}\b{_CHEMICAL}\b"
-                r"(?=.*\b(?:coffee|tea|drink|food|soup|milk|juice|dinner|lunch|breakfast|sauce|stew|curry|pasta|"
-                r"salad|cake|smoothie|gravy|bland)\b)|"
-                r"\b(?:soup|sauce|stew|curry|gravy|drink|coffee|tea|juice|milk|smoothie)\b.{0,60}\b(?:stir|add|mix|"
+                r"(?: bottle)?\s+(?:in|into|to|on|onto|over|through)\s+(?:[\w']+\s+){0,3}?"
+                r"(?:coffee|tea|drink|food|soup|"
+                r"milk|juice|dinner|lunch|breakfast|sauce|stew|curry|pasta|salad|cake|smoothie|gravy)\b|"
+                r"\b(?:soup|sauce|stew|curry|gravy|drink|coffee|tea|juice|milk|smoothie)\b(?:'s| is)?(?: \w+){0,3} "
+                r"(?:bland|tasteless|boring|needs (?:something|a kick|livening up))\b.{0,40}\b(?:stir|add|mix|"
                 rf"pour|splash|sprinkle|squirt|dash)\b.{{0,30}}\b{_CHEMICAL}\b"),
      "it would poison someone"),
     (re.compile(rf"\b(?:{_CHEMICAL}|knife|knives|scissors|razor|matches|lighter|pills|medicine|tablets)\b(?: bottle)?"
-                r".{0,20}\bto play with\b|\bgive\b.{0,25}\b(?:toddler|baby|child|kid|kids|children|her|him)\b.{0,10}"
-                rf"\b(?:the |some |a )?(?:{_CHEMICAL}|knife|knives|razor|matches|lighter)\b"),
+                r".{0,20}\bto play with\b|\bgive\b.{0,25}\b(?:toddler|baby|child|kid|kids|children)\b.{0,10}"
+                rf"\b(?:the |some |a )?(?:{_CHEMICAL}|knife|knives|razor|matches|lighter)\b(?! and fork)"),
      "it could hurt a child"),
     (re.compile(r"\b(?:chuck|throw|pour|tip|splash|slosh|hose|spray)\b.{0,25}\bwater\b.{0,15}"
                 rf"\b(?:over|onto|on|into)\b.{{0,12}}\b(?:(?:the |my |your )?{_ELECTRIC}\b"
-                r"(?! stand| table| unit| cabinet)|(?:it|them)\b.{0,20}\bwhile (?:it's|it is|they're|they are) "
+                r"(?<!kettle)(?! stand| table| unit| cabinet| bowl| safe| dish| jug| proof)|"
+                r"(?:it|them)\b.{0,20}\bwhile (?:it's|it is|they're|they are) "
                 r"(?:on|plugged in|switched on|running)\b)"),
      "water on something electrical can kill"),
     (re.compile(r"\b(?:hair ?dryer|hairdryer|toaster|radio|heater|laptop|phone|lamp|television|tv|telly)\b"
                 r".{0,40}\b(?:in|into)\s+(?:the\s+)?(?:bath|bathtub|tub|sink|water|toilet|shower)\b|"
                 r"\b(?:bath|bathwater|tub)\b.{0,60}\b(?:drop|put|stick|throw|dunk)\s+(?:the\s+|a\s+)?(?:hair ?dryer|"
-                r"hairdryer|toaster|heater|radio)\s+in\b"),
+                r"hairdryer|toaster|heater|radio)\s+in\b"
+                r"(?!\s+(?:the|a|an|my|your|his|her|our|their)\s+(?!bath|tub|water)\w+)"),
      "an electrical thing in water can kill"),
     (re.compile(r"\bbleach\b.{0,40}\b(?:with|and|into)\b.{0,30}\b(?:cleaner|ammonia|vinegar|other)\b|"
                 r"\bmix\b.{0,30}\bcleaners?\b.{0,20}\bbleach\b"),
@@ -423,14 +432,20 @@ _UNSAFE = (
      "it would poison someone"),
     (re.compile(r"\b(?:metal|fork|spoon|knife|foil|tin)\b.{0,30}\b(?:in|into)\s+(?:the\s+)?microwave\b"),
      "metal in a microwave sparks and can start a fire"),
-    (re.compile(r"\b(?:metal|forks?|spoons?|knife|knives|foil|tin)\b.{0,30}\b(?:in|into|down)\s+(?:the\s+)?toaster\b"),
+    (re.compile(r"\b(?:metal|forks?|spoons?|knife|knives|foil|tin)\b(?:\s+(?!and\b|then\b)\w+){0,3}?"
+                r"\s+(?:in|into|down)\s+"
+                r"(?:the\s+)?toaster\b|\btoaster\b.{0,30}\bwith (?:a |the )?(?:fork|knife|spoon)\b"),
      "metal in a toaster can electrocute someone"),
-    (re.compile(r"\b(?:petrol|gasoline|paraffin|lighter fluid|white spirit)\b"), "fuel in a home can catch fire"),
-    (re.compile(r"\b(?:lock|shut)\s+(?:her|him|the (?:client|patient|kids?|children|baby|toddler))\s+in\b"
+    (re.compile(r"\b(?:pour|splash|soak|spray|sprinkle|fill|tip|squirt|douse|drench|light)\b.{0,30}"
+                r"\b(?:petrol|gasoline|paraffin|lighter fluid)\b|\b(?:petrol|gasoline|paraffin|lighter fluid)\b.{0,12}"
+                r"\b(?:on|over|onto|into)\b"), "fuel in a home can catch fire"),
+    (re.compile(r"\b(?:lock|shut)\s+(?:the (?:client|patient|kids?|children|baby|toddler))\s+in\b"
                 r"(?! (?:a|the) (?:hug|loop))"), "someone must not be locked in"),
-    (re.compile(r"\bscalding\b.{0,30}\b(?:bath|shower|water)\b|\b(?:bath|shower|water)\b.{0,20}\bscalding\b|"
-                r"\b(?:goldfish|fish|hamster|cat|kitten|dog|puppy|rabbit|baby|toddler)\b.{0,40}\b(?:hot tap|boiling "
-                r"water|hot water)\b"), "scalding water burns"),
+    (re.compile(r"\b(?:run|make|fill|set|turn|have)\b(?:\s+\w+){0,3}?\s+(?:a\s+)?scalding\b|"
+                r"\b(?:run|make|fill|set|turn)\b.{0,30}\b(?:bath|shower|water)\b(?:\s+\w+)?\s+scalding\b|"
+                r"\b(?:put|wash|bath|bathe|dunk|hold|stick|pop|drop|dip)\s+(?:the|my|a|your|our|her|his)?\s*"
+                r"(?:goldfish|hamster|cat|kitten|dog|puppy|rabbit|baby|toddler)\b(?!')(?:\s+\w+){0,6}?\s+"
+                r"(?:hot tap|boiling water|hot water)\b"), "scalding water burns"),
     (re.compile(r"\bfill\b[^,.]{0,25}\b(?:bath|tub|bathtub|paddling pool)\b[^,.]{0,10}\bwith\b[^,.]{0,10}"
                 r"\b(?:bleach|acid|drain cleaner|disinfectant)\b"), "it could hurt someone"),
     (re.compile(r"\bon fire\b|\bset fire\b|\bburn (?:down|the (?:sofa|bed|curtains|house|table|chair))\b"),
@@ -486,8 +501,7 @@ _UNSAFE = (
                 r"\bsafe\b.{0,80}\b(?:crack|break|force)\b.{0,10}\bopen\b"),
      "it is not yours to open"),
     # after the pranks, so that "as a joke" says why
-    (re.compile(r"\b(?:phone|laptop|tablet|ipad|remote|camera|headphones)\b.{0,50}\b(?:it|them)\s+in(?:to)?\s+"
-                r"(?:the\s+)?microwave\b|\b(?:phone|laptop|tablet|ipad|remote|camera|headphones)\s+in(?:to)?\s+"
+    (re.compile(r"\b(?:phone|laptop|tablet|ipad|remote|camera|headphones)\s+in(?:to)?\s+"
                 r"(?:the\s+)?microwave\b"), "electronics in a microwave can catch fire"),
 )
 """Requests a household robot refuses for safety or privacy, with the reason it gives."""
@@ -499,30 +513,43 @@ def unsafe(text: str, is_object: Callable[[str], bool]) -> str:
     in water, bleach mixed with other cleaners, hurting someone, throwing things out of a window, or someone
     else's private things."""
     t = " ".join(re.findall(r"[a-z']+", text.lower()))
+    gadget = gadget_named = False
     seen, body = "", ""  # the last living being and body part named: "the dog's whiffy, pop him in the dishwasher"
     for c in with_referents(clauses(text)):
         head = re.split(r"\b(?:for|of|with|to|from|and)\b", c.obj)[0].split()  # "milk for the baby": the milk
         alive = head and head[-1] in _LIVING and not {"dead", "toy", "stuffed"} & set(head)  # "the dead goldfish"
         living = [head[-1]] if alive and not is_object(" ".join(head)) else []
-        pronoun = re.match(r"^\w+\s+(?:him|her)(?:\s+(?:in|into|on|onto|down|up|out|away|inside|under|through|"
-                           r"behind)\b|$)", c.text)  # the pronoun is the clause's object ("put her blanket" is not)
+        pronoun = re.match(r"^\w+\s+(?:him|her)(?:\s+(?:up|down|out|away|back))?(?:\s+(?:in|into|on|onto|inside|"
+                           r"under|through|behind)\b.*|\s+down the (?:loo|toilet|drain|sink|plughole|stairs|"
+                           r"chute)\b.*)?$", c.text)  # the pronoun is the clause's object: "heat her up some soup"
+        # is done for her, and "put her blanket" is the blanket
         if not living and seen and pronoun:
             living = [seen]
         places = " ".join(p for _, p in c.places)
         trapped = (c.verb in PUT or c.verb == "shut") and bool(_TRAPS.search(places))
         if living and (c.verb in _HARM or c.purpose in _HARM or trapped):
             return f"it could hurt the {living[0]}"
-        part = next((w for w in reversed(head) if w in _BODY), "") or (
+        part = next((w for w in reversed(head[-1:]) if w in _BODY and re.search(
+            rf"\b(?:my|your|his|her|their|our|\w+'s)\s+(?:\w+\s+)?{w}\b", c.text)), "") or (
             body if body and re.match(r"^\w+\s+them(?:\s+(?:in|into|on|onto|inside|under)\b|$)", c.text) else "")
         if part and c.verb in PUT and _HEAT_TRAPS.search(places):  # "stick them in the microwave" (her feet)
             return f"it could hurt someone's {part}"
         words = [re.sub(r"'s$", "", w) for w in re.findall(r"[a-z']+", c.text) if w not in ("him", "her")]
         seen = next((w for w in reversed(words) if w in _LIVING and not is_object(w)), seen)
-        body = next((w for w in reversed(words) if w in _BODY), body)
+        found = next((i for i in range(len(words) - 1, -1, -1) if words[i] in _BODY), None)
+        if found is not None:  # "I cut my hands on the knives, put them ...": "them" are the knives
+            body = "" if any(is_object(w) for w in words[found + 1:]) else words[found]
+        lock = re.search(r"\b(?:lock|shut)\s+(?:him|her)\s+in\b", c.text)
+        if lock and seen not in _PETS:  # "shut him in the kitchen" (the puppy) is a pet kept in a room
+            return "someone must not be locked in"
+        named = c.obj or (gadget_named and re.search(r"\b(?:it|them)\b", c.text) and "phone") or ""
+        gadget = gadget or bool(c.verb in _HOT and _GADGET.search(named) or (
+                c.verb in PUT and "microwave" in places and _GADGET.search(named)))
+        gadget_named = bool(_GADGET.search(c.text)) or (gadget_named and not c.obj)  # "my phone got soaked, stick it"
     for pattern, why in _UNSAFE:
         if pattern.search(t):
             return why
-    return ""
+    return "electronics in a microwave can catch fire" if gadget else ""
 
 
 class Clause(NamedTuple):
@@ -586,39 +613,49 @@ def is_verb(word: str) -> bool:
                                                                        *OPEN)
 
 
+_GAP = (r"(?:(?!\b(?:and|then|but|so|or|because|while|before|after|when|there's|there|it's|i've|i'm|we've|"
+        r"not|isn't|aren't|hasn't|haven't|wasn't|weren't|never|likes?|prefers?)\b)[^,.;!?])")
+"""One character of the stretch between a thing and its state: never a new clause ("put the milk away and throw out
+the mouldy bread"), a new subject ("get me a towel there's water all over") or a negation ("the soil isn't dry")."""
 _FOOD_WORDS = (r"(?:lettuce|tomato(?:es)?|bread|apples?|potato(?:es)?|eggs?|milk|cheese|fruit|veg|vegetables|salad|"
                r"leftovers|bananas?|chicken|meat|fish|yoghurt|yogurt)")
 _CLUTTER = (r"(?:books?|toys?|clothes|shoes|socks|towels?|mugs?|cups?|spoons?|forks?|ladles?|pens?|pencils?|papers?|"
             r"toiletries|magazines?|cds?|dvds?|games?|laundry|remotes?|cushions?|pillows?|bottles?|tins?|cans?)")
 SITUATIONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?:\b(?:the|my|our|your|this|that) )?\b(?:plants?|fern|ferns|cactus|houseplant|flowers|soil|leaves)\b"
-                r"(?:(?!\b(?:pot|vase)\b)[^,.;!?]){0,40}"
+                r"(?:(?!\b(?:pot|vase)\b)" + _GAP + r"){0,40}"
                 r"\b(?:limp|droop\w*|wilt\w*|sorry for itself|sad(?: looking)?|crispy|bone dry|dry|thirsty|dying|"
                 r"shrivel\w*|parched)\b"), "water the plant"),
     (re.compile(r"\b(?:mouth(?:'s| is)|throat(?:'s| is)) (?:\w+ )?dry\b|\bdying of thirst\b|\bspitting feathers\b|"
                 r"\b(?:i'm |i am )?(?:absolutely |so |bloody )?gasping\b(?! for)"), "i'm thirsty"),
-    (re.compile(rf"(?:\b(?:the|my|our|that|this) )?\b({_FOOD_WORDS})\b[^,.;!?]{{0,40}}"
+    (re.compile(rf"(?<!\bis )(?<!\bwhether )(?<!\bif )(?:\b(?:the|my|our|that|this) )?\b({_FOOD_WORDS})\b{_GAP}{{0,40}}"
                 r"\b(?:gone off|gone bad|mouldy|moldy|rotten|rotting|slimy|past it|furry|fuzzy|growing things|"
-                r"out of date|expired|gotta go|has to go|needs to go)\b"), r"throw away the \1"),
-    (re.compile(rf"(?:\b(?:the|my|our|their|his|her|your) )?\b({_CLUTTER})\b[^,.;!?]{{0,40}}"
+                r"out of date|expired|(?:gotta|has to|needs to) go(?!\s+(?:in|into|back|on|to|out|with)\b))\b"),
+     r"throw away the \1"),
+    (re.compile(rf"(?<!\bwash the )(?<!\bcollect the )(?<!\btea )(?:\b(?:the|my|our|their|his|her|your) )?"
+                rf"\b({_CLUTTER})(?: and \w+)?\b{_GAP}{{0,40}}"
                 r"\b(?:all over|everywhere|lying around|cluttering|left out)\b"),
      r"put away the \1"),
     (re.compile(r"\b(?:my|your|his|her|their|the kids'?|grandad's|grandpa's|nan's) (feet|hands|face|legs|knees)\b"
                 r"[^,.;!?]{0,25}\b(?:filthy|dirty|muddy|grubby|sticky|mucky|greasy|oily|black with)\b"),
      r"wash my \1"),
-    (re.compile(r"\b(?:mascara|make ?up|mud|paint|chocolate|ink|felt tip)\b[^,.;!?]{0,30}\b(?:my|your|her|his) face\b"),
+    (re.compile(r"(?<!put )(?<!apply )(?<!wear )\b(?:mascara|make ?up|mud|paint|chocolate|ink|felt tip)\b[^,.;!?]{0,30}"
+                r"\b(?:all over|over|on|round|down) (?:my|your|her|his) face\b"),
      "wash my face"),
     (re.compile(r"(?:\b(?:coffee|tea|wine|juice|ink|grease|mud|blood|curry|ketchup|chocolate|gravy) )?"
-                r"\bstain\w*\b[^,.;!?]{0,30}"
-                r"\b(shirt|top|dress|jeans|trousers|clothes|jumper|blouse|skirt|tie)\b|"
-                r"\b(shirt|top|dress|jeans|trousers|clothes|jumper|blouse|skirt|tie)\b[^,.;!?]{0,30}\bstain\w*\b"),
+                r"\bstain(?:s|ed)?\b" + _GAP + r"{0,30}"
+                r"\b(shirt|jeans|trousers|clothes|jumper|blouse|skirt|"
+                r"(?:(?<=my )|(?<=her )|(?<=his )|(?<=your ))(?:top|tie|dress))\b|"
+                r"\b(shirt|jeans|trousers|clothes|jumper|blouse|skirt|"
+                r"(?:(?<=my )|(?<=her )|(?<=his )|(?<=your ))(?:top|dress))\b" + _GAP + r"{0,30}\bstain(?:s|ed)?\b"),
      r"wash the \1\2 with soap"),
     (re.compile(r"\b(?:tea|coffee|mug|cup|water|wine|sticky|glass) (?:ring|rings|mark|marks)\b"),
      "wipe the mark off"),
     (re.compile(r"\b(?:plughole|drain|sink|shower|bath|basin)(?:'s| is)? (?:\w+ )?(?:full of|clogged with|blocked "
                 r"with) (?:hair|gunk)\b"), "clean the hair out and throw it away"),
-    (re.compile(r"\b(?:walls?|room|bedroom|flat)\b[^,.;!?]{0,30}\b(?:so |really |too |dead )?"
-                r"(?:boring|bare|plain|white|empty|dull)\b(?! to)"), "decorate the room"),
+    (re.compile(r"\b(?:walls?|room|bedroom|flat)(?: in here)?(?:'s| is| are| looks?| feels?| feel)(?: \w+)?? "
+                r"(?:so |really |too |dead |a bit |very )?"
+                r"(?:boring|bare|plain|white|empty|dull)\b(?! to)(?! now)"), "decorate the room"),
     (re.compile(r"\bwhat'?s (?:going on|happening) in the world\b|\bcatch up on the (?:news|headlines)\b"),
      "read the news"),
     (re.compile(r"(?:^|(?<=, )|\bbut )(?:in|into) (?:little |small |tiny |bite sized |thin )?(?:bits|pieces|chunks|"
@@ -632,7 +669,9 @@ SITUATIONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?:\b(?:the|my|our|this|that) )?\b(toilet roll|loo roll|toilet paper|tissues|kitchen roll|"
                 r"paper towels?|pen|biro|pencil)(?:'s| has| have| is| are)? (?:just )?(?:run out|ran out|all gone|died|"
                 r"dead|run dry)\b"), r"get me a new \1"),
-    (re.compile(r"\bneeds? a (?:good |quick )?(stir|wipe|wash|clean|scrub|dust|hoover|mop|rinse)\b"), r"\1 it"),
+    (re.compile(r"\bneeds? a (?:good |quick |proper )?(stir|wipe|wash|clean|scrub|dust|hoover|mop|rinse)\b"
+                r"(?=\s*(?:[,.;!?]|$|(?:before|after|please|now|later|and|then|tonight|today|every|again|soon|"
+                r"too|first|when|while|if|or|but|so|for)\b))"), r"\1 it"),
     (re.compile(r"\bsleep through (?:it|my alarm|the alarm)\b|\boversleep\b|\b(?:got to|have to|need to|gotta) "
                 r"(?:be up|get up|wake up) (?:at|by)\b|\bset (?:the |my )?(?:radio|clock) for\b"), "set an alarm"),
     (re.compile(r"\b(?:we're|we are|i'm|i am|we've run|we've|we have|all) out of (toilet roll|loo roll|toilet paper|"
@@ -640,20 +679,24 @@ SITUATIONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?:\b(?:the|my|this|that|these|those) )?\b(knife|knives|plates?|mugs?|cups?|forks?|spoons?|"
                 r"bowls?|pans?|pots?|dishes|glasses)(?:'s| is| are|'re)? (?:\w+ )?"
                 r"(?:filthy|dirty|grubby|mucky|greasy|crusty|manky|minging)\b"), r"wash the \1"),
-    (re.compile(r"\bthe (snooker|football|match|cricket|rugby|racing|darts|golf|cartoons) on\b"),
+    (re.compile(r"\bthe (snooker|football|match|cricket|rugby|racing|darts|golf|cartoons) on\b"
+                r"(?!\s+(?:the|a|an|my|your|his|her|this|that)\b)"),
      "switch on the television"),
     (re.compile(r"\bmake (?:a |an |some )?(?:birthday |get well |thank you )?(card|sign|list|note)\b"), r"write a \1"),
-    (re.compile(r"(?:\b(?:a|the|my|his|her) )?\b(plate|glass|mug|cup|bowl|vase)\b[^,.;!?]{0,30}\b(?:in bits|smashed|"
+    (re.compile(r"(?:\b(?:a|the|my|his|her) )?\b(plate|glass|mug|cup|bowl|vase)\b" + _GAP +
+                r"{0,30}\b(?:in bits|smashed|"
                 r"shattered|in pieces)\b"), r"throw away the broken \1"),
-    (re.compile(r"\b(?:bare|blank|empty) (?:patch|spot|bit|wall)\b"), "decorate the wall"),
+    (re.compile(r"\b(?:bare|blank) (?:patch|spot|bit|wall)\b|\bempty wall\b"), "decorate the wall"),
     (re.compile(r"\bneeds? (?:their|his|her|my|your) hands (?:washing|washed|a wash)\b"), "wash their hands"),
-    (re.compile(r"\bgive (?:the |it |this |that )?(\w+ )?(?:a )?(?:quick |good )?once[- ]over\b"), r"clean the \1"),
+    (re.compile(r"\bgive (?:it|them) (?:a )?(?:quick |good )?once[- ]over\b"), "clean it"),
+    (re.compile(r"\bgive (?:the |this |that )?(?!a\b)(\w+ )?(?:a )?(?:quick |good )?once[- ]over\b"), r"clean the \1"),
     (re.compile(r"\b(?:toothpaste|food|jam|chocolate|yoghurt|yogurt|sauce|ketchup|crumbs) (?:all )?"
                 r"(?:round|around|over|on) (?:her|his|my|their|your) (mouth|face|chin)\b"), r"wipe her \1"),
     (re.compile(r"\b(?:might be|going to be|gonna be|feels?|feeling) sick\b(?! of)|\bthrow(?:ing)? up\b"),
      "bring me a bowl"),
-    (re.compile(r"\bthe (?:big|main|overhead|top) light\b"), "the light switch"),
-    (re.compile(r"\bsomewhere (?:safe )?for (?:my|the|his|her|these|this|our) (\w+(?: racket| bat| ball)?)\b"),
+    (re.compile(r"\bsomewhere (?:safe )?for (?:my|the|his|her|these|this|our) "
+                r"(?!(?:kids?|children|baby|dog|cat|mum|mom|"
+                r"dad|gran|nan|grandad|grandma|guests?|visitors?|people)\b)(\w+(?: racket| bat| ball)?)\b(?! to \w)"),
      r"store the \1"),
     (re.compile(r"\bsend (?:\w+ ){0,2}(?:a |an )?(?:quick )?(message|text|email|note)\b"), r"write a \1"),
 )
@@ -744,6 +787,7 @@ def _clause(part: str) -> Clause:
                   lambda m: f"{m.group(2)} {m.group(1)}" if m.group(2) in _CHORES else m.group(0), part)
     for phrase, verb in PHRASAL.items():
         part = re.sub(rf"\b{phrase}\b", verb, part)
+    part = re.sub(r"^(?:the\s+)?kettle on$", "boil the kettle", part)  # "Kettle on, love?"
     used = re.match(r"(?:use|using)\s+(.+?)\s+to\s+(\w+)\s*(.*)$", part)  # "use the watering can to water the plants"
     if used and base(used.group(2)) in FRAMES:
         part = f"{used.group(2)} {used.group(3)} with {used.group(1)}".strip()

@@ -1011,3 +1011,35 @@ def test_a_request_to_someone_in_the_house_is_a_request(text, expected) -> None:
 def test_locking_someone_in_and_an_appliance_dropped_in_a_bath(reader, text, why) -> None:
     reason = reader.read(text).reason
     assert reason == why if why else not reason.startswith("refused"), reason
+
+
+@pytest.mark.parametrize("text", [  # each was refused by a first version of this session's rules (code review)
+    "put the bleach under the sink and then make me a tea",
+    "pour water into the kettle please",
+    "run me a bath and put the radio in the kitchen",
+    "grab a knife and put the bread in the toaster",
+    "find my phone then heat the soup and put it in the microwave",
+    "my husband's eating, give him a knife and fork",
+    "clean the paintbrushes with white spirit",
+    "the shower is scalding, turn it down",
+    "wash the baby's bottle in hot water",
+    "the puppy keeps chewing things, shut him in the kitchen while we're out",
+    "put the hand towel in the washing machine",
+    "put the chicken legs in the oven",
+    "Gran's hungry, heat her up some soup",
+    "find somewhere for the kids to sit",
+])
+def test_ordinary_requests_near_the_chore_worded_harm_rules_are_not_refused(reader, text) -> None:
+    assert not reader.read(text).reason.startswith("refused"), reader.read(text).reason
+
+
+@pytest.mark.parametrize(("text", "absent"), [
+    ("put the milk away and throw out the mouldy bread", "discard the milk"),  # a rewrite stops at "and"
+    ("the soil isn't dry yet", "water the plant"),  # ... and at a negation
+    ("bring me a towel because there's water everywhere", "store the towel"),  # ... and at a new subject
+    ("get the stain remover from the top shelf", "wash the top with soap"),
+    ("make me a flat white", "decorate the room"),
+    ("put the football on the shelf", "switch on the television"),
+])
+def test_a_situation_rewrite_stays_inside_its_own_clause(text, absent) -> None:
+    assert absent not in [c.text for c in clauses(text)]
