@@ -368,12 +368,14 @@ def impossible(text: str, is_object: Callable[[str], bool], is_known: Callable[[
     return ""
 
 
-_LIVING = frozenset({"cat", "cats", "kitten", "dog", "dogs", "puppy", "goldfish", "fish", "hamster", "rabbit",
-                     "bunny", "bird", "parrot", "budgie", "tortoise", "turtle", "guinea", "pet", "pets", "baby",
-                     "babies", "child", "children", "kid", "kids", "toddler", "grandad", "grandpa", "grandma", "granny",
-                     "nan", "mum", "mom", "dad", "brother", "sister", "person", "people", "husband", "wife",
-                     "neighbour", "neighbor", "him", "client", "patient", "resident", "nana", "gran", "grandson",
-                     "granddaughter", "son", "daughter", "boy", "girl", "lodger", "flatmate", "roommate"})
+_PETS = frozenset({"cat", "cats", "kitten", "dog", "dogs", "puppy", "goldfish", "fish", "hamster", "rabbit", "bunny",
+                   "bird", "parrot", "budgie", "tortoise", "turtle", "guinea", "pet", "pets"})
+"""Animals a household keeps: they may be shut in a room ("shut him in the kitchen"), never in an appliance."""
+_LIVING = _PETS | frozenset({"baby", "babies", "child", "children", "kid", "kids", "toddler", "grandad", "grandpa",
+                             "grandma", "granny", "nan", "mum", "mom", "dad", "brother", "sister", "person", "people",
+                             "husband", "wife", "neighbour", "neighbor", "him", "client", "patient", "resident", "nana",
+                             "gran", "grandson", "granddaughter", "son", "daughter", "boy", "girl", "lodger",
+                             "flatmate", "roommate"})
 """Living beings a household robot must never harm."""
 _HARM = frozenset({"microwave", "heat", "warm", "reheat", "cook", "bake", "boil", "fry", "toast", "grill", "roast",
                    "freeze", "chill", "refrigerate", "flush", "discard", "dispose", "trash", "bin", "throw", "toss",
@@ -381,8 +383,6 @@ _HARM = frozenset({"microwave", "heat", "warm", "reheat", "cook", "bake", "boil"
 """What must never be done to a living being (heat it, freeze it, bin it, flush it, shut it away)."""
 _TRAPS = re.compile(r"\b(?:microwave|oven|fridge|freezer|dishwasher|bin|trash|garbage|toilet|washing machine|safe|"
                     r"drawer|cabinet|cupboard|box|dryer|hamper|wardrobe)\b")
-_PETS = frozenset({"cat", "cats", "kitten", "dog", "dogs", "puppy", "goldfish", "fish", "hamster", "rabbit", "bunny",
-                   "bird", "parrot", "budgie", "tortoise", "turtle", "guinea", "pet", "pets"})
 _HOT = frozenset({"microwave", "nuke", "zap"})
 _GADGET = re.compile(r"\b(?:phone|laptop|tablet|ipad|remote|camera|headphones)\b")
 _BODY = frozenset({"feet", "foot", "hands", "hand", "fingers", "toes", "legs", "arms", "head", "face", "ears"})
@@ -529,7 +529,7 @@ def unsafe(text: str, is_object: Callable[[str], bool]) -> str:
         trapped = (c.verb in PUT or c.verb == "shut") and bool(_TRAPS.search(places))
         if living and (c.verb in _HARM or c.purpose in _HARM or trapped):
             return f"it could hurt the {living[0]}"
-        part = next((w for w in reversed(head[-1:]) if w in _BODY and re.search(
+        part = next((w for w in head[-1:] if w in _BODY and re.search(
             rf"\b(?:my|your|his|her|their|our|\w+'s)\s+(?:\w+\s+)?{w}\b", c.text)), "") or (
             body if body and re.match(r"^\w+\s+them(?:\s+(?:in|into|on|onto|inside|under)\b|$)", c.text) else "")
         if part and c.verb in PUT and _HEAT_TRAPS.search(places):  # "stick them in the microwave" (her feet)
