@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -114,6 +115,58 @@ def check_all(
     return tuple(check(c, objects, bindings) for c in conditions)
 
 
+MAX_ASSIGNMENTS = 100_000
+"""Bound on the assignments :func:`check_any` tries (a scene has a handful of objects of each target's types)."""
+
+
+def check_any(
+    conditions: Iterable[GoalCondition], candidates: Mapping[str, Iterable[str]], objects: Sequence[Mapping[str, Any]]
+) -> tuple[GoalStatus, ...]:
+    """The conditions checked under the assignment of objects to items that meets the most of them.
+
+    rl_ai2thor's definition: a task holds when some assignment of scene objects to its items meets every
+    condition; this is how a goal is checked without knowing which objects the planner used (an evaluation of a
+    reading against the task the words state). Two items are never the same object; an item with no object left
+    for it stays unbound (its conditions are not met).
+
+    Args:
+        conditions: The goal conditions.
+        candidates: Item name -> object types that may fill it (``{"target": ["Apple"], "place": ["Fridge"]}``).
+            An object sliced into pieces counts under its own id.
+        objects: The observation's objects.
+    """
+    conditions = list(conditions)
+    names = list(dict.fromkeys(n for c in conditions for n in (c.item, c.other) if n in candidates))
+    pools = [[*_ids_of(tuple(candidates[n]), objects), None] for n in names]  # None: the item left unbound
+    best: tuple[GoalStatus, ...] | None = None
+    tried = 0
+    for combo in itertools.product(*pools):
+        bound = [c for c in combo if c is not None]
+        if len(set(bound)) < len(bound):
+            continue
+        statuses = check_all(conditions, objects, {n: c for n, c in zip(names, combo, strict=True) if c is not None})
+        if best is None or sum(g.met for g in statuses) > sum(g.met for g in best):
+            best = statuses
+            if all(g.met for g in best):
+                break
+        tried += 1
+        if tried >= MAX_ASSIGNMENTS:
+            break
+    return best if best is not None else check_all(conditions, objects, {})
+
+
+def _ids_of(types: tuple[str, ...], objects: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Ids of the objects of these types, and of the objects of these types that were sliced or cracked."""
+    out: dict[str, None] = {}
+    for o in objects:
+        t, oid = str(o.get("objectType", "")), str(o.get("objectId", ""))
+        if t in types:
+            out[oid] = None
+        elif t.endswith(("Sliced", "Cracked")) and t.removesuffix("Sliced").removesuffix("Cracked") in types:
+            out[oid.rsplit("|", 1)[0]] = None
+    return list(out)
+
+
 def left_on_or_open(
     initial: Sequence[Mapping[str, Any]], final: Sequence[Mapping[str, Any]], goals: Iterable[GoalCondition] = (),
     bindings: Bindings | None = None,
@@ -142,4 +195,6 @@ def left_on_or_open(
     return out
 
 
-__all__ = ["LIGHT_TYPES", "Bindings", "check", "check_all", "left_on_or_open", "members"]
+__all__ = [
+    "LIGHT_TYPES", "MAX_ASSIGNMENTS", "Bindings", "check", "check_all", "check_any", "left_on_or_open", "members",
+]

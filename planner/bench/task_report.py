@@ -196,10 +196,10 @@ def print_rows(title: str, head: list[str], rows: list[list[str]], *, file: Any)
         print("  ".join(cells), file=file)
 
 
-def plot_bars(path: str, groups: list[str], series: list[tuple[str, list[float]]], *, ylabel: str, line: float,
-              title: str) -> str:
-    """Grouped bars in percent, one series beside the other per group, with a target line (matplotlib, the
-    ``report`` extra); returns the path."""
+def plot_bars(path: str, groups: list[str], series: list[tuple[str, list[float]]], *, ylabel: str,
+              line: float | None, title: str) -> str:
+    """Grouped bars in percent, one series beside the other per group, with a target line unless ``line`` is None
+    (matplotlib, the ``report`` extra); returns the path."""
     from .._optional import require
 
     require("matplotlib", extra="report")
@@ -216,7 +216,8 @@ def plot_bars(path: str, groups: list[str], series: list[tuple[str, list[float]]
     ax.set_xticks(list(range(len(groups))), groups)
     ax.set_ylabel(ylabel)
     ax.set_ylim(0, 105)
-    ax.axhline(line, color="grey", lw=0.8, ls="--")
+    if line is not None:
+        ax.axhline(line, color="grey", lw=0.8, ls="--")
     ax.legend(loc="lower left", fontsize=8)
     ax.set_title(title)
     fig.tight_layout()

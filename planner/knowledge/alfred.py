@@ -134,6 +134,16 @@ def compatible_receptacles(data_dir: str | None = None) -> dict[str, frozenset[s
     return out
 
 
+def types_with(prop: str, data_dir: str | None = None) -> frozenset[str]:
+    """The AI2-THOR types whose row in the type table lists ``prop`` among its actionable properties
+    (``pickupable``, ``sliceable``, ``dirtyable`` ...), plus the extension types that have it (a Cake slices)."""
+    root = str(resolve_data_dir(data_dir, need="ai2thor"))
+    out = {t for t, row in _type_table(root).items() if prop in (row.get("actionable_properties") or ())}
+    if prop in ("pickupable", "sliceable"):
+        out |= set(EXTENSION_TYPES)
+    return frozenset(out)
+
+
 def object_types(data_dir: str | None = None) -> frozenset[str]:
     """AI2-THOR's object types (the data directory's official type table) plus :data:`EXTENSION_TYPES`."""
     root = str(resolve_data_dir(data_dir, need="ai2thor"))
@@ -155,4 +165,6 @@ def check_types(spec: TaskSpec, known: Iterable[str]) -> None:
                                  f"have; close types: {close_matches(ty, known) or 'none'}")
 
 
-__all__ = ["ALFRED_TYPES", "AlfredType", "alfred_spec", "check_types", "compatible_receptacles", "object_types"]
+__all__ = [
+    "ALFRED_TYPES", "AlfredType", "alfred_spec", "check_types", "compatible_receptacles", "object_types", "types_with",
+]

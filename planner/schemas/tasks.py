@@ -148,9 +148,10 @@ class TaskReading(Contract):
     understood: bool
     confidence: float = Field(ge=0.0, le=1.0)
     spec: TaskSpec | None = None
-    method: Literal["exact", "reader", "structured", "given"] = "reader"
-    """``exact``: a COAT task; ``reader``: the offline reader; ``structured``: a model's structured output;
-    ``given``: the caller's TaskSpec."""
+    method: Literal["exact", "reader", "directive", "structured", "given"] = "reader"
+    """``exact``: a COAT task; ``reader``: the offline reader; ``directive``: an ALFRED goal the offline reader
+    recognised ("put a washed apple in the fridge"); ``structured``: a model's structured output; ``given``: the
+    caller's TaskSpec."""
     language: str = "en"
     """The language the text looks like (``en``, or the guess that made it refused)."""
     closest: tuple[str, ...] = ()

@@ -5,6 +5,10 @@ reading needs, its targets, and per role the object types in that scene a sensib
 request that must be refused (``nonsense``) or reported infeasible. ``coat bench understanding`` scores the
 planner on them (:mod:`planner.bench.understanding`); the reader uses the ``dev`` rows as worked examples
 (:class:`planner.understanding.TaskReader`), never the ``test`` rows.
+
+The ALFRED directives (``directives-dev.jsonl``, ``directives-test.jsonl``) are goals in ALFRED's language, each
+labelled with the ALFRED task it states (:class:`DirectiveRequest`); ``coat bench directives`` reads, plans and
+carries them out (:mod:`planner.bench.directives`). The reader does not use them as worked examples.
 """
 
 from __future__ import annotations
@@ -12,9 +16,9 @@ from __future__ import annotations
 import json
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
 from ..errors import ConfigError, DataError
 from ..schemas import Contract
@@ -37,6 +41,39 @@ class Request(Contract):
     why: str = ""
 
 
+_Row = TypeVar("_Row", bound=Contract)
+Style = Literal["goal", "steps", "terse", "casual"]
+
+
+class AlfredTask(Contract):
+    """An ALFRED task: its type, the object, where it ends up (the arguments of ``alfred_spec``)."""
+
+    type: str
+    object: str
+    receptacle: str | None = None
+    movable: str | None = None
+    sliced: bool = False
+
+    @model_validator(mode="after")
+    def _known_type(self) -> AlfredTask:
+        from ..knowledge.alfred import ALFRED_TYPES
+
+        if self.type not in ALFRED_TYPES:
+            raise ValueError(f"unknown ALFRED task type {self.type!r}; valid: {', '.join(ALFRED_TYPES)}")
+        return self
+
+
+class DirectiveRequest(Contract):
+    """One labelled directive of the ALFRED directive set: the text, its scene, and the ALFRED task it states."""
+
+    id: str = Field(min_length=1)
+    request: str = Field(min_length=1)
+    scene: str = Field(min_length=1)
+    style: Style
+    """``goal`` (ALFRED's goal descriptions), ``steps`` (its step-by-step instructions), ``terse``, ``casual``."""
+    alfred: AlfredTask
+
+
 def requests_path(split: str) -> Path:
     """The shipped file of a split."""
     if split not in SPLITS:
@@ -51,18 +88,41 @@ def load_requests(split: str = "test", path: str | Path | None = None) -> list[R
         ConfigError: unknown split.
         DataError: a row that is not JSON or not a request (the message names the file, line and key).
     """
-    p = Path(path) if path is not None else requests_path(split)
-    out: list[Request] = []
-    for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+    return _load_rows(Path(path) if path is not None else requests_path(split), Request)
+
+
+def load_directives(split: str = "test", path: str | Path | None = None) -> list[DirectiveRequest]:
+    """The ALFRED directives of a split (``directives-<split>.jsonl``), or of ``path``.
+
+    Raises:
+        ConfigError: unknown split.
+        DataError: a row that is not JSON or not a directive (the message names the file, line and key).
+    """
+    if path is None and split not in SPLITS:
+        raise ConfigError(f"unknown directive split {split!r}; valid: {', '.join(SPLITS)}")
+    p = Path(path) if path is not None else Path(str(resources.files("planner.understanding") / "requests" /
+                                                     f"directives-{split}.jsonl"))
+    return _load_rows(p, DirectiveRequest)
+
+
+def _load_rows(p: Path, model: type[_Row]) -> list[_Row]:
+    out: list[_Row] = []
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise DataError(p, "", f"cannot read the requests: {e}") from e
+    for i, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            out.append(Request.model_validate(json.loads(line)))
+            out.append(model.model_validate(json.loads(line)))
         except ValueError as e:
-            key = ".".join(str(x) for x in e.errors()[0]["loc"]) if isinstance(e, ValidationError) else ""
-            raise DataError(p, f"line {i}{'.' + key if key else ''}", str(e).splitlines()[0]) from e
+            first = e.errors()[0] if isinstance(e, ValidationError) else None
+            key = ".".join(str(x) for x in first["loc"]) if first else ""
+            raise DataError(p, f"line {i}{'.' + key if key else ''}", first["msg"] if first else str(e)) from e
     return out
 
 
 
-__all__ = ["SPLITS", "Kind", "Request", "load_requests", "requests_path"]
+__all__ = ["SPLITS", "AlfredTask", "DirectiveRequest", "Kind", "Request", "Style", "load_directives", "load_requests",
+           "requests_path"]

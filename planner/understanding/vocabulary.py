@@ -55,6 +55,15 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "spuds": ("Potato",), "spud": ("Potato",), "herbs": ("HousePlant",), "cactus": ("HousePlant",),
     "succulent": ("HousePlant",), "succulents": ("HousePlant",), "fern": ("HousePlant",), "orchid": ("HousePlant",),
     "squirty bottle": ("SprayBottle",), "weight": ("Dumbbell",), "spray": ("SprayBottle",), "mister": ("SprayBottle",),
+    "coffee maker": ("CoffeeMachine",), "coffeemaker": ("CoffeeMachine",), "coffe maker": ("CoffeeMachine",),
+    "box of tissues": ("TissueBox",), "kleenex": ("TissueBox",), "lamplight": ("DeskLamp", "FloorLamp"),
+    "bottle of wine": ("WineBottle",), "kitchen island": ("CounterTop",), "island": ("CounterTop",),
+    "washcloth": ("Cloth",), "wash cloth": ("Cloth",), "refridgerator": ("Fridge",), "tomatoe": ("Tomato",),
+    "potatoe": ("Potato",), "dinning table": ("DiningTable",), "stovetop": ("StoveBurner",),
+    "stove top": ("StoveBurner",), "dustbin": ("GarbageCan",), "waste bin": ("GarbageCan",),
+    "trash bin": ("GarbageCan",), "bath tub": ("BathtubBasin", "Bathtub"), "desk light": ("DeskLamp",),
+    "floor light": ("FloorLamp",), "reading light": ("DeskLamp", "FloorLamp"),
+    "reading lamp": ("DeskLamp", "FloorLamp"), "bedside light": ("DeskLamp",), "bedside lamp": ("DeskLamp",),
 }
 """Everyday words -> the AI2-THOR types they usually mean (several when the word is ambiguous)."""
 
@@ -73,7 +82,8 @@ def type_words(name: str) -> str:
 
 def singular(word: str) -> str:
     """A plural's singular, good enough for object words (knives, tomatoes, dishes, cups)."""
-    for plural, single in (("ives", "ife"), ("oes", "o"), ("ches", "ch"), ("shes", "sh"), ("ies", "y")):
+    for plural, single in (("ives", "ife"), ("oes", "o"), ("ches", "ch"), ("shes", "sh"), ("ies", "y"), ("xes", "x"),
+                           ("sses", "ss")):
         if word.endswith(plural) and len(word) > len(plural) + 1:
             return word[: -len(plural)] + single
     if word.endswith("s") and not word.endswith("ss") and len(word) > 3:

@@ -1,0 +1,481 @@
+"""ALFRED's directives in free text: "Put a washed apple in the fridge" -> the ALFRED task it names.
+
+ALFRED (Shridhar et al., 2020) phrases a household goal as an object put somewhere after one change of state:
+cleaned, heated, cooled or sliced; or two of the same object put in one place; or a slice carried in a bowl or on a
+plate; or an object examined under a lamp. Researchers type the same goals, as ALFRED's one-sentence goal
+descriptions ("Place a chilled slice of tomato on the counter"), as its step-by-step instructions ("Pick up the mug.
+Rinse it in the sink. Put it in the coffee maker."), as terse commands ("heat potato -> counter") or as a person
+would ask ("could you give a mug a rinse and pop it in the coffee machine?").
+
+:func:`read_directive` finds such a goal from the words alone: the cue words of each change of state, the object
+types named (:class:`~planner.understanding.vocabulary.Vocabulary`) and where the object ends up (the first place
+named after the last verb of putting). It returns None for anything else, including a plain "put the apple in the
+fridge": the general reader reads that one, with the fridge as a role a substitute may fill.
+
+Example:
+    >>> from planner.understanding.vocabulary import Vocabulary
+    >>> vocab = Vocabulary(("Apple", "Fridge", "CounterTop", "Microwave", "Knife", "Mug", "SinkBasin"))
+    >>> d = read_directive("Put a washed apple in the fridge.", vocab, pickupable={"Apple", "Mug", "Knife"},
+    ...                    sliceable={"Apple"})
+    >>> (d.task_type, d.obj, d.recep, d.sliced)
+    ('pick_clean_then_place_in_recep', ('Apple',), ('Fridge',), False)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from ..knowledge.alfred import alfred_spec
+from ..knowledge.task_specs import physical_roles
+from ..schemas import Role, TaskSpec
+from .vocabulary import Mention, Vocabulary
+
+CLEAN = frozenset("""wash washed washing washes rinse rinsed rinsing rinses clean cleaned cleaning cleans scrub scrubbed
+scrubbing cleanse cleansed""".split())
+HEAT = frozenset("""heat heated heating heats warm warmed warming warms hot reheat reheated reheating nuke nuked nuking
+microwaved microwaving cook cooked cooking""".split())
+COOL = frozenset("""cool cooled cooling cools chill chilled chilling chills cold refrigerate refrigerated refrigerating
+freeze frozen freezing""".split())
+SLICE = frozenset("""slice sliced slices slicing cut cuts cutting chop chopped chopping piece pieces wedge
+wedges""".split())
+LOOK = frozenset("""examine examined examining inspect inspected inspecting look looking study studying view viewing
+observe observing check checking peer""".split())
+"""Words of examining; the object must follow ("examine the book", "look at the vase"): "I need to study" is none."""
+HOLD = frozenset("pick picked grab grabbed take took hold holding held carry carrying lift".split())
+"""Verbs of holding (not "bring me", which is a fetch)."""
+DISH_NOUNS = frozenset("soup sauce juice puree stew curry sandwich salad pie jam smoothie".split())
+"""Nouns after a type word that make it a dish, not the object ("tomato soup")."""
+GENERAL = frozenset("""toast toasted toasting toastie mix mixed mixing together stir stirring salad fry fried frying
+boil boiled boiling bake baked pour poured eat serve served""".split())
+"""Words of tasks ALFRED has no type for (toast, a salad tossed together, frying): the general reader reads them."""
+_ARTICLES = frozenset("the a an some at out up your my that this".split())
+_PORTIONS = frozenset("slice slices piece pieces bit bits head bar wedge of".split())
+"""Words between a verb and its object that name a part of it ("chill a slice of lettuce", "wash a head of lettuce")."""
+SWITCH = frozenset("turn turns turning switch switches switching flip flick light".split())
+PUT = frozenset("""put puts putting place placed places placing set sets setting leave leaving drop dropping move
+moving bring bringing take taking carry carrying deposit store stick pop popping toss return transfer stash throw
+lay laying rest position stow park plonk dump pile goes slide""".split())
+ARROW = "->"
+PLACE_PREP = frozenset({"in", "into", "on", "onto", "inside", "to", "atop", "within", ARROW})
+"""Words before where an object ends up ("in the fridge", "onto the counter"; an arrow, "-> counter")."""
+SOURCE_PREP = frozenset("from off out at by near beside next under beneath behind".split())
+"""Words before where an object comes from or stands near ("out of the fridge", "next to the stove")."""
+_SKIP = frozenset("""the a an some your my our his her their that this top of back side little small big large tall
+other""".split())
+"""Words between a preposition and the place it names ("on top of the counter", "on the little side table")."""
+DISCARD = (("throw", "away"), ("throw", "out"), ("chuck", "away"), ("chuck", "out"), ("toss", "out"))
+"""Verbs of throwing away: the place is the bin when none is named ("throw away a microwaved tomato")."""
+
+HEATERS = frozenset({"Microwave", "StoveBurner", "Toaster", "Oven", "CoffeeMachine"})
+COOLERS = frozenset({"Fridge"})
+WASHERS = frozenset({"SinkBasin", "Sink", "BathtubBasin", "Bathtub", "Faucet"})
+LAMPS = frozenset({"DeskLamp", "FloorLamp"})
+KNIVES = frozenset({"Knife", "ButterKnife"})
+MOVABLES = frozenset({"Plate", "Bowl", "Pan", "Pot"})
+BASINS = {"Sink": "SinkBasin", "Bathtub": "BathtubBasin"}
+"""Where a thing put "in the sink" goes: the basin (the sink around it is not a receptacle)."""
+
+STATE_TYPES = {"clean": "pick_clean_then_place_in_recep", "heat": "pick_heat_then_place_in_recep",
+               "cool": "pick_cool_then_place_in_recep"}
+_DEVICES = {"clean": WASHERS, "heat": HEATERS, "cool": COOLERS}
+_CUES = {"clean": CLEAN, "heat": HEAT, "cool": COOL}
+_STOPS = frozenset({".", ";", "!", "?"})
+_BOUNDARY = _STOPS | {",", "then", "and"}
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One ALFRED task read from a text (the arguments of :func:`planner.knowledge.alfred.alfred_spec`)."""
+
+    task_type: str
+    obj: tuple[str, ...]
+    """The object's types, the likeliest first ("the glass": Cup; "the soap": SoapBar, SoapBottle)."""
+    recep: tuple[str, ...] = ()
+    """Where it ends up (empty for ``look_at_obj_in_light``): "the table" is a DiningTable, CoffeeTable or SideTable."""
+    movable: tuple[str, ...] = ()
+    sliced: bool = False
+    device: tuple[str, ...] = ()
+    """The device types the text names for the change of state ("in the microwave"), in order."""
+    evidence: str = ""
+
+
+@dataclass(frozen=True)
+class _Place:
+    at: int
+    mention: Mention
+    put: bool
+    """Named in a clause with a verb of putting ("put it in the fridge"), not only walked to."""
+    device: bool
+    """A device used for the change of state in its clause ("rinse it in the sink")."""
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case words and clause marks; an arrow is its own token, a digit 2 the word "two"."""
+    text = re.sub(r"->|=>|→|>", f" {ARROW} ", text.lower())
+    text = re.sub(r"\b2\b|\bx2\b", " two ", text)
+    return re.findall(r"->|[a-z]+|[.;!?,]", text)
+
+
+def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str], sliceable: Collection[str],
+                   receptacles: Collection[str] = ()) -> Directive | None:
+    """The ALFRED task ``text`` states, or None (see the module doc).
+
+    Args:
+        text: The request.
+        vocab: The object-type vocabulary.
+        pickupable: The types a robot can pick up (the AI2-THOR type table's ``pickupable``).
+        sliceable: The types a knife slices.
+        receptacles: The types things can be put in or on; a place word's other types are dropped ("the sink" is
+            the SinkBasin, not the Sink around it). Empty: keep every type.
+    """
+    words = tokens(text)
+    mentions = [m for m in vocab.mentions(words) if not m.liquid]
+    if not mentions or GENERAL & set(words):
+        return None
+    at = {i: m for m in mentions for i in range(m.start, m.end)}
+    states = _states(words, at)
+    sliced = any(w in SLICE for w in words)
+    obj = _object(words, mentions, pickupable, sliceable, sliced)
+    if obj is None:
+        return None
+    x, x_type = obj
+    if words[x.end:x.end + 1] and words[x.end] in DISH_NOUNS:
+        return None  # "heat the tomato soup": a dish the general reader knows
+    states = {k: v for k, v in ((k, [i for i in v if _about(words, mentions, x, i)]) for k, v in states.items()) if v}
+    joined = next((m for m in mentions if m.start > x.end and words[x.end:m.start][:1] in (["and"], ["&"])
+                   and m.start - x.end <= 3), None)
+    if _several_things(words, mentions, x, pickupable, sliced) or (
+            joined is not None and set(joined.types) & set(pickupable) and not set(joined.types) & set(x.types)):
+        return None  # "put the apples in the fridge, throw that bread in the bin": several tasks
+    sliced = sliced and x_type in sliceable
+    x_types = (x_type, *(t for t in x.types if t != x_type and t in pickupable))
+    if not states and _looked_at(words, mentions, x):
+        return Directive("look_at_obj_in_light", x_types, evidence=f"look at the {x.words} under a lamp")
+    places = _places(words, mentions, x, states)
+    puts = _put_at(words)
+    lead = 1 if words[0] in ("two", "both", "a", "an", "the", "one", "some") else 0  # "2 boxes on sofa"
+    if not puts and not (words[0] in CLEAN | HEAT | COOL | SLICE or words[0] == "microwave"
+                         or any(m.start <= lead for m in mentions)):
+        return None  # no verb of putting, and not a terse "apple slice on plate": "beat two eggs in a bowl"
+    dest = _destination(words, places, vocab, puts=puts)
+    if dest is None:
+        return None
+    recep, movable = dest
+    if not states:  # put in the fridge and taken out again: cooled (ALFRED's steps rarely say "cool")
+        states = _by_path(words, places, recep)
+    if movable is None and sliced:
+        movable = _holder(words, mentions, x)
+    if movable is None and x_type in MOVABLES and sliced:  # "put a bowl of apple slices on the table"
+        return None
+    if recep.mention is x or (movable is not None and recep.mention is movable.mention) or (
+            x_type in recep.mention.types):
+        return None
+    r_types = tuple(dict.fromkeys(BASINS.get(t, t) for t in recep.mention.types))
+    r_types = tuple(t for t in r_types if not receptacles or t in receptacles) or r_types
+    m_types = movable.mention.types if movable is not None else ()
+    where = recep.mention.words
+    state = _pick_state(states)
+    if state is not None:
+        used = any(p.at < recep.at and set(p.mention.types) & _DEVICES[state] for p in places)
+        if r_types[0] in _DEVICES[state] and not used and not _adjectival(words, x, states[state]):
+            return None  # "put the mug in the microwave to heat it": the general reader's heating role
+        devices = tuple(dict.fromkeys(t for m in mentions for t in m.types
+                                      if t in _DEVICES[state] and t not in r_types))
+        if state == "heat" and any(w in ("microwaved", "nuke", "nuked", "nuking", "microwaving") for w in words):
+            devices = tuple(dict.fromkeys(("Microwave", *devices)))
+        return Directive(STATE_TYPES[state], x_types, r_types, sliced=sliced, device=devices,
+                         evidence=f"{state} the {x.words}{' (sliced)' if sliced else ''}, then in / on the {where}")
+    if movable is not None and sliced:
+        return Directive("pick_and_place_with_movable_recep", x_types, r_types, movable=m_types, sliced=True,
+                         evidence=f"{x.words} slices in the {movable.mention.words}, it in / on the {where}")
+    if not sliced and _two(words, x):  # "two slices of bread in the toaster" is toast
+        return Directive("pick_two_obj_and_place", x_types, r_types, sliced=sliced,
+                         evidence=f"two {x.words} in / on the {where}")
+    if sliced and not set(r_types) & HEATERS:  # a slice put in the toaster is toast: the general reader's
+        return Directive("pick_and_place_simple", x_types, r_types, sliced=True,
+                         evidence=f"a slice of the {x.words} in / on the {where}")
+    return None  # a plain put is the general reader's
+
+
+def directive_spec(d: Directive, text: str, place_utility: str | None = None,
+                   movable_utility: str | None = None) -> TaskSpec:
+    """The TaskSpec of a directive: ALFRED's (:func:`~planner.knowledge.alfred.alfred_spec`), with every type the
+    words may mean as the target's and place's types, and the device the text names preferred for the change of
+    state (a substitute may still fill it).
+
+    ``place_utility``: the COAT utility of the place (``storage`` for a fridge or a cabinet, ``surface_support``
+    for a counter, ``disposing`` for a bin, ``carrying`` for a plate): the place becomes that role, restricted to
+    the place's types, as the general reader reads "put it in the cabinet". None keeps it a target.
+    ``movable_utility``: the same for the movable receptacle (``carrying`` for a plate or a bowl)."""
+    spec = alfred_spec(d.task_type, d.obj[0], d.recep[0] if d.recep else None,
+                       movable=d.movable[0] if d.movable else None, sliced=d.sliced)
+    widen = {"target": d.obj, "target2": d.obj, "place": d.recep, "movable": d.movable}
+    targets = [t.model_copy(update={"types": widen[t.name]}) if widen.get(t.name) else t for t in spec.targets]
+    roles = [r.model_copy(update={"prefer": tuple(x for x in d.device if not r.types or x in r.types)})
+             if d.device and r.name in ("heating(source)", "cooling", "washing") else r for r in spec.roles]
+    goals = list(spec.goals)
+    if place_utility is not None and d.recep and all(r.name != place_utility for r in roles):
+        targets = [t for t in targets if t.name != "place"]
+        roles.append(Role(name=place_utility, utility=place_utility, types=d.recep))
+        goals = [g.model_copy(update={"other": place_utility}) if g.other == "place" else g for g in goals]
+        roles = physical_roles(roles, targets)
+    if movable_utility is not None and d.movable and all(r.name != movable_utility for r in roles):
+        targets = [t for t in targets if t.name != "movable"]
+        roles.append(Role(name=movable_utility, utility=movable_utility, types=d.movable))
+        goals = [g.model_copy(update={k: movable_utility for k in ("item", "other") if getattr(g, k) == "movable"})
+                 for g in goals]
+        roles = physical_roles(roles, targets)
+    return spec.model_copy(update={"task": text, "targets": tuple(targets), "roles": tuple(roles),
+                                   "goals": tuple(goals)})
+
+
+def _states(words: list[str], at: dict[int, Mention]) -> dict[str, list[int]]:
+    """Each change of state the words ask for, with the positions of its cue words (a cue inside a type's name,
+    "cooking pot", does not count; nor "microwave" unless a verb: right before an article, "it" or a type)."""
+    out: dict[str, list[int]] = {}
+    for i, w in enumerate(words):
+        if i in at and len(at[i].words.split()) > 1:
+            continue
+        for state, cues in _CUES.items():
+            if w in cues:
+                out.setdefault(state, []).append(i)
+        if w == "microwave" and i + 1 < len(words) and (words[i + 1] in ("the", "a", "an", "it", "them", "some")
+                                                         or (i + 1 in at and i not in at)):
+            out.setdefault("heat", []).append(i)
+    return out
+
+
+def _pick_state(states: dict[str, list[int]]) -> str | None:
+    """One change of state: the one named last when there are several ("take the cold apple out and heat it")."""
+    if not states:
+        return None
+    return max(states, key=lambda s: states[s][-1])
+
+
+def _adjectival(words: list[str], x: Mention, cues: list[int]) -> bool:
+    """A state word describing the object ("a freshly rinsed cloth", "the apple, washed,") rather than a verb."""
+    return any(x.start - 3 <= i < x.start or i == x.end or (i == x.end + 1 and words[x.end] == ",") for i in cues)
+
+
+def _about(words: list[str], mentions: list[Mention], x: Mention, i: int) -> bool:
+    """Whether the state word at ``i`` is about the object: right before it ("a washed apple"; but "clean towels",
+    plural, are already clean), right after it ("the apple, washed"), or a verb whose object is it, a pronoun or the
+    object's type ("heat the potato", "rinse it"), not another thing ("a hot bath", "heat the soup in the pot")."""
+    if x.start - 3 <= i < x.start:
+        between = [m for m in mentions if i < m.start < x.start]
+        plural = words[x.end - 1] != x.words.split()[-1] or (words[x.end - 1].endswith("s")
+                                                            and not words[x.end - 1].endswith("ss"))
+        return not between and not (words[i] in CLEAN and plural)
+    if i == x.end or (i == x.end + 1 and words[x.end] == ","):
+        return True
+    if i > 0 and words[i - 1] in ("a", "quick", "good", "proper") and any(
+            w == "give" for w in words[max(0, x.start - 3):x.start]):
+        return True  # "give the butter knife a quick rinse"
+    j = i + 1
+    while j < len(words) and words[j] in _ARTICLES | _PORTIONS | SLICE | {"off", "down"}:
+        j += 1
+    if j < len(words) and words[j] in ("it", "them", "this", "that", "one"):
+        return True
+    nxt = next((m for m in mentions if m.start == j), None)
+    return nxt is not None and bool(set(nxt.types) & set(x.types))
+
+
+def _several_things(words: list[str], mentions: list[Mention], x: Mention, pickupable: Collection[str],
+                    sliced: bool) -> bool:
+    """Whether verbs of putting act on two different things (neither the object, a knife, nor a plate, bowl, pan or
+    pot that carries it): "put the apples in the fridge and throw the bread in the bin"."""
+    things = set()
+    for i in _put_at(words):
+        m = next((m for m in mentions if i < m.start <= i + 4), None)  # "throw that stale bread in the bin"
+        if m is None or any(w in PLACE_PREP | _STOPS for w in words[i + 1:m.start]):
+            continue
+        if not set(m.types) & set(pickupable) or set(m.types) & set(x.types) or set(m.types) & KNIVES:
+            continue
+        if sliced and set(m.types) & MOVABLES:  # "put a slice in the pan, carry the pan to the stove"
+            continue
+        things.add(m.types[0])
+    return bool(things)
+
+
+def _looked_at(words: list[str], mentions: list[Mention], x: Mention) -> bool:
+    """An object examined by a lamp: a look word, the lamp switched on while the object is held, or the object
+    "under" / "by" a lamp ("pencil under desklamp")."""
+    def under(m: Mention) -> bool:
+        k = m.start - 1
+        while k > 0 and words[k] in _SKIP:
+            k -= 1
+        return k >= 0 and words[k] in ("under", "beneath", "by", "near", "beside")
+
+    # "the light" is the switch first, unless the object is held under it
+    lamps = [m for m in mentions if m.types[0] in LAMPS or (set(m.types) & LAMPS and under(m))]
+    if not lamps:
+        return False
+    for i, w in enumerate(words):
+        if w in LOOK:
+            j = i + 1
+            while j < len(words) and words[j] in _ARTICLES | {"over", "closely", "carefully"}:
+                j += 1
+            if words[j:j + 1] in (["it"], ["them"]) or any(m.start == j and m.types[0] not in LAMPS for m in mentions):
+                return True
+    switched = any(w in SWITCH and "on" in words[i + 1:i + 5] for i, w in enumerate(words))
+    if switched and any(w in HOLD for w in words):
+        return True
+    return any(x.end <= m.start <= x.end + 4 and under(m) for m in lamps)
+
+
+def _object(words: list[str], mentions: list[Mention], pickupable: Collection[str], sliceable: Collection[str],
+            sliced: bool) -> tuple[Mention, str] | None:
+    """The object acted on: the sliced food when there is slicing, else the first thing that can be picked up that is
+    not a lamp, nor a knife held to cut, nor where something is put."""
+    if sliced:
+        foods = [(m, t) for m in mentions for t in m.types[:1] if t in sliceable]
+        if foods:
+            near = [f for f in foods if any(w in SLICE for w in words[max(0, f[0].start - 3):f[0].end + 2])]
+            return (near or foods)[0]
+    for m in mentions:
+        t = next((t for t in m.types if t in pickupable and t not in LAMPS), None)
+        if t is None or (sliced and t in KNIVES) or (m.end < len(words) and words[m.end] in DISH_NOUNS):
+            continue
+        if _marker(words, m) is not None and _put_before(words, m.start):
+            continue  # "put ... in the bowl": a place, not the object
+        return m, t
+    return None
+
+
+def _marker(words: list[str], m: Mention) -> str | None:
+    """The preposition that makes ``m`` a place ("in the fridge", "on top of the counter", "then sidetable"), or
+    None."""
+    k = m.start - 1
+    steps = 0
+    while k >= 0 and words[k] in _SKIP and steps < 4:
+        k -= 1
+        steps += 1
+    if k < 0:
+        return None
+    w = words[k]
+    if w == "to" and k > 0 and words[k - 1] in ("next", "close", "near", "right", "left", "up"):
+        return None  # "next to the stove": beside it
+    if k > 0 and words[k - 1] in ("not", "never", "nor"):
+        return None  # "in the sink, not in the bathtub"
+    if w in PLACE_PREP:
+        return w
+    if w in ("then", ",") and steps <= 1:
+        return w  # terse: "wash soap bar then sidetable"
+    return None
+
+
+def _put_before(words: list[str], i: int) -> bool:
+    """A verb of putting (or an arrow) earlier in the same clause as position ``i``."""
+    j = i - 1
+    while j >= 0 and words[j] not in _STOPS:
+        if words[j] in PUT or words[j] == ARROW:
+            return True
+        j -= 1
+    return False
+
+
+def _clause(words: list[str], i: int) -> list[str]:
+    lo = i
+    while lo > 0 and words[lo - 1] not in _BOUNDARY:
+        lo -= 1
+    hi = i
+    while hi < len(words) and words[hi] not in _BOUNDARY:
+        hi += 1
+    return words[lo:hi]
+
+
+def _places(words: list[str], mentions: list[Mention], x: Mention, states: dict[str, list[int]]) -> list[_Place]:
+    """Every place the text puts something in or on, in order (lamps and the object itself left out)."""
+    devices = set().union(*(_DEVICES[s] for s in states)) if states else set()
+    cues = set().union(*(_CUES[s] for s in states)) if states else set()
+    out = []
+    for m in mentions:
+        if m is x or set(m.types) & LAMPS or _marker(words, m) is None:
+            continue
+        put = _put_before(words, m.start)
+        clause = _clause(words, m.start)
+        device = m.types[0] in devices and not put and any(w in cues or w == "microwave" for w in clause)
+        out.append(_Place(m.start, m, put, device))
+    for i in _put_at(words):  # "open the fridge, put the tomato inside": the place named before the verb
+        clause = _clause(words, i)
+        if not any(w in ("inside", "in", "there") for w in clause[-2:]) or any(p.at > i and p.at - i <= len(clause)
+                                                                               for p in out):
+            continue
+        lo = i
+        while lo > 0 and words[lo - 1] not in _STOPS:
+            lo -= 1
+        named = [m for m in mentions if lo <= m.start < i and m is not x and x.types[0] not in m.types
+                 and not set(m.types) & LAMPS]
+        if named:
+            out.append(_Place(i, named[-1], True, False))
+    return sorted(out, key=lambda p: p.at)
+
+
+def _put_at(words: list[str]) -> list[int]:
+    """Positions of the verbs of putting and the arrows."""
+    return [i for i, w in enumerate(words) if w in PUT or w == ARROW]
+
+
+def _destination(words: list[str], places: list[_Place], vocab: Vocabulary,
+                 puts: list[int]) -> tuple[_Place, _Place | None] | None:
+    """(place, movable receptacle or None): the first place named after the last verb of putting, else the last place
+    named; a device used for the change of state is not it ("rinse it in the sink"). "in a bowl on the table", or a
+    slice put on a plate that is then put somewhere: the bowl or plate is a movable receptacle."""
+    ends = [p for p in places if not p.device]
+    if not ends:
+        bin_ = vocab.phrases.get("garbage can")
+        thrown = "discard" in words or any(a in words and b in words[words.index(a):] for a, b in DISCARD)
+        if bin_ and thrown:
+            return _Place(len(words), Mention(bin_, "bin", len(words), len(words)), True, False), None
+        return None
+    after = [p for p in ends if puts and p.at >= puts[-1]]
+    first = after[0] if after else ends[-1]
+    rest = [p for p in ends if p.at > first.at and not any(w in _STOPS | {"then"} for w in words[first.at:p.at])]
+    if first.mention.types[0] in MOVABLES and rest:
+        return rest[0], first
+    if rest and rest[0].mention.types[0] in MOVABLES and first.mention.types[0] not in MOVABLES:
+        return first, rest[0]  # "bring them to the table on a plate"
+    earlier = [p for p in ends if p.at < first.at and (p.put or not puts) and p.mention.types[0] in MOVABLES
+               and p.mention.types[0] not in first.mention.types]
+    if earlier and first.mention.types[0] not in MOVABLES:
+        return first, earlier[-1]
+    return first, None
+
+
+def _by_path(words: list[str], places: list[_Place], recep: _Place) -> dict[str, list[int]]:
+    """A change of state read from where the object went before its place: put in the fridge (cooled), in the
+    microwave (heated), or to the sink with water run over it (cleaned)."""
+    before = [p for p in places if p.at < recep.at and not set(p.mention.types) & set(recep.mention.types)]
+    for p in reversed(before):
+        t = p.mention.types[0]
+        if p.put and t in COOLERS:
+            return {"cool": [p.at]}
+        if p.put and t in HEATERS - {"CoffeeMachine"}:
+            return {"heat": [p.at]}
+        if t in WASHERS and any(w in ("water", "tap", "faucet") for w in words):
+            return {"clean": [p.at]}
+    return {}
+
+
+def _holder(words: list[str], mentions: list[Mention], x: Mention) -> _Place | None:
+    """A plate, bowl, pan or pot holding the object: "a bowl with / of / containing / holding apple slices"."""
+    for m in mentions:
+        between = words[m.end:x.start]
+        if m.types[0] in MOVABLES and m.end <= x.start and len(between) <= 4 and any(
+                w in ("with", "of", "containing", "holding", "contains", "holds", "full") for w in between):
+            return _Place(m.start, m, True, False)
+    return None
+
+
+def _two(words: list[str], x: Mention) -> bool:
+    """Two of the object: a count word right before it ("two pens", "a couple of pillows", "both remotes"), or a second
+    one fetched later ("another pen", "the other pillow", "a second apple")."""
+    before = words[max(0, x.start - 3):x.start]
+    if any(w in ("two", "pair", "couple", "both") for w in before):
+        return True
+    return any(w in ("another", "second", "other") for w in words[x.end:])
+
+
+__all__ = ["Directive", "directive_spec", "read_directive", "tokens"]

@@ -1,0 +1,213 @@
+"""ALFRED directives in words: the directive reader, its place in the reader, goals checked under any assignment,
+and the directive benchmark (a directive read, planned, carried out and checked against its label)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from planner.api import execute_plan, plan
+from planner.bench.directives import exact, gold_spec, reset_options, run_directive, summarize
+from planner.cli import main
+from planner.errors import ConfigError, DataError
+from planner.goals import check_any
+from planner.knowledge import load_knowledge
+from planner.knowledge.alfred import object_types, types_with
+from planner.schemas import GoalCondition
+from planner.understanding import TaskReader
+from planner.understanding.directives import read_directive, tokens
+from planner.understanding.examples import DirectiveRequest, load_directives
+from planner.understanding.vocabulary import Vocabulary
+
+SCENE = "embedded/FloorPlan1-v0"
+
+
+@pytest.fixture(scope="module")
+def vocab(data_dir):
+    return Vocabulary(object_types(str(data_dir)))
+
+
+@pytest.fixture(scope="module")
+def props(data_dir):
+    root = str(data_dir)
+    return {"pickupable": types_with("pickupable", root), "sliceable": types_with("sliceable", root),
+            "receptacles": types_with("receptacle", root)}
+
+
+@pytest.fixture(scope="module")
+def reader(data_dir):
+    return TaskReader(load_knowledge(data_dir), object_types=object_types(str(data_dir)), encoder=None)
+
+
+def _read(text, vocab, props):
+    d = read_directive(text, vocab, **props)
+    return None if d is None else (d.task_type, d.obj[0], d.recep[0] if d.recep else None,
+                                   d.movable[0] if d.movable else None, d.sliced)
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # ALFRED's goal descriptions
+    ("Put a rinsed spatula in the drawer.", ("pick_clean_then_place_in_recep", "Spatula", "Drawer", None, False)),
+    ("Place a warm potato on the counter", ("pick_heat_then_place_in_recep", "Potato", "CounterTop", None, False)),
+    ("Set a cold slice of apple on the table", ("pick_cool_then_place_in_recep", "Apple", "DiningTable", None, True)),
+    ("Move two spoons to the drawer.", ("pick_two_obj_and_place", "Spoon", "Drawer", None, False)),
+    ("Put a pan with a potato slice in it on the stove top",
+     ("pick_and_place_with_movable_recep", "Potato", "StoveBurner", "Pan", True)),
+    ("Leave a piece of tomato in the fridge.", ("pick_and_place_simple", "Tomato", "Fridge", None, True)),
+    ("Inspect the watch under the desk lamp.", ("look_at_obj_in_light", "Watch", None, None, False)),
+    # step-by-step instructions, with navigation
+    ("Walk to the sink. Pick up the cup. Rinse it under the tap. Put the cup on the shelf.",
+     ("pick_clean_then_place_in_recep", "Cup", "Shelf", None, False)),
+    ("Go to the counter and take the egg. Open the fridge, put the egg inside and close it. Take the egg back out "
+     "and put it on the counter.", ("pick_cool_then_place_in_recep", "Egg", "CounterTop", None, False)),
+    ("Pick up the remote. Walk over to the floor lamp and switch it on.",
+     ("look_at_obj_in_light", "RemoteControl", None, None, False)),
+    # terse and casual
+    ("heat mug -> coffee maker", ("pick_heat_then_place_in_recep", "Mug", "CoffeeMachine", None, False)),
+    ("tomato slice in bowl, bowl in fridge", ("pick_and_place_with_movable_recep", "Tomato", "Fridge", "Bowl", True)),
+    ("2 pencils -> desk", ("pick_two_obj_and_place", "Pencil", "Desk", None, False)),
+    ("could you give the ladle a quick rinse and pop it in a drawer?",
+     ("pick_clean_then_place_in_recep", "Ladle", "Drawer", None, False)),
+    ("drop a hot egg in the sink", ("pick_heat_then_place_in_recep", "Egg", "SinkBasin", None, False)),
+    ("throw away a chilled tomato", ("pick_cool_then_place_in_recep", "Tomato", "GarbageCan", None, False)),
+])
+def test_directives_are_read_as_their_alfred_task(text, want, vocab, props) -> None:
+    assert _read(text, vocab, props) == want
+
+
+@pytest.mark.parametrize("text", [
+    "put the apple in the fridge",                                   # a plain put: the general reader's
+    "beat two eggs in a bowl with a fork",                           # no verb of putting
+    "toast two slices of bread and put them on a plate",             # toast is no ALFRED type
+    "Put the clean mugs on the top shelf.",                          # already clean (plural)
+    "heat the soup up in the pot and ladle it into a bowl",          # the soup is no object type
+    "warm up the tomato soup and put it in a bowl",                  # a dish
+    "I want to light a candle and read on the sofa",                 # no lamp, no object examined
+    "I need to study: turn on the desk lamp and find me a pencil",   # nothing examined
+    "I intend to take a long, hot bath, set the candle on the side table",  # "hot" is the bath's
+    "put the apples in the fridge, throw that stale bread in the bin",      # two tasks
+    "rinse the cloth in the sink, not in the bathtub",               # no place to end up in
+    "put the mug in the microwave to heat it",                       # the general reader's heating role
+    "heat the mug in the microwave",
+])
+def test_other_requests_are_left_to_the_general_reader(text, vocab, props) -> None:
+    assert _read(text, vocab, props) is None
+
+
+def test_tokens_read_arrows_and_digits() -> None:
+    assert tokens("2 pencils -> desk, then => shelf") == ["two", "pencils", "->", "desk", ",", "then", "->", "shelf"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(words=st.lists(st.sampled_from(
+    "put place the a an apple mug sink fridge counter in on into -> , . then two slice washed heated chilled "
+    "lamp desk examine under pick up it bowl plate of with throw away and not rinse microwave table".split()),
+    max_size=25))
+def test_directive_reader_never_raises_and_reads_a_consistent_task(words, vocab, props) -> None:
+    d = read_directive(" ".join(words), vocab, **props)
+    if d is None:
+        return
+    assert d.obj and d.obj[0] in props["pickupable"]
+    assert bool(d.recep) == (d.task_type != "look_at_obj_in_light")
+    assert bool(d.movable) == (d.task_type == "pick_and_place_with_movable_recep")
+    assert not d.sliced or d.obj[0] in props["sliceable"]
+
+
+def test_the_reader_reads_a_directive_into_alfreds_goals_with_coat_roles(reader) -> None:
+    r = reader.read("Put a washed apple in the fridge.")
+    assert r.understood and r.method == "directive" and r.spec.family == "pick_clean_then_place_in_recep"
+    assert {ro.name: ro.types for ro in r.spec.roles} == {"washing": ("SinkBasin", "BathtubBasin"),
+                                                          "storage": ("Fridge",)}
+    assert [g.text() for g in r.spec.goals] == ["the Apple is clean", "the Apple is in / on the Fridge"]
+    assert all(ro.task for ro in r.spec.roles)  # each borrows a COAT task's annotations
+    # the device named is preferred, a substitute may still serve
+    heat = reader.read("Heat a potato on the stove and put it on the counter")
+    assert heat.method == "directive" and heat.spec.role("heating(source)").prefer == ("StoveBurner",)
+    # a place COAT gives no utility stays a target
+    look = reader.read("Examine the vase under the floor lamp")
+    assert look.spec.family == "look_at_obj_in_light" and look.spec.target("target").types == ("Vase",)
+
+
+def test_a_directive_never_reads_harm_or_another_language(reader) -> None:
+    assert not reader.read("put the cat in the microwave, heated").understood
+    assert not reader.read("pon una manzana lavada en la nevera").understood
+
+
+def test_steps_longer_than_a_sentence_fit_the_word_limit(reader) -> None:
+    steps = ("Turn around and walk over to the counter by the window. Pick up the blue mug that is sitting there. "
+             "Carry it to the sink and rinse it out under the tap. Then walk to the coffee maker on the left and "
+             "put the mug in the coffee maker.")
+    assert 40 < len(steps.split()) <= 60
+    r = reader.read(steps)
+    assert r.method == "directive" and r.spec.family == "pick_clean_then_place_in_recep"
+
+
+def test_check_any_finds_the_assignment_that_meets_the_goals() -> None:
+    goals = [GoalCondition(item="target", prop="isSliced", value=True),
+             GoalCondition(item="target", relation="contained_in", other="place"),
+             GoalCondition(item="target2", relation="contained_in", other="place")]
+    objs = [{"objectId": "Apple|1", "objectType": "Apple", "parentReceptacles": ["Fridge|1"]},
+            {"objectId": "Apple|2|AppleSliced_0", "objectType": "AppleSliced", "parentReceptacles": ["Fridge|1"]},
+            {"objectId": "Fridge|1", "objectType": "Fridge"}]
+    got = check_any(goals, {"target": ["Apple"], "target2": ["Apple"], "place": ["Fridge"]}, objs)
+    assert [g.met for g in got] == [True, True, True]  # the sliced one is the target, the whole one the second
+    one = check_any(goals, {"target": ["Apple"], "target2": ["Apple"], "place": ["Fridge"]}, objs[1:])
+    assert [g.met for g in one] == [True, True, False]  # one apple cannot be both
+
+
+def test_a_directive_is_planned_carried_out_and_its_label_holds(data_dir) -> None:
+    req = DirectiveRequest(id="x1", request="Put a washed apple in the fridge.", scene=SCENE, style="goal",
+                           alfred={"type": "pick_clean_then_place_in_recep", "object": "Apple",
+                                   "receptacle": "Fridge"})
+    p = plan(req.request, SCENE, seed=0, options=reset_options(req), strategy="knowledge", data_dir=data_dir)
+    assert exact(req, p)
+    row = run_directive(req, plan, lambda q: execute_plan(q, strategy="knowledge", data_dir=data_dir),
+                        strategy="knowledge", data_dir=data_dir)
+    assert row.exact and row.success and row.goal_rate == 1.0 and row.oracle_success and row.servable
+    # the label's goals are checked, not the reading's: a plain put leaves the apple dirty
+    plain = run_directive(req.model_copy(update={"request": "put the apple in the fridge"}), plan,
+                          lambda q: execute_plan(q, strategy="knowledge", data_dir=data_dir),
+                          strategy="knowledge", data_dir=data_dir)
+    assert not plain.exact and not plain.success and plain.goal_rate == 0.5
+    s = summarize([row, plain])
+    assert s["success"] == 50.0 and s["oracle_success"] == 100.0 and s["read_exact"] == 50.0
+
+
+def test_a_task_the_scene_cannot_serve_counts_as_infeasible_reported(data_dir) -> None:
+    req = DirectiveRequest(id="x2", request="Put two apples in the fridge.", scene=SCENE, style="goal",
+                           alfred={"type": "pick_two_obj_and_place", "object": "Apple", "receptacle": "Fridge"})
+    row = run_directive(req, plan, lambda q: execute_plan(q, strategy="knowledge", data_dir=data_dir),
+                        strategy="knowledge", data_dir=data_dir)
+    assert not row.servable and row.understood and not row.feasible  # one apple in FloorPlan1
+    assert summarize([row])["infeasible_reported"] == 100.0 and summarize([row])["success"] is None
+    assert gold_spec(req).family == "pick_two_obj_and_place"
+
+
+def test_the_shipped_directives_load_and_a_corrupt_file_names_its_line(tmp_path) -> None:
+    assert len(load_directives("dev")) >= 100 and len(load_directives("test")) >= 100
+    bad = tmp_path / "d.jsonl"
+    bad.write_text(json.dumps({"id": "a", "request": "x", "scene": SCENE, "style": "goal",
+                               "alfred": {"type": "pick_and_toss", "object": "Apple"}}) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"line 1.*pick_and_toss"):
+        load_directives(path=bad)
+    with pytest.raises(ConfigError, match="valid: dev, test"):
+        load_directives("train")
+
+
+def test_bench_directives_cli_writes_a_run_and_refuses_to_overwrite_it(tmp_path, data_dir, capsys) -> None:
+    f = tmp_path / "d.jsonl"
+    f.write_text(json.dumps({"id": "a1", "request": "Place a heated mug on the counter.", "scene": SCENE,
+                             "style": "goal", "alfred": {"type": "pick_heat_then_place_in_recep", "object": "Mug",
+                                                         "receptacle": "CounterTop"}}) + "\n", encoding="utf-8")
+    out = tmp_path / "run"
+    args = ["bench", "directives", "--requests", str(f), "--out", str(out), "--no-progress", "--json",
+            "--data-dir", str(data_dir)]
+    assert main(args) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["directives"] == 1 and summary["read_exact"] == 100.0 and summary["success"] == 100.0
+    assert (out / "directives.jsonl").read_text().count("\n") == 1
+    assert main(args) == 1  # an earlier run is never overwritten
+    assert "already holds a run" in capsys.readouterr().err
