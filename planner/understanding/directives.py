@@ -56,7 +56,7 @@ _PORTIONS = frozenset("slice slices piece pieces bit bits head bar wedge of".spl
 SWITCH = frozenset("turn turns turning switch switches switching flip flick light".split())
 PUT = frozenset("""put puts putting place placed places placing set sets setting leave leaving drop dropping move
 moving bring bringing take taking carry carrying deposit store stick pop popping toss return transfer stash throw
-lay laying rest position stow park plonk dump pile goes slide""".split())
+lay laying rest position stow park plonk dump pile goes slide discard""".split())
 ARROW = "->"
 PLACE_PREP = frozenset({"in", "into", "on", "onto", "inside", "to", "atop", "within", ARROW})
 """Words before where an object ends up ("in the fridge", "onto the counter"; an arrow, "-> counter")."""
@@ -132,9 +132,10 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
     """
     words = tokens(text)
     mentions = [m for m in vocab.mentions(words) if not m.liquid]
-    if not mentions or GENERAL & set(words):
-        return None
     at = {i: m for m in mentions for i in range(m.start, m.end)}
+    if not mentions or any(w in GENERAL and (i not in at or at[i].end - at[i].start == 1)
+                           for i, w in enumerate(words)):  # toast, a salad; not the "frying pan"
+        return None
     states = _states(words, at)
     sliced = any(w in SLICE for w in words)
     obj = _object(words, mentions, pickupable, sliceable, sliced)

@@ -269,9 +269,6 @@ class TaskReader:
         d = read_directive(norm, self.vocab, pickupable=self._types_with("pickupable"),
                            sliceable=self._types_with("sliceable"), receptacles=self._types_with("receptacle"))
         u = self._utility_of(d.recep, only=PLACING) if d is not None and d.recep else None
-        if d is not None and d.task_type == "pick_clean_then_place_in_recep" and {"washing", "cleaning"} <= set(
-                ev.roles) and u and set(ev.roles.get(u, ())) & set(d.recep) and not re.search(r"[.;!?]\s+\S", norm):
-            d = None  # "wash the knife and put it in the drawer": the general reading has it, and a sponge
         if d is not None:
             spec = directive_spec(d, text, u, self._utility_of(d.movable, only=("carrying",)) if d.movable else None)
             notes = [f"ALFRED's {d.task_type}: {d.evidence}"]
