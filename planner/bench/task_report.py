@@ -209,7 +209,7 @@ def plot_bars(path: str, groups: list[str], series: list[tuple[str, list[float]]
     import matplotlib.pyplot as plt
 
     width = 0.8 / max(1, len(series))
-    fig, ax = plt.subplots(figsize=(8, 3.6))
+    fig, ax = plt.subplots(figsize=(8, 4.0))
     for j, (label, values) in enumerate(series):
         offset = (j - (len(series) - 1) / 2) * width
         ax.bar([i + offset for i in range(len(groups))], values, width=width, label=label)
@@ -218,7 +218,7 @@ def plot_bars(path: str, groups: list[str], series: list[tuple[str, list[float]]
     ax.set_ylim(0, 105)
     if line is not None:
         ax.axhline(line, color="grey", lw=0.8, ls="--")
-    ax.legend(loc="lower left", fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=len(series), fontsize=8, frameon=False)
     ax.set_title(title)
     fig.tight_layout()
     fig.savefig(path, dpi=120)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from ..knowledge.alfred import alfred_spec
 from ..knowledge.task_specs import physical_roles
 from ..schemas import Role, TaskSpec
-from .vocabulary import Mention, Vocabulary
+from .vocabulary import LIQUIDS, Mention, Vocabulary, singular
 
 CLEAN = frozenset("""wash washed washing washes rinse rinsed rinsing rinses clean cleaned cleaning cleans scrub scrubbed
 scrubbing cleanse cleansed""".split())
@@ -44,19 +44,26 @@ LOOK = frozenset("""examine examined examining inspect inspected inspecting look
 observe observing check checking peer""".split())
 """Words of examining; the object must follow ("examine the book", "look at the vase"): "I need to study" is none."""
 HOLD = frozenset("pick picked grab grabbed take took hold holding held carry carrying lift".split())
-"""Verbs of holding (not "bring me", which is a fetch)."""
+"""Verbs of holding an object up to a lamp (not "bring me", which is a fetch)."""
+NEGATION = frozenset("not never no without don dont doesn didn shouldn t".split())
+"""Words that deny a change of state in their clause ("don't heat it", "no need to rinse the mug")."""
+QUESTIONS = frozenset("who what which whose why where when how is are was were did does do has have".split())
+CONDITIONS = frozenset("if unless whether".split())
+MODIFIERS = frozenset("freshly nicely properly recently just slightly well very really thoroughly quickly".split())
+"""Words that may stand between a state word and its object ("a freshly rinsed cloth")."""
 DISH_NOUNS = frozenset("soup sauce juice puree stew curry sandwich salad pie jam smoothie".split())
 """Nouns after a type word that make it a dish, not the object ("tomato soup")."""
 GENERAL = frozenset("""toast toasted toasting toastie mix mixed mixing together stir stirring salad fry fried frying
 boil boiled boiling bake baked pour poured eat serve served""".split())
 """Words of tasks ALFRED has no type for (toast, a salad tossed together, frying): the general reader reads them."""
 _ARTICLES = frozenset("the a an some at out up your my that this".split())
+_DETERMINERS = frozenset("the a an my your our his her their that this".split())
 _PORTIONS = frozenset("slice slices piece pieces bit bits head bar wedge of".split())
 """Words between a verb and its object that name a part of it ("chill a slice of lettuce", "wash a head of lettuce")."""
 SWITCH = frozenset("turn turns turning switch switches switching flip flick light".split())
 PUT = frozenset("""put puts putting place placed places placing set sets setting leave leaving drop dropping move
 moving bring bringing take taking carry carrying deposit store stick pop popping toss return transfer stash throw
-lay laying rest position stow park plonk dump pile goes slide discard""".split())
+lay laying position stow park plonk dump pile goes slide discard chuck""".split())
 ARROW = "->"
 PLACE_PREP = frozenset({"in", "into", "on", "onto", "inside", "to", "atop", "within", ARROW})
 """Words before where an object ends up ("in the fridge", "onto the counter"; an arrow, "-> counter")."""
@@ -73,13 +80,19 @@ COOLERS = frozenset({"Fridge"})
 WASHERS = frozenset({"SinkBasin", "Sink", "BathtubBasin", "Bathtub", "Faucet"})
 LAMPS = frozenset({"DeskLamp", "FloorLamp"})
 KNIVES = frozenset({"Knife", "ButterKnife"})
-MOVABLES = frozenset({"Plate", "Bowl", "Pan", "Pot"})
+MOVABLES = frozenset({"Plate", "Bowl", "Pan", "Pot", "Mug", "Cup", "Box"})
+"""ALFRED's movable receptacles: a thing put in one, and it put somewhere."""
+PAIRED = frozenset({"Boots"})
+"""Types a pair of is one thing ("the pair of boots")."""
 BASINS = {"Sink": "SinkBasin", "Bathtub": "BathtubBasin"}
 """Where a thing put "in the sink" goes: the basin (the sink around it is not a receptacle)."""
 
 STATE_TYPES = {"clean": "pick_clean_then_place_in_recep", "heat": "pick_heat_then_place_in_recep",
                "cool": "pick_cool_then_place_in_recep"}
-_DEVICES = {"clean": WASHERS, "heat": HEATERS, "cool": COOLERS}
+_DEVICES = {"clean": WASHERS, "heat": HEATERS | {"Pot", "Pan", "Kettle"}, "cool": COOLERS}
+"""What each change of state is done in or on ("cook the potato in the pot": the pot, not where it ends up)."""
+_SOURCES = {"clean": WASHERS, "heat": HEATERS, "cool": COOLERS}
+"""The devices a role of each change of state may prefer (a pot is no heat source)."""
 _CUES = {"clean": CLEAN, "heat": HEAT, "cool": COOL}
 _STOPS = frozenset({".", ";", "!", "?"})
 _BOUNDARY = _STOPS | {",", "then", "and"}
@@ -112,9 +125,9 @@ class _Place:
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-case words and clause marks; an arrow is its own token, a digit 2 the word "two"."""
+    """Lower-case words and clause marks; an arrow is its own token, a 2 (or "x2", "2x") the word "two"."""
     text = re.sub(r"->|=>|→|>", f" {ARROW} ", text.lower())
-    text = re.sub(r"\b2\b|\bx2\b", " two ", text)
+    text = re.sub(r"\b(?:2|x2|2x)\b", " two ", text)
     return re.findall(r"->|[a-z]+|[.;!?,]", text)
 
 
@@ -131,20 +144,33 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
             the SinkBasin, not the Sink around it). Empty: keep every type.
     """
     words = tokens(text)
-    mentions = [m for m in vocab.mentions(words) if not m.liquid]
+    asked = (words[:1] and words[0] in QUESTIONS) or (words[:1] and words[0] in ("should", "shall", "can", "could",
+                                                                               "may") and words[1:2] in (["i"], ["we"]))
+    if not words or (asked and "?" in words) or CONDITIONS & set(words):
+        return None  # a question or a condition ("should I heat it?", "is the mug clean? if so ...") is no goal
+    mentions = _heads([m for m in vocab.mentions(words) if not m.liquid])
     at = {i: m for m in mentions for i in range(m.start, m.end)}
     if not mentions or any(w in GENERAL and (i not in at or at[i].end - at[i].start == 1)
                            for i, w in enumerate(words)):  # toast, a salad; not the "frying pan"
         return None
     states = _states(words, at)
-    sliced = any(w in SLICE for w in words)
+    sliced = any(w in SLICE and not _negated(words, i) and words[max(0, i - 2):i] != ["used", "to"]
+                 for i, w in enumerate(words))  # not "the knife you used to cut the tomato"
     obj = _object(words, mentions, pickupable, sliceable, sliced)
     if obj is None:
         return None
     x, x_type = obj
-    if words[x.end:x.end + 1] and words[x.end] in DISH_NOUNS:
-        return None  # "heat the tomato soup": a dish the general reader knows
+    if words[x.end:x.end + 1] and words[x.end] in DISH_NOUNS or (
+            words[x.end:x.end + 1] == ["of"] and words[x.end + 1:x.end + 2] and words[x.end + 1] in LIQUIDS):
+        return None  # "heat the tomato soup", "the cold cup of milk": a dish or a drink the general reader knows
     states = {k: v for k, v in ((k, [i for i in v if _about(words, mentions, x, i)]) for k, v in states.items()) if v}
+    states = {k: v for k, v in states.items() if not _already(words, mentions, x, k, v)}
+    if any(w in CLEAN | HEAT | COOL and (words[i - 1:i] == ["to"] or words[max(0, i - 2):i] in (["let", "it"],
+                                                                                                 ["let", "them"]))
+           for i, w in enumerate(words) if i not in {j for v in states.values() for j in v}):
+        states = {}  # "put the hot potato on the counter to cool": left to change by itself
+    if states and _what_is_put(words, mentions) is False:
+        return None  # "slice the apple and put the peel in the bin": something else is put
     joined = next((m for m in mentions if m.start > x.end and words[x.end:m.start][:1] in (["and"], ["&"])
                    and m.start - x.end <= 3), None)
     if _several_things(words, mentions, x, pickupable, sliced) or (
@@ -156,9 +182,11 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
         return Directive("look_at_obj_in_light", x_types, evidence=f"look at the {x.words} under a lamp")
     places = _places(words, mentions, x, states)
     puts = _put_at(words)
-    lead = 1 if words[0] in ("two", "both", "a", "an", "the", "one", "some") else 0  # "2 boxes on sofa"
-    if not puts and not (words[0] in CLEAN | HEAT | COOL | SLICE or words[0] == "microwave"
-                         or any(m.start <= lead for m in mentions)):
+    if sliced and puts and (moved := _patient(words, mentions, puts[-1])) is not None and set(moved.types) & KNIVES:
+        return None  # "put the knife you used to cut the tomato in the sink": the knife is what is put
+    if _what_is_put(words, mentions) is False:
+        return None  # "slice the apple and put the peel in the bin", "the rest of the loaf": something else
+    if not puts and not _terse(words, mentions):
         return None  # no verb of putting, and not a terse "apple slice on plate": "beat two eggs in a bowl"
     dest = _destination(words, places, vocab, puts=puts)
     if dest is None:
@@ -166,35 +194,42 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
     recep, movable = dest
     if not states:  # put in the fridge and taken out again: cooled (ALFRED's steps rarely say "cool")
         states = _by_path(words, places, recep)
-    if movable is None and sliced:
+    if movable is None:
         movable = _holder(words, mentions, x)
+    if movable is not None and not sliced and not _moved(words, movable):
+        movable = None  # "put the pencil in the mug on the desk" is ALFRED's only when the mug is moved too
     if movable is None and x_type in MOVABLES and sliced:  # "put a bowl of apple slices on the table"
         return None
     if recep.mention is x or (movable is not None and recep.mention is movable.mention) or (
             x_type in recep.mention.types):
         return None
     r_types = tuple(dict.fromkeys(BASINS.get(t, t) for t in recep.mention.types))
-    r_types = tuple(t for t in r_types if not receptacles or t in receptacles) or r_types
+    if receptacles:
+        r_types = tuple(t for t in r_types if t in receptacles)
+        if not r_types:
+            return None  # "on the plant": nothing goes in or on it in AI2-THOR
     m_types = movable.mention.types if movable is not None else ()
     where = recep.mention.words
     state = _pick_state(states)
     if state is not None:
         used = any(p.at < recep.at and set(p.mention.types) & _DEVICES[state] for p in places)
-        if r_types[0] in _DEVICES[state] and not used and not _adjectival(words, x, states[state]):
-            return None  # "put the mug in the microwave to heat it": the general reader's heating role
+        if r_types[0] in _DEVICES[state] - {"CoffeeMachine"} and not used and not (state == "clean"
+                                                                 and _adjectival(words, x, states[state])):
+            return None  # "put the mug in the microwave to heat it", "put the cold apple back in the fridge"
         devices = tuple(dict.fromkeys(t for m in mentions for t in m.types
-                                      if t in _DEVICES[state] and t not in r_types))
+                                      if t in _SOURCES[state] and t not in r_types))
         if state == "heat" and any(w in ("microwaved", "nuke", "nuked", "nuking", "microwaving") for w in words):
             devices = tuple(dict.fromkeys(("Microwave", *devices)))
         return Directive(STATE_TYPES[state], x_types, r_types, sliced=sliced, device=devices,
                          evidence=f"{state} the {x.words}{' (sliced)' if sliced else ''}, then in / on the {where}")
-    if movable is not None and sliced:
-        return Directive("pick_and_place_with_movable_recep", x_types, r_types, movable=m_types, sliced=True,
-                         evidence=f"{x.words} slices in the {movable.mention.words}, it in / on the {where}")
-    if not sliced and _two(words, x):  # "two slices of bread in the toaster" is toast
+    if movable is not None:
+        return Directive("pick_and_place_with_movable_recep", x_types, r_types, movable=m_types, sliced=sliced,
+                         evidence=f"the {x.words}{' (sliced)' if sliced else ''} in the {movable.mention.words}, it "
+                                  f"in / on the {where}")
+    if not sliced and _two(words, x, mentions):  # "two slices of bread in the toaster" is toast
         return Directive("pick_two_obj_and_place", x_types, r_types, sliced=sliced,
                          evidence=f"two {x.words} in / on the {where}")
-    if sliced and not set(r_types) & HEATERS:  # a slice put in the toaster is toast: the general reader's
+    if sliced and "Toaster" not in r_types:  # a slice put in the toaster is toast: the general reader's
         return Directive("pick_and_place_simple", x_types, r_types, sliced=True,
                          evidence=f"a slice of the {x.words} in / on the {where}")
     return None  # a plain put is the general reader's
@@ -232,6 +267,74 @@ def directive_spec(d: Directive, text: str, place_utility: str | None = None,
                                    "goals": tuple(goals)})
 
 
+def _heads(mentions: list[Mention]) -> list[Mention]:
+    """Drop a type word that only modifies the next one ("the glass table", "the soap dish", "the egg cup")."""
+    return [m for m, n in zip(mentions, [*mentions[1:], None], strict=False) if n is None or n.start != m.end]
+
+
+def _negated(words: list[str], i: int) -> bool:
+    """A negation in the clause of position ``i`` ("don't heat it", "I don't want the bread sliced")."""
+    return bool(NEGATION & set(_clause(words, i)))
+
+
+def _already(words: list[str], mentions: list[Mention], x: Mention, state: str, cues: list[int]) -> bool:
+    """The object is already in the state: its state word describes it and it comes from the device of that state
+    ("take the hot pan off the stove", "the cold milk out of the fridge")."""
+    if not _adjectival(words, x, cues):
+        return False
+    if any(words[max(0, i - 2):i] and set(words[max(0, i - 2):i]) & {"still", "already"} for i in cues):
+        return True  # "the still-warm bread"
+    if words[x.end:x.end + 1] and words[x.end] in ("from", "off", "out"):
+        return True  # "the warm plate from the dishwasher", "the cold pan off the stove"
+    for m in mentions:
+        if set(m.types) & _DEVICES[state] and m.start > 0:
+            k = m.start - 1
+            while k > 0 and words[k] in _SKIP:
+                k -= 1
+            if words[k] in ("from", "off", "out"):
+                return True
+    return False
+
+
+def _what_is_put(words: list[str], mentions: list[Mention]) -> bool | None:
+    """Whether the last verb of putting acts on the object (a type, a pronoun, a slice of it): False when it puts
+    something the vocabulary does not name ("put the peel in the bin"); None when there is no such verb."""
+    puts = [i for i in _put_at(words) if words[i] != ARROW]
+    if not puts:
+        return None
+    j = puts[-1] + 1
+    while j < len(words) and words[j] in _ARTICLES | {"one", "two", "both", "couple", "pair", "of", "another", "second",
+                                                      "back", "away", "down", "over", "them", "it"} | MODIFIERS:
+        if words[j] in ("it", "them"):
+            return True
+        j += 1
+    if j >= len(words) or words[j] in PLACE_PREP | _STOPS | {",", "to", "and"}:
+        return True  # "put it in", "set down, then ..."
+    return any(m.start == j for m in mentions) or singular(words[j]) in _PORTIONS | SLICE | CLEAN | HEAT | COOL
+
+
+def _terse(words: list[str], mentions: list[Mention]) -> bool:
+    """A goal with no verb: "apple slice on plate", "A heated mug on the coffee table.", "wash plate; cabinet" (the
+    first object within five words, only articles, counts, state and slice words before it)."""
+    if words[0] in CLEAN | HEAT | COOL | SLICE or words[0] == "microwave":
+        return True
+    first = min((m.start for m in mentions), default=len(words))
+    lead = {"two", "both", "a", "an", "the", "one", "some", "of"} | CLEAN | HEAT | COOL | SLICE | MODIFIERS
+    return first <= 5 and all(w in lead for w in words[:first])
+
+
+def _moved(words: list[str], movable: _Place) -> bool:
+    """The movable receptacle is itself put somewhere ("... and put the mug on the desk"), or holds the object in
+    one phrase ("in a bowl on the table")."""
+    for i in _put_at(words):
+        j = i + 1
+        while j < len(words) and words[j] in _ARTICLES:
+            j += 1
+        if i > movable.at and words[j:j + 1] and (words[j] in ("it", "them") or words[j] in movable.mention.words):
+            return True
+    return False
+
+
 def _states(words: list[str], at: dict[int, Mention]) -> dict[str, list[int]]:
     """Each change of state the words ask for, with the positions of its cue words (a cue inside a type's name,
     "cooking pot", does not count; nor "microwave" unless a verb: right before an article, "it" or a type)."""
@@ -243,9 +346,10 @@ def _states(words: list[str], at: dict[int, Mention]) -> dict[str, list[int]]:
             if w in cues:
                 out.setdefault(state, []).append(i)
         if w == "microwave" and i + 1 < len(words) and (words[i + 1] in ("the", "a", "an", "it", "them", "some")
-                                                         or (i + 1 in at and i not in at)):
-            out.setdefault("heat", []).append(i)
-    return out
+                                                         or (i + 1 in at and at[i + 1] is not at.get(i))):
+            out.setdefault("heat", []).append(i)  # "microwave the egg", "microwave potato -> table"
+    return {k: [i for i in v if not _negated(words, i)] for k, v in out.items() if any(not _negated(words, i)
+                                                                                       for i in v)}
 
 
 def _pick_state(states: dict[str, list[int]]) -> str | None:
@@ -261,18 +365,22 @@ def _adjectival(words: list[str], x: Mention, cues: list[int]) -> bool:
 
 
 def _about(words: list[str], mentions: list[Mention], x: Mention, i: int) -> bool:
-    """Whether the state word at ``i`` is about the object: right before it ("a washed apple"; but "clean towels",
-    plural, are already clean), right after it ("the apple, washed"), or a verb whose object is it, a pronoun or the
-    object's type ("heat the potato", "rinse it"), not another thing ("a hot bath", "heat the soup in the pot")."""
-    if x.start - 3 <= i < x.start:
-        between = [m for m in mentions if i < m.start < x.start]
-        plural = words[x.end - 1] != x.words.split()[-1] or (words[x.end - 1].endswith("s")
-                                                            and not words[x.end - 1].endswith("ss"))
-        return not between and not (words[i] in CLEAN and plural)
+    """Whether the state word at ``i`` is about the object: right before it ("a washed apple", "a freshly rinsed
+    cloth"; not a noun's modifier, "the cooking spoon", nor plural things that are already so, "the clean towels"),
+    right after it ("the apple, washed"), or a verb whose object is it, a pronoun or the object's type ("heat the
+    potato", "rinse it", "give the plate a quick wash"), not another thing ("a hot bath", "heat the soup in the
+    pot")."""
+    if i < x.start:
+        between = words[i + 1:x.start]
+        if all(w in _ARTICLES | MODIFIERS | _PORTIONS for w in between) and len(between) <= 3:
+            last = words[x.end - 1]
+            plural = last.endswith("s") and not last.endswith("ss")
+            # "the cooking spoon" names a spoon; "the clean towels" are clean already
+            return not words[i].endswith("ing") and not (plural and words[i] in CLEAN)
     if i == x.end or (i == x.end + 1 and words[x.end] == ","):
         return True
     if i > 0 and words[i - 1] in ("a", "quick", "good", "proper") and any(
-            w == "give" for w in words[max(0, x.start - 3):x.start]):
+            w in ("give", "giving", "gives", "gave") for w in words[max(0, x.start - 3):x.start]):
         return True  # "give the butter knife a quick rinse"
     j = i + 1
     while j < len(words) and words[j] in _ARTICLES | _PORTIONS | SLICE | {"off", "down"}:
@@ -283,16 +391,25 @@ def _about(words: list[str], mentions: list[Mention], x: Mention, i: int) -> boo
     return nxt is not None and bool(set(nxt.types) & set(x.types))
 
 
+def _patient(words: list[str], mentions: list[Mention], i: int) -> Mention | None:
+    """The thing a verb of putting at ``i`` acts on: the first type named within four words, before any place
+    ("throw that stale bread in the bin": the bread)."""
+    m = next((m for m in mentions if i < m.start <= i + 4), None)
+    if m is None or any(w in PLACE_PREP | _STOPS for w in words[i + 1:m.start]):
+        return None
+    return m
+
+
 def _several_things(words: list[str], mentions: list[Mention], x: Mention, pickupable: Collection[str],
                     sliced: bool) -> bool:
     """Whether verbs of putting act on two different things (neither the object, a knife, nor a plate, bowl, pan or
     pot that carries it): "put the apples in the fridge and throw the bread in the bin"."""
     things = set()
     for i in _put_at(words):
-        m = next((m for m in mentions if i < m.start <= i + 4), None)  # "throw that stale bread in the bin"
-        if m is None or any(w in PLACE_PREP | _STOPS for w in words[i + 1:m.start]):
-            continue
-        if not set(m.types) & set(pickupable) or set(m.types) & set(x.types) or set(m.types) & KNIVES:
+        m = _patient(words, mentions, i)
+        if m is None or any(p.start < m.start and p.types == m.types and _marker(words, p) for p in mentions):
+            continue  # "put a pencil in a mug and put the mug on the desk": the mug carries it
+        if not set(m.types) & set(pickupable) or set(m.types) & set(x.types) or sliced and set(m.types) & KNIVES:
             continue
         if sliced and set(m.types) & MOVABLES:  # "put a slice in the pan, carry the pan to the stove"
             continue
@@ -301,8 +418,9 @@ def _several_things(words: list[str], mentions: list[Mention], x: Mention, picku
 
 
 def _looked_at(words: list[str], mentions: list[Mention], x: Mention) -> bool:
-    """An object examined by a lamp: a look word, the lamp switched on while the object is held, or the object
-    "under" / "by" a lamp ("pencil under desklamp")."""
+    """The object examined by a lamp: a look word whose object is it ("examine the book", "check it out"), the
+    lamp switched on after the object was picked up ("Pick up the watch. Turn on the lamp."), or the object
+    "under" / "by" a lamp with nothing put ("pencil under desklamp", not "put the book near the lamp")."""
     def under(m: Mention) -> bool:
         k = m.start - 1
         while k > 0 and words[k] in _SKIP:
@@ -318,12 +436,21 @@ def _looked_at(words: list[str], mentions: list[Mention], x: Mention) -> bool:
             j = i + 1
             while j < len(words) and words[j] in _ARTICLES | {"over", "closely", "carefully"}:
                 j += 1
-            if words[j:j + 1] in (["it"], ["them"]) or any(m.start == j and m.types[0] not in LAMPS for m in mentions):
+            if words[j:j + 1] in (["it"], ["them"]) or any(m.start == j and set(m.types) & set(x.types)
+                                                           for m in mentions):
                 return True
-    switched = any(w in SWITCH and "on" in words[i + 1:i + 5] for i, w in enumerate(words))
-    if switched and any(w in HOLD for w in words):
-        return True
-    return any(x.end <= m.start <= x.end + 4 and under(m) for m in lamps)
+    held = [i for i, w in enumerate(words) if w in HOLD and i < x.start <= i + 4]
+    switched = [i for i, w in enumerate(words) if w in SWITCH and "on" in words[i + 1:i + 5]]
+    carried = {"bring", "bringing", "take", "taking", "carry", "carrying", "move", "moving", "return"}
+    taken = any(m.start > x.end and not set(m.types) & LAMPS and _marker(words, m)
+                and set(_clause(words, m.start)) & carried for m in mentions)
+    if held and switched and held[0] < switched[-1] and not set(words[held[0] + 1:]) & (PUT - carried) and not taken:
+        return True  # carried to the lamp, never put down nor taken elsewhere ("take the book to bed")
+    verbs = set(words) & (LOOK | HOLD | {"hold"})
+    searched = {"for", "find", "read", "where", "hide"} & set(words)
+    bare = not set(words) & (PUT | HOLD | LOOK | SWITCH) and not searched
+    return (bool(verbs) and not searched and not set(words) & PUT or bare) and any(
+        x.end <= m.start <= x.end + 4 and under(m) for m in lamps)
 
 
 def _object(words: list[str], mentions: list[Mention], pickupable: Collection[str], sliceable: Collection[str],
@@ -350,7 +477,10 @@ def _marker(words: list[str], m: Mention) -> str | None:
     None."""
     k = m.start - 1
     steps = 0
-    while k >= 0 and words[k] in _SKIP and steps < 4:
+    # articles and modifiers ("on the little side table", "on the kitchen counter", "in the left cabinet")
+    while k >= 0 and steps < 4 and (words[k] in _SKIP or (
+            steps < 2 and words[k].isalpha() and words[k] not in PLACE_PREP | SOURCE_PREP | PUT | _BOUNDARY | NEGATION
+            | HOLD | LOOK | CLEAN | HEAT | COOL | SLICE | {"it", "them", "and", "or"})):
         k -= 1
         steps += 1
     if k < 0:
@@ -360,10 +490,13 @@ def _marker(words: list[str], m: Mention) -> str | None:
         return None  # "next to the stove": beside it
     if k > 0 and words[k - 1] in ("not", "never", "nor"):
         return None  # "in the sink, not in the bathtub"
+    modified = any(x not in _SKIP for x in words[k + 1:m.start])
+    if modified and words[k + 1:k + 2] and words[k + 1] not in _DETERMINERS:
+        return None  # a modifier only after an article: "on the kitchen counter", not "to wipe the table"
     if w in PLACE_PREP:
         return w
-    if w in ("then", ",") and steps <= 1:
-        return w  # terse: "wash soap bar then sidetable"
+    if w in ("then", ",", ";") and steps <= 1:
+        return w  # terse: "wash soap bar then sidetable", "wash plate; cabinet"
     return None
 
 
@@ -438,7 +571,8 @@ def _destination(words: list[str], places: list[_Place], vocab: Vocabulary,
         return rest[0], first
     if rest and rest[0].mention.types[0] in MOVABLES and first.mention.types[0] not in MOVABLES:
         return first, rest[0]  # "bring them to the table on a plate"
-    earlier = [p for p in ends if p.at < first.at and (p.put or not puts) and p.mention.types[0] in MOVABLES
+    earlier = [p for p in ends if p.at < first.at and (p.put or not puts or ARROW in words)
+               and p.mention.types[0] in MOVABLES
                and p.mention.types[0] not in first.mention.types]
     if earlier and first.mention.types[0] not in MOVABLES:
         return first, earlier[-1]
@@ -470,13 +604,33 @@ def _holder(words: list[str], mentions: list[Mention], x: Mention) -> _Place | N
     return None
 
 
-def _two(words: list[str], x: Mention) -> bool:
-    """Two of the object: a count word right before it ("two pens", "a couple of pillows", "both remotes"), or a second
-    one fetched later ("another pen", "the other pillow", "a second apple")."""
+def _two(words: list[str], x: Mention, mentions: list[Mention]) -> bool:
+    """Two of the object: a count word right before it ("two pens", "a pair of pencils", "both remotes", "pens x2"),
+    not a measure ("two spoons of sugar"), a pair that is one thing (boots) or a denied count ("don't put two
+    pillows"); or a second one fetched in a clause of its own ("grab another book", "go back for the second
+    candle", "get the other roll"), not other things already there ("next to the other books", "the other towel
+    holder", "the other side", "the other statue is broken")."""
+    if words[x.end:x.end + 1] == ["of"]:
+        return False
     before = words[max(0, x.start - 3):x.start]
-    if any(w in ("two", "pair", "couple", "both") for w in before):
-        return True
-    return any(w in ("another", "second", "other") for w in words[x.end:])
+    counts = {"two", "couple", "both"} | ({"pair"} if x.types[0] not in PAIRED else set())
+    if counts & set(before) or words[x.end:x.end + 1] == ["two"]:
+        return not _negated(words, x.start)
+    noun = singular(x.words.split()[-1])
+    for i in range(x.end, len(words) - 1):
+        if words[i] not in ("another", "second", "other"):
+            continue
+        nxt = words[i + 1]
+        starts = next((m for m in mentions if m.start == i + 1), None)
+        if starts is not None and not set(starts.types) & set(x.types):
+            continue  # "the other towel holder"
+        if starts is not None and nxt != singular(nxt):
+            continue  # "the other books": the ones already there
+        if not set(_clause(words, i)) & (HOLD | PUT | {"get", "fetch", "back", "grab"}):
+            continue  # "the other statue is broken"
+        if nxt == "one" or (starts is not None and nxt == noun) or nxt in ("set", "roll", "bar", "piece", "bunch"):
+            return True
+    return False
 
 
 __all__ = ["Directive", "directive_spec", "read_directive", "tokens"]

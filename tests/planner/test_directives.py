@@ -73,6 +73,18 @@ def _read(text, vocab, props):
      ("pick_clean_then_place_in_recep", "Ladle", "Drawer", None, False)),
     ("drop a hot egg in the sink", ("pick_heat_then_place_in_recep", "Egg", "SinkBasin", None, False)),
     ("throw away a chilled tomato", ("pick_cool_then_place_in_recep", "Tomato", "GarbageCan", None, False)),
+    # found by a review: modifiers, compounds, counts after the noun, unsliced movable receptacles
+    ("Heat the egg and put it on the kitchen counter.", ("pick_heat_then_place_in_recep", "Egg", "CounterTop", None,
+                                                          False)),
+    ("Put a warm potato on the glass table.", ("pick_heat_then_place_in_recep", "Potato", "DiningTable", None, False)),
+    ("Put a washed egg in the egg cup.", ("pick_clean_then_place_in_recep", "Egg", "Cup", None, False)),
+    ("pens x2 -> desk", ("pick_two_obj_and_place", "Pen", "Desk", None, False)),
+    ("microwave potato -> table", ("pick_heat_then_place_in_recep", "Potato", "DiningTable", None, False)),
+    ("A heated mug on the coffee table.", ("pick_heat_then_place_in_recep", "Mug", "CoffeeTable", None, False)),
+    ("Put a pencil in a mug and put the mug on the desk.",
+     ("pick_and_place_with_movable_recep", "Pencil", "Desk", "Mug", False)),
+    ("Pick up a pen and put it in the drawer. Go back for the second pen and put it in the drawer too.",
+     ("pick_two_obj_and_place", "Pen", "Drawer", None, False)),
 ])
 def test_directives_are_read_as_their_alfred_task(text, want, vocab, props) -> None:
     assert _read(text, vocab, props) == want
@@ -92,6 +104,26 @@ def test_directives_are_read_as_their_alfred_task(text, want, vocab, props) -> N
     "rinse the cloth in the sink, not in the bathtub",               # no place to end up in
     "put the mug in the microwave to heat it",                       # the general reader's heating role
     "heat the mug in the microwave",
+    # found by a review
+    "put the book near the lamp",                                    # a put, not a look
+    "turn on the desk lamp and grab the book from the shelf",        # the lamp first: a fetch
+    "take the book to bed and turn on the reading lamp",
+    "put the mug on the other counter",                              # another place, not a second mug
+    "put the book on the shelf next to the other books",
+    "put the statue on the shelf, the other statue is broken",
+    "put two spoons of sugar in the mug",                            # a measure
+    "don't heat the potato, just put it on the plate",               # denied
+    "I don't want the bread sliced, put it on the counter",
+    "put the knife you used to cut the tomato in the sink",          # the knife is what is put
+    "put the cooking spoon in the drawer",                           # a spoon's name, not a state
+    "take the hot pan off the stove and put it on the counter",      # hot already
+    "put the cold apple back in the fridge",
+    "put the hot potato on the counter to cool",                     # left to change by itself
+    "should I heat the potato before putting it on the plate?",      # a question
+    "is the mug clean? if so put it in the cabinet",                 # a condition
+    "slice the apple and put the peel in the bin",                   # something else is put
+    "cook the potato in the pot with some water",                    # the pot is the vessel
+    "use the cloth to wipe the table",
 ])
 def test_other_requests_are_left_to_the_general_reader(text, vocab, props) -> None:
     assert _read(text, vocab, props) is None
