@@ -1,5 +1,5 @@
-"""plan() on every labelled request in every embedded room: nothing may raise (a request is understood, refused
-or infeasible, never a traceback).
+"""plan() on every labelled request (and ALFRED directive) in every embedded room: nothing may raise (a request is
+understood, refused or infeasible, never a traceback).
 
     COAT_DATA_DIR=<data root> PYTHONPATH=. python benchmarks/probes/plan_robustness.py [--split dev]
 
@@ -12,7 +12,7 @@ import argparse
 import collections
 
 from planner.api import plan
-from planner.understanding.examples import load_requests
+from planner.understanding.examples import load_directives, load_requests
 
 ROOMS = ("embedded/kitchen-v0", "embedded/living-room-v0", "embedded/bedroom-v0", "embedded/bathroom-v0")
 
@@ -21,17 +21,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", default="dev", choices=("dev", "test"))
     args = ap.parse_args()
-    reqs = load_requests(args.split)
+    reqs = [r.request for r in load_requests(args.split)] + [d.request for d in load_directives(args.split)]
     errors: collections.Counter[str] = collections.Counter()
     example: dict[str, tuple[str, str]] = {}
     for scene in ROOMS:
         for r in reqs:
             try:
-                plan(r.request, scene)
+                plan(r, scene)
             except Exception as e:  # noqa: BLE001 - counting every kind is the point
                 key = f"{type(e).__name__}: {str(e)[:100]}"
                 errors[key] += 1
-                example.setdefault(key, (r.request, scene))
+                example.setdefault(key, (r, scene))
     print(f"{sum(errors.values())} exceptions in {len(ROOMS) * len(reqs)} plans")
     for key, n in errors.most_common(10):
         print(n, key, example[key])

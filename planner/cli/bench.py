@@ -64,26 +64,26 @@ def register(subparsers: Any) -> None:
                    help="model: --llm parses each request (structured output) instead of the offline reader")
     u.add_argument("--model", default=None, metavar="DIR", help="trained learned selectors (--strategy learned)")
     u.add_argument("--loto", action="store_true", help="also read COAT's tasks leave-one-task-out")
-    u.add_argument("--out", default=None, metavar="DIR",
-                   help="write requests.jsonl and summary.json to this new directory (an existing run is refused)")
-    u.add_argument("--json", action="store_true", help="print one JSON summary on stdout (the rest on stderr)")
-    u.add_argument("--plot", default=None, metavar="FILE", help="save a bar plot per room (matplotlib)")
-    u.add_argument("--no-progress", action="store_true", help="no progress bar")
-    u.add_argument("--data-dir", default=None, help="COAT data root (default: $COAT_DATA_DIR or the user cache)")
+    _run_args(u, "requests.jsonl", "per room")
     u.set_defaults(func=_understanding)
     d = sub.add_parser("directives", help="ALFRED's goals in words: read, planned, carried out, goals checked",
                        description=_DIRECTIVES_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
     d.add_argument("--split", choices=("dev", "test"), default="test",
                    help="test (reported) or dev (the split the directive reader was written on)")
     d.add_argument("--requests", default=None, metavar="FILE.jsonl", help="read directives from this file instead")
-    d.add_argument("--out", default=None, metavar="DIR",
-                   help="write directives.jsonl and summary.json to this new directory (an existing run is refused)")
-    d.add_argument("--json", action="store_true", help="print one JSON summary on stdout (the rest on stderr)")
-    d.add_argument("--plot", default=None, metavar="FILE", help="save a bar plot per task type (matplotlib)")
-    d.add_argument("--no-progress", action="store_true", help="no progress bar")
-    d.add_argument("--data-dir", default=None, help="COAT data root (default: $COAT_DATA_DIR or the user cache)")
+    _run_args(d, "directives.jsonl", "per task type")
     d.set_defaults(func=_directives)
     p.set_defaults(func=lambda _a: _help(p))
+
+
+def _run_args(p: argparse.ArgumentParser, rows_file: str, plotted: str) -> None:
+    """The output options of a benchmark over labelled requests."""
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help=f"write {rows_file} and summary.json to this new directory (an existing run is refused)")
+    p.add_argument("--json", action="store_true", help="print one JSON summary on stdout (the rest on stderr)")
+    p.add_argument("--plot", default=None, metavar="FILE", help=f"save a bar plot {plotted} (matplotlib)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--data-dir", default=None, help="COAT data root (default: $COAT_DATA_DIR or the user cache)")
 
 
 _UNDERSTANDING_DOC = """``coat bench understanding``: free-text requests read and planned in their scenes.
@@ -137,11 +137,7 @@ def _understanding(args: argparse.Namespace) -> int:
         loto = leave_one_task_out(kb, reader_for(kb))
         summary["loto"] = {k: v for k, v in loto.items() if k != "rows"}
     if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        with (out_dir / "requests.jsonl").open("w", encoding="utf-8") as f:
-            for r in rows:
-                f.write(r.model_dump_json() + "\n")
-        (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        _write_run(out_dir, "requests.jsonl", rows, summary)
     if args.plot:
         plot_summary(summary, args.plot)
     out = sys.stderr if args.json else sys.stdout
@@ -192,17 +188,22 @@ def _directives(args: argparse.Namespace) -> int:
     summary: dict[str, Any] = {"split": args.requests or args.split, **summarize(rows), "by_type": groups["type"],
                                "by_style": groups["style"]}
     if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        with (out_dir / "directives.jsonl").open("w", encoding="utf-8") as f:
-            for r in rows:
-                f.write(r.model_dump_json() + "\n")
-        (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        _write_run(out_dir, "directives.jsonl", rows, summary)
     if args.plot:
         plot_summary(summary, args.plot)
     print_table(summary, file=sys.stderr if args.json else sys.stdout)
     if args.json:
         print(json.dumps(summary, sort_keys=True))
     return 0
+
+
+def _write_run(out_dir: Path, rows_file: str, rows: list[Any], summary: dict[str, Any]) -> None:
+    """A run's rows (one JSON object per line) and its summary, in a new directory."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with (out_dir / rows_file).open("w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(r.model_dump_json() + "\n")
+    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def _help(p: argparse.ArgumentParser) -> int:

@@ -35,7 +35,7 @@ from .vocabulary import LIQUIDS, Mention, Vocabulary, singular
 CLEAN = frozenset("""wash washed washing washes rinse rinsed rinsing rinses clean cleaned cleaning cleans scrub scrubbed
 scrubbing cleanse cleansed""".split())
 HEAT = frozenset("""heat heated heating heats warm warmed warming warms hot reheat reheated reheating nuke nuked nuking
-microwaved microwaving cook cooked cooking""".split())
+microwaved microwaving cook cooked cooking zap zapped""".split())
 COOL = frozenset("""cool cooled cooling cools chill chilled chilling chills cold refrigerate refrigerated refrigerating
 freeze frozen freezing""".split())
 SLICE = frozenset("""slice sliced slices slicing cut cuts cutting chop chopped chopping piece pieces wedge
@@ -70,7 +70,7 @@ PLACE_PREP = frozenset({"in", "into", "on", "onto", "inside", "to", "atop", "wit
 SOURCE_PREP = frozenset("from off out at by near beside next under beneath behind".split())
 """Words before where an object comes from or stands near ("out of the fridge", "next to the stove")."""
 _SKIP = frozenset("""the a an some your my our his her their that this top of back side little small big large tall
-other""".split())
+other one""".split())
 """Words between a preposition and the place it names ("on top of the counter", "on the little side table")."""
 DISCARD = (("throw", "away"), ("throw", "out"), ("chuck", "away"), ("chuck", "out"), ("toss", "out"))
 """Verbs of throwing away: the place is the bin when none is named ("throw away a microwaved tomato")."""
@@ -125,8 +125,10 @@ class _Place:
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-case words and clause marks; an arrow is its own token, a 2 (or "x2", "2x") the word "two"."""
+    """Lower-case words and clause marks; an arrow is its own token, a 2 (or "x2", "2x") the word "two", a colon,
+    slash or plus a comma."""
     text = re.sub(r"->|=>|→|>", f" {ARROW} ", text.lower())
+    text = re.sub(r"[:/+]", " , ", text)  # terse lists: "cup: chill in fridge / shelf", "book + desk lamp"
     text = re.sub(r"\b(?:2|x2|2x)\b", " two ", text)
     return re.findall(r"->|[a-z]+|[.;!?,]", text)
 
@@ -148,27 +150,43 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
                                                                                "may") and words[1:2] in (["i"], ["we"]))
     if not words or (asked and "?" in words) or CONDITIONS & set(words):
         return None  # a question or a condition ("should I heat it?", "is the mug clean? if so ...") is no goal
-    mentions = _heads([m for m in vocab.mentions(words) if not m.liquid])
+    wine = vocab.phrases.get("wine bottle")
+    mentions = _heads([Mention(wine, m.words, m.start, m.end) if m.liquid and m.words == "wine" and wine else m
+                       for m in vocab.mentions(words) if not m.liquid or (m.words == "wine" and wine)])
     at = {i: m for m in mentions for i in range(m.start, m.end)}
     if not mentions or any(w in GENERAL and (i not in at or at[i].end - at[i].start == 1)
                            for i, w in enumerate(words)):  # toast, a salad; not the "frying pan"
         return None
     states = _states(words, at)
+    # a command with no verb of putting or holding, led by the object or arrowed ("fork -> rinse at sink -> drawer",
+    # "cup: chill in fridge / shelf"): every state word is about the one object, every place is where it is put
+    terse = not [i for i in _put_at(words) if words[i] != ARROW] and not set(words) & HOLD and (
+        ARROW in words or _terse(words, mentions))
     sliced = any(w in SLICE and not _negated(words, i) and words[max(0, i - 2):i] != ["used", "to"]
                  for i, w in enumerate(words))  # not "the knife you used to cut the tomato"
     obj = _object(words, mentions, pickupable, sliceable, sliced)
     if obj is None:
         return None
     x, x_type = obj
-    if words[x.end:x.end + 1] and words[x.end] in DISH_NOUNS or (
-            words[x.end:x.end + 1] == ["of"] and words[x.end + 1:x.end + 2] and words[x.end + 1] in LIQUIDS):
-        return None  # "heat the tomato soup", "the cold cup of milk": a dish or a drink the general reader knows
-    states = {k: v for k, v in ((k, [i for i in v if _about(words, mentions, x, i)]) for k, v in states.items()) if v}
-    states = {k: v for k, v in states.items() if not _already(words, mentions, x, k, v)}
-    if any(w in CLEAN | HEAT | COOL and (words[i - 1:i] == ["to"] or words[max(0, i - 2):i] in (["let", "it"],
-                                                                                                 ["let", "them"]))
-           for i, w in enumerate(words) if i not in {j for v in states.values() for j in v}):
-        states = {}  # "put the hot potato on the counter to cool": left to change by itself
+    if words[x.end:x.end + 1] and words[x.end] in DISH_NOUNS:
+        return None  # "heat the tomato soup": a dish the general reader knows
+    drink = words[x.end:x.end + 1] == ["of"] and words[x.end + 1:x.end + 2] and words[x.end + 1] in LIQUIDS
+    states = {k: v for k, v in ((k, [i for i in v if terse or _about(words, mentions, x, i)])
+                                for k, v in states.items()) if v}
+    states = {k: v for k, v in states.items() if not _already(words, mentions, x, k, v)
+              and not (drink and _adjectival(words, x, v))}  # "the cold cup of milk" is a drink already cold
+    for i, w in enumerate(words):
+        purpose = words[i - 1:i] == ["to"] or words[max(0, i - 2):i] in (["let", "it"], ["let", "them"])
+        if not purpose or i in {j for v in states.values() for j in v} or _negated(words, i):
+            continue
+        state = next((k for k, cues in _CUES.items() if w in cues), None)
+        if state is None:
+            continue
+        if any(set(m.types) & _SOURCES[state] for m in mentions if m.start in range(*_sentence(words, i))):
+            states.setdefault(state, []).append(i)  # "place the pan inside to cool", of the fridge
+        else:
+            states = {}  # "put the hot potato on the counter to cool": left to change by itself
+            break
     if states and _what_is_put(words, mentions) is False:
         return None  # "slice the apple and put the peel in the bin": something else is put
     joined = next((m for m in mentions if m.start > x.end and words[x.end:m.start][:1] in (["and"], ["&"])
@@ -178,9 +196,12 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
         return None  # "put the apples in the fridge, throw that bread in the bin": several tasks
     sliced = sliced and x_type in sliceable
     x_types = (x_type, *(t for t in x.types if t != x_type and t in pickupable))
-    if not states and _looked_at(words, mentions, x):
+    if not states and (_looked_at(words, mentions, x) or (terse and set(words) & LOOK and any(
+            m.types[0] in LAMPS for m in mentions))):  # "keys -> desk lamp, light on, look"
         return Directive("look_at_obj_in_light", x_types, evidence=f"look at the {x.words} under a lamp")
     places = _places(words, mentions, x, states)
+    if terse:
+        places = [_Place(p.at, p.mention, True, p.device) for p in places]
     puts = _put_at(words)
     if sliced and puts and (moved := _patient(words, mentions, puts[-1])) is not None and set(moved.types) & KNIVES:
         return None  # "put the knife you used to cut the tomato in the sink": the knife is what is put
@@ -382,11 +403,16 @@ def _about(words: list[str], mentions: list[Mention], x: Mention, i: int) -> boo
     if i > 0 and words[i - 1] in ("a", "quick", "good", "proper") and any(
             w in ("give", "giving", "gives", "gave") for w in words[max(0, x.start - 3):x.start]):
         return True  # "give the butter knife a quick rinse"
+    if i > 1 and words[i - 1] == "be" and words[i - 2] in ("should", "must", "to", "will", "can", "could") and (
+            x.start < i and _sentence(words, x.start) == _sentence(words, i)):
+        return True  # "the mug should be heated" (not "the mug is clean", which it already is)
     j = i + 1
     while j < len(words) and words[j] in _ARTICLES | _PORTIONS | SLICE | {"off", "down"}:
         j += 1
     if j < len(words) and words[j] in ("it", "them", "this", "that", "one"):
         return True
+    if j > i + 1 and set(words[i + 1:j]) & (_PORTIONS | SLICE) and (j == len(words) or words[j] in PLACE_PREP):
+        return True  # "heat that slice in the microwave": a piece of the object
     nxt = next((m for m in mentions if m.start == j), None)
     return nxt is not None and bool(set(nxt.types) & set(x.types))
 
@@ -411,6 +437,8 @@ def _several_things(words: list[str], mentions: list[Mention], x: Mention, picku
             continue  # "put a pencil in a mug and put the mug on the desk": the mug carries it
         if not set(m.types) & set(pickupable) or set(m.types) & set(x.types) or sliced and set(m.types) & KNIVES:
             continue
+        if m.words == x.words.split()[-1]:
+            continue  # "the wine bottle ... take the bottle out"
         if sliced and set(m.types) & MOVABLES:  # "put a slice in the pan, carry the pan to the stove"
             continue
         things.add(m.types[0])
@@ -533,18 +561,30 @@ def _places(words: list[str], mentions: list[Mention], x: Mention, states: dict[
         device = m.types[0] in devices and not put and any(w in cues or w == "microwave" for w in clause)
         out.append(_Place(m.start, m, put, device))
     for i in _put_at(words):  # "open the fridge, put the tomato inside": the place named before the verb
-        clause = _clause(words, i)
-        if not any(w in ("inside", "in", "there") for w in clause[-2:]) or any(p.at > i and p.at - i <= len(clause)
-                                                                               for p in out):
+        lo, hi = _sentence(words, i)
+        after = words[i + 1:hi]
+        inside = "inside" in after or any(after[k:k + 2] in (["in", "it"], ["in", "there"], ["on", "it"])
+                                          for k in range(len(after)))
+        if not inside or any(i < p.at < hi for p in out):
             continue
-        lo = i
-        while lo > 0 and words[lo - 1] not in _STOPS:
-            lo -= 1
         named = [m for m in mentions if lo <= m.start < i and m is not x and x.types[0] not in m.types
                  and not set(m.types) & LAMPS]
+        opened = [m for m in named if words[max(lo, m.start - 2):m.start][:1] == ["open"]
+                  or words[max(lo, m.start - 1):m.start] == ["open"]]
         if named:
-            out.append(_Place(i, named[-1], True, False))
+            out.append(_Place(i, (opened or named)[-1], True, False))
     return sorted(out, key=lambda p: p.at)
+
+
+def _sentence(words: list[str], i: int) -> tuple[int, int]:
+    """The bounds (start, end) of the sentence around position ``i``."""
+    lo = i
+    while lo > 0 and words[lo - 1] not in _STOPS:
+        lo -= 1
+    hi = i
+    while hi < len(words) and words[hi] not in _STOPS:
+        hi += 1
+    return lo, hi
 
 
 def _put_at(words: list[str]) -> list[int]:
@@ -582,7 +622,9 @@ def _destination(words: list[str], places: list[_Place], vocab: Vocabulary,
 def _by_path(words: list[str], places: list[_Place], recep: _Place) -> dict[str, list[int]]:
     """A change of state read from where the object went before its place: put in the fridge (cooled), in the
     microwave (heated), or to the sink with water run over it (cleaned)."""
-    before = [p for p in places if p.at < recep.at and not set(p.mention.types) & set(recep.mention.types)]
+    held = {q.mention.end for q in places if q.mention.types[0] in MOVABLES}
+    before = [p for p in places if p.at < recep.at and not set(p.mention.types) & set(recep.mention.types)
+              and not any(e <= p.at <= e + 3 for e in held)]  # "in the pan on the stove": where the pan is
     for p in reversed(before):
         t = p.mention.types[0]
         if p.put and t in COOLERS:
@@ -614,7 +656,8 @@ def _two(words: list[str], x: Mention, mentions: list[Mention]) -> bool:
         return False
     before = words[max(0, x.start - 3):x.start]
     counts = {"two", "couple", "both"} | ({"pair"} if x.types[0] not in PAIRED else set())
-    if counts & set(before) or words[x.end:x.end + 1] == ["two"]:
+    if counts & set(before) or words[x.end:x.end + 1] == ["two"] or any(
+            words[i + 1:i + 2] == ["both"] for i in _put_at(words)):  # "statue + statue: move both to side table"
         return not _negated(words, x.start)
     noun = singular(x.words.split()[-1])
     for i in range(x.end, len(words) - 1):

@@ -86,8 +86,8 @@ def singular(word: str) -> str:
                            ("sses", "ss")):
         if word.endswith(plural) and len(word) > len(plural) + 1:
             return word[: -len(plural)] + single
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 2:
+        return word[:-1]  # "cds" -> "cd"
     return word
 
 
