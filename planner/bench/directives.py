@@ -135,10 +135,14 @@ def run_directive(req: DirectiveRequest, plan_fn: Callable[..., Plan], execute_f
                    error=True)
     try:
         g = plan_fn(gold, req.scene, seed=0, options=opts, **plan_kw)
-        row["servable"] = g.feasible
-        row["oracle_success"], row["oracle_goal_rate"], _ = _carried_out(g, gold, execute_fn)
-    except PlannerError as e:
+    except PlannerError as e:  # the labelled task cannot be planned here: not servable
         row.update(servable=False, reason=row.get("reason") or f"labelled task: {type(e).__name__}: {e}"[:300])
+    else:
+        row["servable"] = g.feasible
+        try:
+            row["oracle_success"], row["oracle_goal_rate"], _ = _carried_out(g, gold, execute_fn)
+        except PlannerError as e:  # servable, and the oracle failed: counted as its failure
+            row["reason"] = row.get("reason") or f"labelled task, executing: {type(e).__name__}: {e}"[:300]
     return DirectiveResult(**row)
 
 

@@ -136,7 +136,8 @@ def compatible_receptacles(data_dir: str | None = None) -> dict[str, frozenset[s
 
 def types_with(prop: str, data_dir: str | None = None) -> frozenset[str]:
     """The AI2-THOR types whose row in the type table lists ``prop`` among its actionable properties
-    (``pickupable``, ``sliceable``, ``dirtyable`` ...), plus the extension types that have it (a Cake slices)."""
+    (``pickupable``, ``sliceable``, ``receptacle``, ``dirtyable`` ...); for ``pickupable`` and ``sliceable`` also
+    every extension type (:data:`EXTENSION_TYPES`: a Cake is picked up and sliced)."""
     root = str(resolve_data_dir(data_dir, need="ai2thor"))
     out = {t for t, row in _type_table(root).items() if prop in (row.get("actionable_properties") or ())}
     if prop in ("pickupable", "sliceable"):

@@ -129,6 +129,7 @@ def tokens(text: str) -> list[str]:
     slash or plus a comma."""
     text = re.sub(r"->|=>|→|>", f" {ARROW} ", text.lower())
     text = re.sub(r"[:/+]", " , ", text)  # terse lists: "cup: chill in fridge / shelf", "book + desk lamp"
+    text = text.replace("&", " and ")
     text = re.sub(r"\b(?:2|x2|2x)\b", " two ", text)
     return re.findall(r"->|[a-z]+|[.;!?,]", text)
 
@@ -184,12 +185,12 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
             continue
         if any(set(m.types) & _SOURCES[state] for m in mentions if m.start in range(*_sentence(words, i))):
             states.setdefault(state, []).append(i)  # "place the pan inside to cool", of the fridge
-        else:
-            states = {}  # "put the hot potato on the counter to cool": left to change by itself
-            break
+        else:  # "put the hot potato on the counter to cool": left to change by itself, so hot is no goal either
+            states.pop(state, None)
+            states.pop({"cool": "heat", "heat": "cool"}.get(state, ""), None)
     if states and _what_is_put(words, mentions) is False:
         return None  # "slice the apple and put the peel in the bin": something else is put
-    joined = next((m for m in mentions if m.start > x.end and words[x.end:m.start][:1] in (["and"], ["&"])
+    joined = next((m for m in mentions if m.start > x.end and words[x.end:m.start][:1] == ["and"]
                    and m.start - x.end <= 3), None)
     if _several_things(words, mentions, x, pickupable, sliced) or (
             joined is not None and set(joined.types) & set(pickupable) and not set(joined.types) & set(x.types)):
@@ -237,8 +238,8 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
         if r_types[0] in _DEVICES[state] - {"CoffeeMachine"} and not used and not (state == "clean"
                                                                  and _adjectival(words, x, states[state])):
             return None  # "put the mug in the microwave to heat it", "put the cold apple back in the fridge"
-        devices = tuple(dict.fromkeys(t for m in mentions for t in m.types
-                                      if t in _SOURCES[state] and t not in r_types))
+        devices = tuple(dict.fromkeys(BASINS.get(t, t) for m in mentions for t in m.types
+                                      if t in _SOURCES[state] and t not in r_types and not _negated(words, m.start)))
         if state == "heat" and any(w in ("microwaved", "nuke", "nuked", "nuking", "microwaving") for w in words):
             devices = tuple(dict.fromkeys(("Microwave", *devices)))
         return Directive(STATE_TYPES[state], x_types, r_types, sliced=sliced, device=devices,
@@ -345,8 +346,8 @@ def _terse(words: list[str], mentions: list[Mention]) -> bool:
 
 
 def _moved(words: list[str], movable: _Place) -> bool:
-    """The movable receptacle is itself put somewhere ("... and put the mug on the desk"), or holds the object in
-    one phrase ("in a bowl on the table")."""
+    """The movable receptacle is itself put somewhere afterwards ("... and put the mug on the desk", "... and put it
+    on the desk"); "put a pencil in a bowl on the table" names where the bowl is, not a move."""
     for i in _put_at(words):
         j = i + 1
         while j < len(words) and words[j] in _ARTICLES:
@@ -460,15 +461,15 @@ def _looked_at(words: list[str], mentions: list[Mention], x: Mention) -> bool:
     if not lamps:
         return False
     for i, w in enumerate(words):
-        if w in LOOK:
+        if w in LOOK and not _negated(words, i):
             j = i + 1
             while j < len(words) and words[j] in _ARTICLES | {"over", "closely", "carefully"}:
                 j += 1
             if words[j:j + 1] in (["it"], ["them"]) or any(m.start == j and set(m.types) & set(x.types)
                                                            for m in mentions):
                 return True
-    held = [i for i, w in enumerate(words) if w in HOLD and i < x.start <= i + 4]
-    switched = [i for i, w in enumerate(words) if w in SWITCH and "on" in words[i + 1:i + 5]]
+    held = [i for i, w in enumerate(words) if w in HOLD and i < x.start <= i + 4 and not _negated(words, i)]
+    switched = [i for i, w in enumerate(words) if w in SWITCH and "on" in words[i + 1:i + 5] and not _negated(words, i)]
     carried = {"bring", "bringing", "take", "taking", "carry", "carrying", "move", "moving", "return"}
     taken = any(m.start > x.end and not set(m.types) & LAMPS and _marker(words, m)
                 and set(_clause(words, m.start)) & carried for m in mentions)
@@ -477,7 +478,7 @@ def _looked_at(words: list[str], mentions: list[Mention], x: Mention) -> bool:
     verbs = set(words) & (LOOK | HOLD | {"hold"})
     searched = {"for", "find", "read", "where", "hide"} & set(words)
     bare = not set(words) & (PUT | HOLD | LOOK | SWITCH) and not searched
-    return (bool(verbs) and not searched and not set(words) & PUT or bare) and any(
+    return (bool(verbs) and not searched and not set(words) & PUT or bare) and not _negated(words, x.start) and any(
         x.end <= m.start <= x.end + 4 and under(m) for m in lamps)
 
 
@@ -554,8 +555,8 @@ def _places(words: list[str], mentions: list[Mention], x: Mention, states: dict[
     cues = set().union(*(_CUES[s] for s in states)) if states else set()
     out = []
     for m in mentions:
-        if m is x or set(m.types) & LAMPS or _marker(words, m) is None:
-            continue
+        if m is x or set(m.types) & LAMPS or _marker(words, m) is None or _negated(words, m.start):
+            continue  # "... but not in the fridge": no place
         put = _put_before(words, m.start)
         clause = _clause(words, m.start)
         device = m.types[0] in devices and not put and any(w in cues or w == "microwave" for w in clause)
@@ -588,8 +589,8 @@ def _sentence(words: list[str], i: int) -> tuple[int, int]:
 
 
 def _put_at(words: list[str]) -> list[int]:
-    """Positions of the verbs of putting and the arrows."""
-    return [i for i, w in enumerate(words) if w in PUT or w == ARROW]
+    """Positions of the verbs of putting and the arrows, not denied ("do not put it in the fridge")."""
+    return [i for i, w in enumerate(words) if (w in PUT or w == ARROW) and not _negated(words, i)]
 
 
 def _destination(words: list[str], places: list[_Place], vocab: Vocabulary,

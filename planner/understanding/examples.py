@@ -55,11 +55,17 @@ class AlfredTask(Contract):
     sliced: bool = False
 
     @model_validator(mode="after")
-    def _known_type(self) -> AlfredTask:
-        from ..knowledge.alfred import ALFRED_TYPES
+    def _a_task(self) -> AlfredTask:
+        """The type is ALFRED's, and the receptacle and movable receptacle are given where the type needs them."""
+        from ..errors import ConfigError
+        from ..knowledge.alfred import ALFRED_TYPES, alfred_spec
 
         if self.type not in ALFRED_TYPES:
             raise ValueError(f"unknown ALFRED task type {self.type!r}; valid: {', '.join(ALFRED_TYPES)}")
+        try:
+            alfred_spec(self.type, self.object, self.receptacle, movable=self.movable, sliced=self.sliced)
+        except ConfigError as e:
+            raise ValueError(str(e)) from None
         return self
 
 

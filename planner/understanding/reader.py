@@ -50,7 +50,7 @@ import numpy as np
 from ..errors import DataError
 from ..knowledge.task_specs import TASK_TARGETS, build_spec, coat_spec, implied_roles
 from ..knowledge.tasks import lexical_similarity, words
-from ..schemas import Role, Target, TaskReading, canonical_object_name, thor_object_name
+from ..schemas import Role, Target, TaskReading, TaskSpec, canonical_object_name, thor_object_name
 from .classifier import RoleClassifier
 from .directives import directive_spec, read_directive
 from .frames import (
@@ -274,16 +274,20 @@ class TaskReader:
         if d is not None:
             spec = directive_spec(d, text, u, self._utility_of(d.movable, only=("carrying",)) if d.movable else None)
             notes = [f"ALFRED's {d.task_type}: {d.evidence}"]
-            if borrow:  # each role decided with the annotations of the nearest COAT task of its utility
-                sims = dict(zip(a.tasks, a.task_sims, strict=True))
-                roles = []
-                for r in spec.roles:
-                    near = self._nearest_task(r, sims)
-                    if near is not None:
-                        notes.append(f"{r.name}: decided with COAT's annotations of {near!r}")
-                        r = r.model_copy(update={"task": near})
-                    roles.append(r)
-                spec = spec.model_copy(update={"roles": tuple(roles)})
+            sims = dict(zip(a.tasks, a.task_sims, strict=True))
+            roles = []
+            for r in spec.roles:
+                avoid = tuple(t for t in ev.avoid.get(r.utility, ()) if t not in r.types or len(r.types) > 1)
+                if avoid:  # "heat it, but not in the microwave": ruled out, never preferred
+                    notes.append(f"{r.name}: not {', '.join(avoid)}")
+                    r = r.model_copy(update={"avoid": tuple(dict.fromkeys((*r.avoid, *avoid))),
+                                             "prefer": tuple(t for t in r.prefer if t not in avoid)})
+                near = self._nearest_task(r, sims) if borrow else None
+                if near is not None:  # decided with the annotations of the nearest COAT task of its utility
+                    notes.append(f"{r.name}: decided with COAT's annotations of {near!r}")
+                    r = r.model_copy(update={"task": near})
+                roles.append(r)
+            spec = TaskSpec.model_validate(spec.model_copy(update={"roles": tuple(roles)}).model_dump())
             return TaskReading(text=text, understood=True, confidence=DIRECTIVE_CONFIDENCE, spec=spec,
                                method="directive", closest=tuple(closest), evidence=tuple(notes))
         conf = confidence(a.features, self.calibration)
@@ -324,7 +328,8 @@ class TaskReader:
         return Assessment(lang, ev, tasks, task_sims, util_sims, closest, feats, role_scores)
 
     def _types_with(self, prop: str) -> frozenset[str]:
-        """The AI2-THOR types with an actionable property (``pickupable``, ``sliceable``) in the type table."""
+        """The AI2-THOR types with an actionable property (``pickupable``, ``sliceable``, ``receptacle``) in the type
+        table of the knowledge base's data directory (read on first use, also when ``object_types`` was given)."""
         if prop not in self._props:
             from ..knowledge.alfred import types_with
 
