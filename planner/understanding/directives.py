@@ -539,14 +539,26 @@ def _put_before(words: list[str], i: int) -> bool:
     return False
 
 
-def _clause(words: list[str], i: int) -> list[str]:
+def _span(words: list[str], i: int, ends: frozenset[str]) -> tuple[int, int]:
+    """The bounds (start, end) of the run of words around position ``i`` that holds none of ``ends``."""
     lo = i
-    while lo > 0 and words[lo - 1] not in _BOUNDARY:
+    while lo > 0 and words[lo - 1] not in ends:
         lo -= 1
     hi = i
-    while hi < len(words) and words[hi] not in _BOUNDARY:
+    while hi < len(words) and words[hi] not in ends:
         hi += 1
+    return lo, hi
+
+
+def _clause(words: list[str], i: int) -> list[str]:
+    """The words of the clause around position ``i`` (between commas, "and", "then" and sentence ends)."""
+    lo, hi = _span(words, i, _BOUNDARY)
     return words[lo:hi]
+
+
+def _sentence(words: list[str], i: int) -> tuple[int, int]:
+    """The bounds (start, end) of the sentence around position ``i``."""
+    return _span(words, i, _STOPS)
 
 
 def _places(words: list[str], mentions: list[Mention], x: Mention, states: dict[str, list[int]]) -> list[_Place]:
@@ -576,16 +588,6 @@ def _places(words: list[str], mentions: list[Mention], x: Mention, states: dict[
             out.append(_Place(i, (opened or named)[-1], True, False))
     return sorted(out, key=lambda p: p.at)
 
-
-def _sentence(words: list[str], i: int) -> tuple[int, int]:
-    """The bounds (start, end) of the sentence around position ``i``."""
-    lo = i
-    while lo > 0 and words[lo - 1] not in _STOPS:
-        lo -= 1
-    hi = i
-    while hi < len(words) and words[hi] not in _STOPS:
-        hi += 1
-    return lo, hi
 
 
 def _put_at(words: list[str]) -> list[int]:
