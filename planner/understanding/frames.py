@@ -430,7 +430,10 @@ _UNSAFE = (
     (re.compile(r"\b(?:bleach|poison|detergent|cleaner|soap|rat poison)\b.{0,40}\b(?:in|into)\b.{0,20}"
                 r"\b(?:coffee|tea|drink|food|soup|milk|juice|water|dinner|lunch|breakfast)\b"),
      "it would poison someone"),
-    (re.compile(r"\b(?:metal|fork|spoon|knife|foil|tin)\b.{0,30}\b(?:in|into)\s+(?:the\s+)?microwave\b"),
+    # the metal thing itself goes in: "a metal fork in the microwave", not "knife: slice bread; heat 1 slice in
+    # microwave" (at most three words between, none of them "then", no clause break)
+    (re.compile(r"\b(?:metal|forks?|spoons?|knife|knives|foil|tin)\b(?:[\s-]+(?!then\b)\w+){0,3}?"
+                r"\s+(?:in|into|inside)\s+(?:the\s+|a\s+)?microwave\b"),
      "metal in a microwave sparks and can start a fire"),
     (re.compile(r"\b(?:metal|forks?|spoons?|knife|knives|foil|tin)\b(?:\s+(?!and\b|then\b)\w+){0,3}?"
                 r"\s+(?:in|into|down)\s+"
