@@ -24,13 +24,35 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .schemas import GoalCondition, GoalStatus
+from .schemas import BOOKED_PROPS, GoalCondition, GoalStatus
 
 LIGHT_TYPES: tuple[str, ...] = ("DeskLamp", "FloorLamp", "LightSwitch")
 """Light sources a ``close_to`` relation to a lit light accepts (ALFRED's look-at-object-in-light)."""
 
 Bindings = Mapping[str, str]
 """Binding name -> object id."""
+
+Booked = Mapping[str, Mapping[str, Iterable[Any]]]
+"""Object id -> property -> values it took during a run (:attr:`planner.schemas.ExecutionTrace.booked`)."""
+
+
+def book(booked: dict[str, dict[str, tuple[Any, ...]]], objects: Iterable[Mapping[str, Any]]) -> None:
+    """Add one observation's values of :data:`~planner.schemas.BOOKED_PROPS` to ``booked`` (in place)."""
+    for o in objects:
+        oid = str(o.get("objectId", ""))
+        for prop in BOOKED_PROPS:
+            if prop in o:
+                seen = booked.setdefault(oid, {}).setdefault(prop, ())
+                if o[prop] not in seen:
+                    booked[oid][prop] = (*seen, o[prop])
+
+
+def _was_booked(cond: GoalCondition, oid: str, booked: Booked | None) -> bool:
+    """``cond`` (a property) held on some booked observation, for ``oid`` or one of its pieces."""
+    if not booked or cond.prop is None:
+        return False
+    return any(cond.value in tuple(props.get(cond.prop, ())) for i, props in booked.items()
+               if i == oid or i.startswith(oid + "|"))
 
 
 def members(object_id: str, objects: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -96,8 +118,12 @@ def _relation_met(
     return False, f"nothing {'lit ' if cond.other == 'light' else ''}within {cond.distance:g} m"
 
 
-def check(cond: GoalCondition, objects: Sequence[Mapping[str, Any]], bindings: Bindings) -> GoalStatus:
-    """Check one condition on an observation's objects, with items bound to object ids."""
+def check(cond: GoalCondition, objects: Sequence[Mapping[str, Any]], bindings: Bindings,
+          booked: Booked | None = None) -> GoalStatus:
+    """Check one condition on an observation's objects, with items bound to object ids.
+
+    A ``when="once"`` condition not met on ``objects`` is met when ``booked`` (what the run observed) has it.
+    """
     oid = bindings.get(cond.item)
     if oid is None:
         return GoalStatus(condition=cond, met=False, detail=f"{cond.item!r} is not bound to an object")
@@ -105,14 +131,17 @@ def check(cond: GoalCondition, objects: Sequence[Mapping[str, Any]], bindings: B
     if not objs:
         return GoalStatus(condition=cond, met=False, detail=f"{oid} is not in the scene")
     met, detail = _prop_met(cond, objs) if cond.prop is not None else _relation_met(cond, objs, objects, bindings)
+    if not met and cond.when == "once" and _was_booked(cond, oid, booked):
+        met, detail = True, f"{cond.prop} was {cond.value!r} during the run ({detail} at the end)"
     return GoalStatus(condition=cond, met=met, detail=detail)
 
 
 def check_all(
-    conditions: Iterable[GoalCondition], objects: Sequence[Mapping[str, Any]], bindings: Bindings
+    conditions: Iterable[GoalCondition], objects: Sequence[Mapping[str, Any]], bindings: Bindings,
+    booked: Booked | None = None,
 ) -> tuple[GoalStatus, ...]:
     """:func:`check` for every condition, in order."""
-    return tuple(check(c, objects, bindings) for c in conditions)
+    return tuple(check(c, objects, bindings, booked) for c in conditions)
 
 
 MAX_ASSIGNMENTS = 100_000
@@ -120,7 +149,8 @@ MAX_ASSIGNMENTS = 100_000
 
 
 def check_any(
-    conditions: Iterable[GoalCondition], candidates: Mapping[str, Iterable[str]], objects: Sequence[Mapping[str, Any]]
+    conditions: Iterable[GoalCondition], candidates: Mapping[str, Iterable[str]], objects: Sequence[Mapping[str, Any]],
+    booked: Booked | None = None,
 ) -> tuple[GoalStatus, ...]:
     """The conditions checked under the assignment of objects to items that meets the most of them.
 
@@ -134,6 +164,7 @@ def check_any(
         candidates: Item name -> object types that may fill it (``{"target": ["Apple"], "place": ["Fridge"]}``).
             An object sliced into pieces counts under its own id.
         objects: The observation's objects.
+        booked: What the run observed, for ``when="once"`` conditions (:func:`check`).
     """
     conditions = list(conditions)
     names = list(dict.fromkeys(n for c in conditions for n in (c.item, c.other) if n in candidates))
@@ -144,7 +175,8 @@ def check_any(
         bound = [c for c in combo if c is not None]
         if len(set(bound)) < len(bound):
             continue
-        statuses = check_all(conditions, objects, {n: c for n, c in zip(names, combo, strict=True) if c is not None})
+        statuses = check_all(conditions, objects, {n: c for n, c in zip(names, combo, strict=True) if c is not None},
+                             booked)
         if best is None or sum(g.met for g in statuses) > sum(g.met for g in best):
             best = statuses
             if all(g.met for g in best):
@@ -152,7 +184,7 @@ def check_any(
         tried += 1
         if tried >= MAX_ASSIGNMENTS:
             break
-    return best if best is not None else check_all(conditions, objects, {})
+    return best if best is not None else check_all(conditions, objects, {}, booked)
 
 
 def _ids_of(types: tuple[str, ...], objects: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -196,5 +228,6 @@ def left_on_or_open(
 
 
 __all__ = [
-    "LIGHT_TYPES", "MAX_ASSIGNMENTS", "Bindings", "check", "check_all", "check_any", "left_on_or_open", "members",
+    "LIGHT_TYPES", "MAX_ASSIGNMENTS", "Bindings", "Booked", "book", "check", "check_all", "check_any",
+    "left_on_or_open", "members",
 ]

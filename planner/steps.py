@@ -150,7 +150,8 @@ def _heat(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | Non
         s.place(heated, source)       # the mug into the microwave, the bread slice into the toaster
     until = "cooked" if not liquid and _goal(spec, "target", "isCooked") else "Hot"
     s.add("heat", source, object=heated if liquid else target, until=until, max_seconds=600)
-    takes_out = any(r in roles for r in ("carrying", "storage", "disposing", "surface_support"))
+    takes_out = (any(r in roles for r in ("carrying", "storage", "disposing", "surface_support"))
+                 or any(g.relation == "contained_in" and g.item == "target" for g in spec.goals))  # ALFRED's place
     if s.can(source, "openable") and takes_out:
         s.add("open", source)         # to take the result out again
 

@@ -25,7 +25,7 @@ from typing import Any
 from scenes.base import SceneEnv, SceneObs
 from skills import SkillResult, run_skill
 
-from ..goals import check_all, left_on_or_open
+from ..goals import book, check_all, left_on_or_open
 from ..knowledge import KnowledgeBase
 from ..scene_planner import placements, plan_in_state
 from ..schemas import ExecutionTrace, GoalStatus, Plan, Role, SkillCall, TaskSpec
@@ -49,6 +49,8 @@ class _Run(LoopRun):
     initial: tuple[Mapping[str, Any], ...]
     before: tuple[GoalStatus, ...] = ()
     violations: list[str] = field(default_factory=list)
+    booked: dict[str, dict[str, tuple[Any, ...]]] = field(default_factory=dict)
+    """What every observation after the first showed of the booked properties (``when="once"`` goals)."""
     tried: set[tuple[str, str]] = field(default_factory=set)
     """(placed object, receptacle) pairs a refusal already re-decided once (the object first, then the receptacle)."""
 
@@ -119,6 +121,7 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         pre = run.obs
         res, run.obs = run_skill(self.env, run.obs, call, max_skill_steps=self.max_skill_steps)
         run.violations += _unsafe_actions(pre, res)
+        book(run.booked, run.obs.objects)
         return res
 
     def ended(self, run: _Run) -> bool:
@@ -210,7 +213,7 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         spec = spec or run.plan.spec
         assert spec is not None
         kept = set(fixed) | {t.name for t in spec.targets if t.liquid}
-        met = [g.condition for g in check_all(spec.goals, run.obs.objects, run.plan.bindings)
+        met = [g.condition for g in check_all(spec.goals, run.obs.objects, run.plan.bindings, run.booked)
                if g.met and g.condition.item in kept and (g.condition.other in kept or g.condition.other in
                                                           (None, "light", "agent"))]
         return plan_in_state(spec, state, llm=self.llm, planner=self.planner, strategy=self.strategy,  # type: ignore[arg-type]
@@ -228,10 +231,12 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
     # -- the report
 
     def report(self, run: _Run) -> ExecutionTrace:
-        """The :class:`~planner.schemas.ExecutionTrace`: goals checked on the last observation."""
+        """The :class:`~planner.schemas.ExecutionTrace`: goals checked on the last observation (``when="once"``
+        goals also on what the run booked)."""
         plan = run.plan
         spec = plan.spec
-        goals = _with_visits(check_all(spec.goals, run.obs.objects, plan.bindings) if spec else (), run, plan)
+        goals = _with_visits(check_all(spec.goals, run.obs.objects, plan.bindings, run.booked) if spec else (), run,
+                             plan)
         tidy = left_on_or_open(run.initial, run.obs.objects, spec.goals if spec else (), plan.bindings)
         achieved = bool(goals) and all(g.met for g in goals) and plan.feasible
         failure = run.failure
@@ -253,6 +258,7 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
             notes=tuple(run.notes),
             time=float(getattr(run.obs, "time", 0.0) or 0.0),
             final_objects=tuple(dict(o) for o in run.obs.objects),
+            booked=run.booked,
         )
 
 

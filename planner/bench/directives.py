@@ -105,12 +105,13 @@ def exact(req: DirectiveRequest, p: Plan) -> bool:
 
 
 def _carried_out(p: Plan, gold: TaskSpec, execute_fn: Callable[..., Any]) -> tuple[bool, float, str]:
-    """Execute a feasible plan and check the labelled goals on its last observation: (success, goal rate, why)."""
+    """Execute a feasible plan and check the labelled goals on its last observation (and, for "heated" and
+    "cooled", on what the run booked): (success, goal rate, why)."""
     if not p.feasible or not p.steps:
         return False, 0.0, p.reason or "no steps"
     trace = execute_fn(p)
     candidates = {t.name: t.types for t in gold.targets}
-    status = check_any(gold.goals, candidates, trace.final_objects)
+    status = check_any(gold.goals, candidates, trace.final_objects, trace.booked)
     met = sum(g.met for g in status)
     why = "; ".join(f"{g.condition.text()}: {g.detail}" for g in status if not g.met) or ""
     return met == len(status), round(met / len(status), 4) if status else 0.0, (trace.failure or why)[:300]

@@ -146,8 +146,8 @@ class Runner:
                 return _side(success=False, failure=p.reason or "the plan is infeasible", plan_feasible=False,
                              chosen=oid)
             initial = tuple(obs.objects)
-            results, obs, failure, unsafe = _open_loop(env, obs, p.steps)
-            goals = check_all(spec.goals, obs.objects, p.bindings)
+            results, obs, failure, unsafe, booked = _open_loop(env, obs, p.steps)
+            goals = check_all(spec.goals, obs.objects, p.bindings, booked)
         achieved = bool(goals) and all(g.met for g in goals)
         if not failure and not achieved:
             failure = "goal not met: " + "; ".join(g.condition.text() for g in goals if not g.met)
@@ -160,24 +160,28 @@ class Runner:
         )
 
 
-def _open_loop(env: Any, obs: Any, steps: Iterable[Any]) -> tuple[list[Any], Any, str, list[str]]:
-    """The steps one after the other, stopping at the first failure; (results, last obs, failure, unsafe)."""
+def _open_loop(env: Any, obs: Any, steps: Iterable[Any]) -> tuple[list[Any], Any, str, list[str], dict[str, Any]]:
+    """The steps one after the other, stopping at the first failure; (results, last obs, failure, unsafe, booked:
+    what the observations after the first showed, for ``when="once"`` goals)."""
     from skills import run_skill
 
     from ..agents.household import _unsafe_actions
+    from ..goals import book
 
     results: list[Any] = []
     unsafe: list[str] = []
+    booked: dict[str, Any] = {}
     for call in steps:
         pre = obs
         res, obs = run_skill(env, obs, call)
         results.append(res)
         unsafe += _unsafe_actions(pre, res)
+        book(booked, obs.objects)
         if not res.ok:
-            return results, obs, f"{call.skill}({call.target}): {res.reason}", unsafe
+            return results, obs, f"{call.skill}({call.target}): {res.reason}", unsafe, booked
         if getattr(env, "terminated", False):
-            return results, obs, "episode ended", unsafe
-    return results, obs, "", unsafe
+            return results, obs, "episode ended", unsafe, booked
+    return results, obs, "", unsafe, booked
 
 
 def _side(**kw: Any) -> dict[str, Any]:

@@ -2,13 +2,14 @@
 
 ALFRED fixes the devices (the Microwave heats, the Fridge cools, the SinkBasin cleans); here each device is a
 COAT role, so the planner may substitute one when the ideal one is missing, busy or broken (that is what
-COAT adds). The goal conditions follow ALFRED's final-state definitions; "heated", "cooled" and "cleaned",
-which ALFRED books as events of its wrapper, are checked on the final state (Hot, Cold, not dirty).
+COAT adds). The goal conditions follow ALFRED's definitions: "heated" and "cooled", which ALFRED books as events
+of its wrapper, are ``when="once"`` conditions (Hot / Cold on some observation of the run: the heated apple may
+end in the fridge); "cleaned" is checked on the final state (not dirty), which no later step undoes.
 
 Example:
     >>> spec = alfred_spec("pick_heat_then_place_in_recep", "Apple", "CounterTop")
     >>> [g.text() for g in spec.goals]
-    ['the Apple is hot', 'the Apple is in / on the CounterTop']
+    ['the Apple was heated', 'the Apple is in / on the CounterTop']
 """
 
 from __future__ import annotations
@@ -31,13 +32,19 @@ AlfredType = Literal[
 ]
 ALFRED_TYPES: tuple[str, ...] = AlfredType.__args__  # type: ignore[attr-defined]
 
+HEAT_TASK = "reheat tomato soup"
+"""The COAT task whose annotations decide the heat source of ALFRED's heat tasks (context: Microwave, StoveBurner)."""
+
 _DEVICE_ROLE = {
     "pick_clean_then_place_in_recep": (Role(name="washing", utility="washing", types=("SinkBasin", "BathtubBasin")),
-                                       "isDirty", False, "clean"),
-    "pick_heat_then_place_in_recep": (Role(name="heating(source)", utility="heating(source)"), "temperature", "Hot",
-                                      "hot"),
-    "pick_cool_then_place_in_recep": (Role(name="cooling", utility="storage", types=("Fridge",)), "temperature",
-                                      "Cold", "cold"),
+                                       "isDirty", False, "is clean", "end"),
+    # ALFRED's device first; COAT's annotations for heating food pick a substitute (a stove burner, not the coffee
+    # machine that heats the utility alone)
+    "pick_heat_then_place_in_recep": (Role(name="heating(source)", utility="heating(source)", task=HEAT_TASK,
+                                           prefer=("Microwave",)), "temperature", "Hot", "was heated", "once"),
+    "pick_cool_then_place_in_recep": (Role(name="cooling", utility="storage", types=("Fridge",),
+                                           needs=("isColdSource",)), "temperature",
+                                      "Cold", "was cooled", "once"),
 }
 
 
@@ -76,9 +83,10 @@ def alfred_spec(
     else:
         assert recep is not None
         if task_type in _DEVICE_ROLE:
-            role, prop, value, word = _DEVICE_ROLE[task_type]
+            role, prop, value, words, when = _DEVICE_ROLE[task_type]
             roles.append(role)
-            goals.append(GoalCondition(item="target", prop=prop, value=value, description=f"the {obj} is {word}"))
+            goals.append(GoalCondition(item="target", prop=prop, value=value, when=when,
+                                       description=f"the {obj} {words}"))
         holder = "target"
         if movable is not None:
             targets.append(Target(name="movable", types=(movable,)))

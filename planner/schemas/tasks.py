@@ -7,7 +7,8 @@ state them: a property of an item (``isSliced``, ``isCooked``, ``temperature``, 
 ``isOpen``, ``isFilledWithLiquid``, ``fillLiquid``, ``isPickedUp``) or a relation between two items
 (``contained_in`` a receptacle, ``close_to`` a light that is on or the robot). Items are binding names: a
 role's or a target's name, bound to an object id by the plan. :mod:`planner.goals` checks conditions on an
-observation.
+observation. A condition holds on the last observation (``when="end"``) or, for what a later step undoes, on some
+observation of the run (``when="once"``: ALFRED's "heated" apple stays heated once it is in the fridge).
 """
 
 from __future__ import annotations
@@ -26,6 +27,12 @@ PROPERTIES: tuple[str, ...] = Property.__args__  # type: ignore[attr-defined]
 Relation = Literal["contained_in", "close_to"]
 RELATIONS: tuple[str, ...] = Relation.__args__  # type: ignore[attr-defined]
 ConditionKind = Literal["goal", "safety"]
+When = Literal["end", "once"]
+WHENS: tuple[str, ...] = When.__args__  # type: ignore[attr-defined]
+BOOKED_PROPS: tuple[str, ...] = ("temperature",)
+"""Properties an execution books on every observation after the first (:attr:`ExecutionTrace.booked`), so that a
+``when="once"`` condition on them can be checked: temperature is the state a later step undoes (the fridge cools
+the heated apple, the microwave warms the cooled one)."""
 
 
 
@@ -74,6 +81,10 @@ class GoalCondition(Contract):
     distance: float = Field(default=1.0, gt=0)
     """``close_to``: the largest distance in metres between the two objects' centres."""
     kind: ConditionKind = "goal"
+    when: When = "end"
+    """``end``: holds on the last observation. ``once``: held on some observation after the first, or holds at
+    the end (ALFRED books "heated" and "cooled" as events: an apple heated, then put in the fridge, was heated);
+    only for the :data:`BOOKED_PROPS`."""
     description: str = ""
 
     @model_validator(mode="after")
@@ -82,6 +93,9 @@ class GoalCondition(Contract):
             raise ValueError("a goal condition is either a property (prop=, value=) or a relation (relation=, other=)")
         if self.relation is not None and not self.other:
             raise ValueError(f"relation {self.relation!r} needs other= (the related item)")
+        if self.when == "once" and self.prop not in BOOKED_PROPS:
+            raise ValueError(f"when='once' needs a booked property ({', '.join(BOOKED_PROPS)}), got "
+                             f"{self.prop or self.relation!r}")
         return self
 
     def text(self) -> str:
@@ -284,6 +298,9 @@ class ExecutionTrace(Contract):
     time: float = 0.0
     """Simulated seconds at the end (the backend's clock)."""
     final_objects: tuple[dict[str, Any], ...] = ()
+    booked: dict[str, dict[str, tuple[str | bool, ...]]] = Field(default_factory=dict)
+    """Object id -> property -> the values of :data:`BOOKED_PROPS` it took on some observation after the first
+    (what ``when="once"`` conditions are checked against)."""
 
     @property
     def steps(self) -> int:
@@ -305,6 +322,7 @@ __all__ = [
     "SkillResult",
     "TaskReading",
     "RELATIONS",
+    "BOOKED_PROPS",
     "ConditionKind",
     "GoalCondition",
     "GoalStatus",
@@ -314,4 +332,6 @@ __all__ = [
     "Role",
     "Target",
     "TaskSpec",
+    "WHENS",
+    "When",
 ]

@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from planner.errors import ConfigError, UnknownIdError
-from planner.goals import check, check_all, left_on_or_open
+from planner.goals import book, check, check_all, check_any, left_on_or_open
 from planner.knowledge import load_knowledge
 from planner.knowledge.alfred import ALFRED_TYPES, alfred_spec, check_types, object_types
 from planner.knowledge.task_specs import TASK_TARGETS, coat_spec
@@ -97,6 +97,32 @@ def test_goal_checks_on_metadata() -> None:
     assert not gone.met and "not in the scene" in gone.detail
     unbound = check_all([GoalCondition(item="cutting", prop="isToggled", value=True)], [apple], b)
     assert not unbound[0].met and "not bound" in unbound[0].detail
+
+
+def test_a_once_goal_holds_when_the_run_booked_it() -> None:
+    heated = GoalCondition(item="target", prop="temperature", value="Hot", when="once")
+    now_cold = {"objectId": "A", "objectType": "Apple", "temperature": "Cold"}
+    booked: dict = {}
+    book(booked, [{"objectId": "A", "temperature": "RoomTemp"}])
+    assert not check(heated, [now_cold], {"target": "A"}, booked).met  # never hot
+    book(booked, [{"objectId": "A", "temperature": "Hot"}, {"objectId": "F", "temperature": "Cold"}])
+    assert booked == {"A": {"temperature": ("RoomTemp", "Hot")}, "F": {"temperature": ("Cold",)}}
+    st = check(heated, [now_cold], {"target": "A"}, booked)
+    assert st.met and "during the run" in st.detail
+    # an ``end`` goal on the same property still wants it at the end; a slice counts for its whole
+    assert not check(heated.model_copy(update={"when": "end"}), [now_cold], {"target": "A"}, booked).met
+    assert check(heated, [now_cold], {"target": "A"}, {"A|1|AppleSliced_0": {"temperature": ("Hot",)}}).met
+    assert not check(heated, [now_cold], {"target": "A"}, {"AB": {"temperature": ("Hot",)}}).met  # not a piece
+    # under any assignment: only the object that was hot counts
+    pair = [now_cold, {"objectId": "B", "objectType": "Apple", "temperature": "RoomTemp"}]
+    assert [g.met for g in check_any([heated], {"target": ["Apple"]}, pair, {"B": {"temperature": ("Hot",)}})] == [True]
+
+
+def test_once_is_only_for_a_booked_property() -> None:
+    with pytest.raises(ValidationError, match="booked property"):
+        GoalCondition(item="target", prop="isSliced", value=True, when="once")
+    with pytest.raises(ValidationError, match="booked property"):
+        GoalCondition(item="target", relation="contained_in", other="place", when="once")
 
 
 def test_tidiness_counts_what_was_left_on_or_open() -> None:

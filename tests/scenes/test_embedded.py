@@ -173,6 +173,22 @@ def test_visibility_gates_actions_without_force(kitchen: EmbeddedEnv) -> None:
     assert info["action_success"], info["error"]
 
 
+def test_a_closed_cabinet_hides_what_is_in_it_but_not_a_fixed_object_whose_box_overlaps_it() -> None:
+    # FloorPlan19's recording lists the fridge among the cabinets' and a drawer's contents (their boxes overlap)
+    env = EmbeddedEnv("FloorPlan19", frames=False)
+    obs, _ = env.reset(seed=0)
+    fridge = first(obs, "Fridge")
+    assert any(p.startswith("Cabinet|") for p in fridge["parentReceptacles"])
+    _, _, _, _, info = env.step(Action(name="Teleport", args={"position": {"x": -2.5, "y": 0.9, "z": -2.25},
+                                                              "rotation": {"x": 0, "y": 270, "z": 0}, "horizon": 30}))
+    assert info["action_success"], info["error"]
+    obs, _, _, _, _ = env.step(Action(name="Done"))
+    assert first(obs, "Fridge")["visible"]
+    hidden = {o["objectType"] for o in obs.objects if o["objectId"] in env.world._hidden()}  # type: ignore[union-attr]
+    assert "Plate" in hidden and "Fridge" not in hidden  # the plate in a closed cabinet stays hidden
+    env.close()
+
+
 # --------------------------------------------------------------------------- contextual rules
 
 

@@ -38,7 +38,7 @@ class Visibility(WorldState):
 
         ``distance`` is AI2-THOR's: object position to agent position. ``visible``: some corner or the
         centre of the object's box is inside the camera's view and the box's nearest point is within
-        ``visibility_distance`` of the camera; contents of closed fridges/cabinets/drawers are hidden.
+        ``visibility_distance`` of the camera; what can move inside a closed fridge, cabinet or drawer is hidden.
         """
         key = (self.geometry_version, self.open_version, self.held, self.pos, self.yaw, self.horizon, self.standing)
         if self._vis_cache is not None and self._vis_cache[0] == key:
@@ -104,8 +104,24 @@ class Visibility(WorldState):
         for k in self._enclosures:
             o = self.objs.get(k)
             if o is not None and not o["isOpen"] and o["receptacleObjectIds"]:
-                out.update(self.contents(k))
+                out.update(self._loose_contents(k))
         self._hidden_cache = (hk, out)
+        return out
+
+    def _loose_contents(self, oid: str) -> list[str]:
+        """What a closed ``oid`` hides: the objects in it that can move (recursively through those). A fixed object
+        a recording lists inside a cabinet because their boxes overlap (FloorPlan19's fridge) is not in it."""
+        out: list[str] = []
+        stack = list(self.objs[oid]["receptacleObjectIds"] or [])
+        seen = {oid}
+        while stack:
+            k = stack.pop(0)
+            o = self.objs.get(k)
+            if k in seen or o is None or not (o.get("pickupable") or o.get("moveable")):
+                continue
+            seen.add(k)
+            out.append(k)
+            stack.extend(o["receptacleObjectIds"] or [])
         return out
 
     def touch(self) -> None:
