@@ -189,6 +189,21 @@ def test_a_closed_cabinet_hides_what_is_in_it_but_not_a_fixed_object_whose_box_o
     env.close()
 
 
+def test_a_plate_the_recording_lists_a_counter_top_in_carries_no_counter_top() -> None:
+    # FloorPlan8's recording puts a CounterTop (and with it the Microwave) inside a Plate: their boxes overlap
+    env = EmbeddedEnv("FloorPlan8", frames=False)
+    obs, _ = env.reset(seed=0)
+    plate, micro = first(obs, "Plate"), first(obs, "Microwave")
+    counter = next(o for o in obs.objects if o["objectId"] in plate["receptacleObjectIds"])
+    obs, _, _, _, info = env.step(Action(name="PickupObject", object_id=plate["objectId"], args={"forceAction": True}))
+    assert info["action_success"], info["error"]
+    assert next(o for o in obs.objects if o["objectId"] == counter["objectId"])["position"] == counter["position"]
+    obs, _, _, _, info = env.step(Action(name="PutObject", object_id=micro["objectId"], args={"forceAction": True}))
+    assert info["action_success"], info["error"]  # was: "Cannot put the Plate into its own contents"
+    assert plate["objectId"] in first(obs, "Microwave")["receptacleObjectIds"]
+    env.close()
+
+
 # --------------------------------------------------------------------------- contextual rules
 
 

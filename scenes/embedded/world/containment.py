@@ -12,19 +12,25 @@ from .state import WorldState, denoise
 class Containment(WorldState):
     """``parentReceptacles`` / ``receptacleObjectIds`` bookkeeping and object moves."""
 
-    def contents(self, oid: str, *, recursive: bool = True) -> list[str]:
-        """Objects inside ``oid`` (recursively: a potato in a pot on a burner is in the burner)."""
+    def contents(self, oid: str, *, recursive: bool = True, fixed: bool = False) -> list[str]:
+        """Objects inside ``oid`` (recursively: a potato in a pot on a burner is in the burner).
+
+        Only objects that can move (``pickupable`` or ``moveable``) unless ``fixed``: a recording lists a fixed
+        object inside whatever its box overlaps (FloorPlan19's fridge among the cabinets' contents, a microwave
+        on a plate), and none of it travels with, hides in or takes the heat of that object.
+        """
         out: list[str] = []
         stack = list(self.objs[oid]["receptacleObjectIds"] or [])
         seen = {oid}
         while stack:
             k = stack.pop(0)
-            if k in seen or k not in self.objs:
+            o = self.objs.get(k)
+            if k in seen or o is None or not (fixed or o.get("pickupable") or o.get("moveable")):
                 continue
             seen.add(k)
             out.append(k)
             if recursive:
-                stack.extend(self.objs[k]["receptacleObjectIds"] or [])
+                stack.extend(o["receptacleObjectIds"] or [])
         return out
 
     def _detach(self, oid: str) -> None:

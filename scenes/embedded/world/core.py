@@ -171,7 +171,7 @@ class World(
         """Take an object out of the scene (scenario "no knife")."""
         if oid not in self.objs:
             return
-        for c in self.contents(oid, recursive=False):
+        for c in self.contents(oid, recursive=False, fixed=True):
             self.objs[c]["parentReceptacles"] = [
                 x for x in (self.objs[c]["parentReceptacles"] or []) if x != oid
             ] or None

@@ -104,24 +104,8 @@ class Visibility(WorldState):
         for k in self._enclosures:
             o = self.objs.get(k)
             if o is not None and not o["isOpen"] and o["receptacleObjectIds"]:
-                out.update(self._loose_contents(k))
+                out.update(self.contents(k))
         self._hidden_cache = (hk, out)
-        return out
-
-    def _loose_contents(self, oid: str) -> list[str]:
-        """What a closed ``oid`` hides: the objects in it that can move (recursively through those). A fixed object
-        a recording lists inside a cabinet because their boxes overlap (FloorPlan19's fridge) is not in it."""
-        out: list[str] = []
-        stack = list(self.objs[oid]["receptacleObjectIds"] or [])
-        seen = {oid}
-        while stack:
-            k = stack.pop(0)
-            o = self.objs.get(k)
-            if k in seen or o is None or not (o.get("pickupable") or o.get("moveable")):
-                continue
-            seen.add(k)
-            out.append(k)
-            stack.extend(o["receptacleObjectIds"] or [])
         return out
 
     def touch(self) -> None:
