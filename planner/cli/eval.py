@@ -68,6 +68,13 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="questions decided at once, for models behind a server (openai:, ollama:); rows are "
                         "written in question order, as a sequential run writes them")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--blend", type=float, default=None, metavar="W",
+                   help="learned strategy: add W x the --llm scoring model's task affinity to stage 1's logit "
+                        "(planner.learned.blend; chosen on inner folds: local:gemma-270m, template task, W 1)")
+    p.add_argument("--blend-template", default="task", choices=("task", "utility"),
+                   help="--blend: the affinity's prompt pair (planner.learned.blend.TEMPLATES)")
+    p.add_argument("--blend-keep", type=float, default=None, metavar="T",
+                   help="--blend: stage 1 keeps objects whose blended logit is >= T (default: the head's threshold)")
 
 
 def register(subparsers: Any) -> None:
@@ -103,12 +110,22 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any]]:
           "scale": args.scale,
           "stage1_strategy": args.stage1_strategy}
     learned = None
-    if "learned" in (args.strategy, args.stage1_strategy):
+    uses_learned = "learned" in (args.strategy, args.stage1_strategy)
+    if not uses_learned and (args.held_out or args.model or args.blend is not None):
+        raise ConfigError("--model, --held-out and --blend apply to --strategy learned only")
+    if args.blend is None and args.blend_keep is not None:
+        raise ConfigError("--blend-keep needs --blend W")
+    if args.blend is not None and llm is None:
+        raise ConfigError("--blend needs --llm SPEC, a scoring model (local:gemma-270m, local)")
+    if uses_learned:
         from ..learned import default_dir, load_learned
 
         learned = load_learned(kb, args.model or default_dir(), held_out=args.held_out)
-    elif args.held_out or args.model:
-        raise ConfigError("--model and --held-out apply to --strategy learned only")
+        if args.blend is not None:
+            from ..learned.blend import LLMBlend
+
+            learned = LLMBlend(learned, llm, kb.templates.utility_phrases, weight=args.blend,
+                               template=args.blend_template, keep_logit=args.blend_keep)
     kw["learned"] = learned
     return kb, llm, {"spec": spec, "kw": kw}
 

@@ -647,3 +647,72 @@ def test_an_old_model_keeps_its_trained_head_through_set_keep_logit_and_bad_rule
     torch.save(blob, rules / MODEL_FILE)
     with pytest.raises(DataError, match="stage-2 rules are unreadable"):
         load_learned(kb, rules, encoder=HashEncoder())
+
+
+class RecordingScorer:
+    """A scoring model whose affinity is scripted per object name; records the prompts it was asked."""
+
+    model_id = "fake:affinity"
+    supports_scoring = True
+
+    def __init__(self, by_name: dict[str, float]) -> None:
+        self.by_name, self.asked = by_name, []
+
+    def score(self, prompt: str, options: Sequence[str], *, neutral_prompt: str | None = None) -> list[float]:
+        self.asked.append((prompt, list(options), neutral_prompt))
+        return [self.by_name.get(o, 0.0) for o in options]
+
+
+def test_the_llm_blend_adds_the_weighted_affinity_for_tasks_only(kb: Any, trained: Path) -> None:
+    from planner.learned.blend import TEMPLATES, LLMBlend, task_affinity
+
+    head = load_learned(kb, trained, encoder=HashEncoder())
+    llm = RecordingScorer({"knife": 3.0, "butter knife": -1.0})
+    blend = LLMBlend(head, llm, kb.templates.utility_phrases, weight=0.5)
+    objs = ["Knife", "ButterKnife", "Pillow"]
+    base = head.suits("cut cake", "cutting", objs)
+    got = blend.suits("cut cake", "cutting", objs)
+    assert got == pytest.approx([base[0] + 1.5, base[1] - 0.5, base[2]])
+    prompt, options, neutral = llm.asked[-1]
+    assert options == ["knife", "butter knife", "pillow"]  # the object names, as words
+    assert prompt == TEMPLATES["task"][0].format(task="cut cake") and neutral == TEMPLATES["task"][1]
+    assert blend.suits(None, "cutting", objs) == head.suits(None, "cutting", objs)  # Task-u: no task, no call
+    assert len(llm.asked) == 1
+    assert blend.rank("cut cake", "cutting", [("Knife", None)]) == head.rank("cut cake", "cutting", [("Knife", None)])
+    assert blend.keep_logit == head.keep_logit
+    kept = LLMBlend(head, llm, kb.templates.utility_phrases, weight=1, keep_logit=2.5)
+    assert kept.keep_logit == 2.5 and "-k2.5" in kept.model_id and kept.model_id.startswith(head.model_id)
+    assert "fake:affinity-task-w0.5" in blend.model_id
+    two = make_pipeline("two-stage", "learned", kb=kb, learned=blend)
+    assert two.select("cut cake", "cutting", objs).stage1.scores["Knife"] == pytest.approx(got[0])
+    assert task_affinity(llm, "cut cake", "x", ["Knife"], "utility") == [3.0]
+    assert "I need x" in llm.asked[-1][0]
+
+
+def test_the_llm_blend_refuses_bad_settings(kb: Any, trained: Path) -> None:
+    from planner.learned.blend import LLMBlend, task_affinity
+
+    head = load_learned(kb, trained, encoder=HashEncoder())
+    llm = RecordingScorer({})
+    phrases = kb.templates.utility_phrases
+    for kw, needle in (({"weight": -1}, "weight >= 0"), ({"weight": 1, "scale": 0}, "scale > 0"),
+                       ({"weight": 1, "template": "poem"}, "unknown affinity template 'poem'"),
+                       ({"weight": 1, "keep_logit": float("nan")}, "finite")):
+        with pytest.raises(ConfigError, match=needle):
+            LLMBlend(head, llm, phrases, **kw)
+    with pytest.raises(ConfigError, match="no phrase for utility 'flying'"):
+        LLMBlend(head, llm, phrases, weight=1).affinity("fly", "flying", ["Knife"])
+    generating = RecordingScorer({})
+    generating.supports_scoring = False
+    with pytest.raises(ConfigError, match="cannot score"):
+        task_affinity(generating, "cut cake", "x", ["Knife"])
+
+
+def test_eval_cli_blend_flags_are_checked(kb: Any, trained: Path, capsys: Any) -> None:
+    from planner import cli
+
+    base = ["eval", "--set", "task0", "--limit", "2", "--no-progress"]
+    assert cli.main([*base, "--strategy", "knowledge", "--blend", "1"]) != 0
+    assert "apply to --strategy learned only" in capsys.readouterr().err
+    assert cli.main([*base, "--strategy", "learned", "--model", str(trained), "--blend-keep", "2"]) != 0
+    assert "--blend-keep needs --blend" in capsys.readouterr().err
