@@ -271,8 +271,10 @@ def directive_spec(d: Directive, text: str, place_utility: str | None = None,
                        movable=d.movable[0] if d.movable else None, sliced=d.sliced)
     widen = {"target": d.obj, "target2": d.obj, "place": d.recep, "movable": d.movable}
     targets = [t.model_copy(update={"types": widen[t.name]}) if widen.get(t.name) else t for t in spec.targets]
+    # the device the words name is preferred; with none named, none is (ALFRED's own Microwave is a labelled
+    # spec's convention: "cook it in the pan" read as a heat task still wants the stove)
     roles = [r.model_copy(update={"prefer": tuple(x for x in d.device if not r.types or x in r.types)})
-             if d.device and r.name in ("heating(source)", "cooling", "washing") else r for r in spec.roles]
+             if r.name in ("heating(source)", "cooling", "washing") else r for r in spec.roles]
     goals = list(spec.goals)
     if place_utility is not None and d.recep and all(r.name != place_utility for r in roles):
         targets = [t for t in targets if t.name != "place"]
