@@ -36,15 +36,24 @@ Booked = Mapping[str, Mapping[str, Iterable[Any]]]
 """Object id -> property -> values it took during a run (:attr:`planner.schemas.ExecutionTrace.booked`)."""
 
 
-def book(booked: dict[str, dict[str, tuple[Any, ...]]], objects: Iterable[Mapping[str, Any]]) -> None:
-    """Add one observation's values of :data:`~planner.schemas.BOOKED_PROPS` to ``booked`` (in place)."""
+def book(booked: dict[str, dict[str, tuple[Any, ...]]], objects: Iterable[Mapping[str, Any]],
+         before: Iterable[Mapping[str, Any]], acted_on: Iterable[str] = ()) -> None:
+    """Add to ``booked`` (in place) every value of :data:`~planner.schemas.BOOKED_PROPS` an object took between two
+    observations (``before``, then ``objects``): what a step did, not what was so from the start (an apple that was
+    in the fridge at reset was not cooled). A new object (a slice) books its values, and so does every object of
+    ``acted_on`` (what a heat or cool step treated: the apple cooled in the fridge although it was cold already)."""
+    was = {str(o.get("objectId", "")): o for o in before}
+    treated = set(acted_on)
     for o in objects:
         oid = str(o.get("objectId", ""))
+        prev = None if oid in treated else was.get(oid)
         for prop in BOOKED_PROPS:
-            if prop in o:
-                seen = booked.setdefault(oid, {}).setdefault(prop, ())
-                if o[prop] not in seen:
-                    booked[oid][prop] = (*seen, o[prop])
+            value = o.get(prop)
+            if value is None or (prev is not None and prev.get(prop) == value):
+                continue
+            seen = booked.setdefault(oid, {}).setdefault(prop, ())
+            if value not in seen:
+                booked[oid][prop] = (*seen, value)
 
 
 def _was_booked(cond: GoalCondition, oid: str, booked: Booked | None) -> bool:
@@ -122,7 +131,8 @@ def check(cond: GoalCondition, objects: Sequence[Mapping[str, Any]], bindings: B
           booked: Booked | None = None) -> GoalStatus:
     """Check one condition on an observation's objects, with items bound to object ids.
 
-    A ``when="once"`` condition not met on ``objects`` is met when ``booked`` (what the run observed) has it.
+    A ``when="once"`` condition not met on ``objects`` is met when ``booked`` (what the run's steps changed) has
+    it; an object no longer in the scene is not met, whatever was booked.
     """
     oid = bindings.get(cond.item)
     if oid is None:

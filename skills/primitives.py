@@ -35,7 +35,11 @@ def knob_for(ctx: SkillContext, burner_id: str) -> RawObject | None:
 
 
 def closed_container(ctx: SkillContext, o: RawObject) -> RawObject | None:
-    """The closed openable receptacle that holds ``o``, if any (it must be opened first)."""
+    """The closed openable receptacle that holds ``o``, if any (it must be opened first). A fixed object (not
+    pickupable, not moveable) is in none: a recording lists FloorPlan19's fridge among its cabinets' contents only
+    because their boxes overlap."""
+    if not (o.get("pickupable") or o.get("moveable")):
+        return None
     for pid in o.get("parentReceptacles") or []:
         parent = ctx.find(pid)
         if parent and parent.get("openable") and not parent.get("isOpen"):

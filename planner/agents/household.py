@@ -50,7 +50,7 @@ class _Run(LoopRun):
     before: tuple[GoalStatus, ...] = ()
     violations: list[str] = field(default_factory=list)
     booked: dict[str, dict[str, tuple[Any, ...]]] = field(default_factory=dict)
-    """What every observation after the first showed of the booked properties (``when="once"`` goals)."""
+    """The booked properties' values each skill call changed (``when="once"`` goals, :func:`planner.goals.book`)."""
     tried: set[tuple[str, str]] = field(default_factory=set)
     """(placed object, receptacle) pairs a refusal already re-decided once (the object first, then the receptacle)."""
 
@@ -121,7 +121,9 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         pre = run.obs
         res, run.obs = run_skill(self.env, run.obs, call, max_skill_steps=self.max_skill_steps)
         run.violations += _unsafe_actions(pre, res)
-        book(run.booked, run.obs.objects)
+        treated = [str(call.args["object"])] if res.ok and call.skill in ("heat", "cool") and call.args.get(
+            "object") else []
+        book(run.booked, run.obs.objects, pre.objects, treated)
         return res
 
     def ended(self, run: _Run) -> bool:

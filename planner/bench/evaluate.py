@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-RUN_KEYS: tuple[str, ...] = ("set", "pipeline", "strategy", "llm", "seed", "stage1")
+RUN_KEYS: tuple[str, ...] = ("set", "pipeline", "strategy", "llm", "seed", "stage1", "learned")
 """Row fields that identify a run; resuming into a file with other values is refused."""
 
 PAPER_TASK_U: dict[str, dict[int, float]] = {

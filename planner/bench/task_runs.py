@@ -162,7 +162,7 @@ class Runner:
 
 def _open_loop(env: Any, obs: Any, steps: Iterable[Any]) -> tuple[list[Any], Any, str, list[str], dict[str, Any]]:
     """The steps one after the other, stopping at the first failure; (results, last obs, failure, unsafe, booked:
-    what the observations after the first showed, for ``when="once"`` goals)."""
+    what each step changed, for ``when="once"`` goals)."""
     from skills import run_skill
 
     from ..agents.household import _unsafe_actions
@@ -176,7 +176,9 @@ def _open_loop(env: Any, obs: Any, steps: Iterable[Any]) -> tuple[list[Any], Any
         res, obs = run_skill(env, obs, call)
         results.append(res)
         unsafe += _unsafe_actions(pre, res)
-        book(booked, obs.objects)
+        treated = [str(call.args["object"])] if res.ok and call.skill in ("heat", "cool") and call.args.get(
+            "object") else []
+        book(booked, obs.objects, pre.objects, treated)
         if not res.ok:
             return results, obs, f"{call.skill}({call.target}): {res.reason}", unsafe, booked
         if getattr(env, "terminated", False):

@@ -70,7 +70,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--blend", type=float, default=None, metavar="W",
                    help="learned strategy: add W x the --llm scoring model's task affinity to stage 1's logit "
-                        "(planner.learned.blend; chosen on inner folds: local:gemma-270m, template task, W 1)")
+                        "(planner.learned.blend; chosen per fold on inner folds: local:gemma-270m, template task, "
+                        "W 1 on four folds of five, 0.5 on one)")
     p.add_argument("--blend-template", default="task", choices=("task", "utility"),
                    help="--blend: the affinity's prompt pair (planner.learned.blend.TEMPLATES)")
     p.add_argument("--blend-keep", type=float, default=None, metavar="T",
@@ -111,6 +112,8 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any]]:
           "stage1_strategy": args.stage1_strategy}
     learned = None
     uses_learned = "learned" in (args.strategy, args.stage1_strategy)
+    if args.blend is None and args.blend_template != "task":
+        raise ConfigError("--blend-template needs --blend W")
     if not uses_learned and (args.held_out or args.model or args.blend is not None):
         raise ConfigError("--model, --held-out and --blend apply to --strategy learned only")
     if args.blend is None and args.blend_keep is not None:
@@ -290,7 +293,10 @@ def _ablate_handler(args: argparse.Namespace) -> int:
            "--signals " + " ".join(args.signals) if args.signals else "",
            f"--scale {args.scale}" if args.scale != "reference" else "",
            f"--stage1-strategy {args.stage1_strategy}" if args.stage1_strategy else "",
-           f"--object-prior {args.object_prior:g}" if args.object_prior is not None else ""]
+           f"--object-prior {args.object_prior:g}" if args.object_prior is not None else "",
+           f"--blend {args.blend:g}" if args.blend is not None else "",
+           f"--blend-template {args.blend_template}" if args.blend is not None else "",
+           f"--blend-keep {args.blend_keep:g}" if args.blend_keep is not None else ""]
     meta = {
         "command": " ".join(c for c in cmd if c),
         "model_id": ", ".join(m for m in (getattr(llm, "model_id", None), getattr(learned, "model_id", None)) if m)

@@ -13,9 +13,10 @@ named than without it (a pointwise mutual information between task and object). 
 logit. Stage 2 is the head's. The affinity costs one scored prompt per (task, utility) and candidate list, which
 the model backend caches on disk.
 
-Chosen on inner folds (``benchmarks/probes/learned_llm_blend_inner.py``): Gemma 3 270M, the ``task`` template,
-weight 1. On held-out combinations it lifts Task-0 and lowers Full-moderate (``benchmarks/learned.md``), so it
-is an option (``coat eval --strategy learned --llm local:gemma-270m --blend 1``), not a default.
+Chosen per fold on inner folds (``benchmarks/probes/learned_llm_blend_inner.py``): Gemma 3 270M and the ``task``
+template on every fold, weight 1 on four folds of five (0.5 on the fifth). On held-out combinations it lifts
+Task-0 and lowers Full-moderate (``benchmarks/learned.md``), so it is an option (``coat eval --strategy learned
+--llm local:gemma-270m --blend 1``), not a default.
 """
 
 from __future__ import annotations
@@ -89,8 +90,12 @@ class LLMBlend:
 
     def __init__(self, learned: Any, llm: LLMBackend, phrases: Mapping[str, str], *, weight: float,
                  template: str = "task", scale: float = 1.0, keep_logit: float | None = None) -> None:
-        if not weight >= 0 or not scale > 0:
-            raise ConfigError(f"LLMBlend needs weight >= 0 and scale > 0, got weight={weight!r}, scale={scale!r}")
+        if not (math.isfinite(weight) and weight >= 0) or not (math.isfinite(scale) and scale > 0):
+            raise ConfigError(f"LLMBlend needs a finite weight >= 0 and scale > 0, got weight={weight!r}, "
+                              f"scale={scale!r}")
+        if not llm.supports_scoring:
+            raise ConfigError(f"{llm.model_id} cannot score options; the affinity needs a scoring model (local, "
+                              "local:gemma-270m)")
         if keep_logit is not None and not math.isfinite(keep_logit):
             raise ConfigError(f"LLMBlend keep_logit must be a finite number, got {keep_logit!r}")
         self.learned, self.llm, self.phrases = learned, llm, dict(phrases)

@@ -30,7 +30,7 @@ ConditionKind = Literal["goal", "safety"]
 When = Literal["end", "once"]
 WHENS: tuple[str, ...] = When.__args__  # type: ignore[attr-defined]
 BOOKED_PROPS: tuple[str, ...] = ("temperature",)
-"""Properties an execution books on every observation after the first (:attr:`ExecutionTrace.booked`), so that a
+"""Properties whose changes an execution books after every step (:attr:`ExecutionTrace.booked`), so that a
 ``when="once"`` condition on them can be checked: temperature is the state a later step undoes (the fridge cools
 the heated apple, the microwave warms the cooled one)."""
 
@@ -82,7 +82,7 @@ class GoalCondition(Contract):
     """``close_to``: the largest distance in metres between the two objects' centres."""
     kind: ConditionKind = "goal"
     when: When = "end"
-    """``end``: holds on the last observation. ``once``: held on some observation after the first, or holds at
+    """``end``: holds on the last observation. ``once``: a step of the run made it hold (booked), or it holds at
     the end (ALFRED books "heated" and "cooled" as events: an apple heated, then put in the fridge, was heated);
     only for the :data:`BOOKED_PROPS`."""
     description: str = ""
@@ -276,7 +276,8 @@ class SkillResult(Contract):
 class ExecutionTrace(Contract):
     """Everything an execution did, and whether the task got done.
 
-    ``achieved`` is True when every goal condition holds on the last observation (``goals``; ``goals_before``
+    ``achieved`` is True when every goal condition holds on the last observation, or for a ``when="once"``
+    condition was booked during the run (``goals``; ``goals_before``
     is the same check on the first one). ``replans`` counts the times a role was decided again after its
     object turned out unusable (``excluded``: object id -> why); ``violations`` the safety and tidiness
     violations (an appliance left on, something left open, a heater switched on empty, someone else's object
@@ -298,9 +299,9 @@ class ExecutionTrace(Contract):
     time: float = 0.0
     """Simulated seconds at the end (the backend's clock)."""
     final_objects: tuple[dict[str, Any], ...] = ()
-    booked: dict[str, dict[str, tuple[str | bool, ...]]] = Field(default_factory=dict)
-    """Object id -> property -> the values of :data:`BOOKED_PROPS` it took on some observation after the first
-    (what ``when="once"`` conditions are checked against)."""
+    booked: dict[str, dict[str, tuple[Any, ...]]] = Field(default_factory=dict)
+    """Object id -> property -> the values of :data:`BOOKED_PROPS` a step changed it to (what ``when="once"``
+    conditions are checked against; an object's state at the start is not booked)."""
 
     @property
     def steps(self) -> int:

@@ -430,9 +430,11 @@ _UNSAFE = (
     (re.compile(r"\b(?:bleach|poison|detergent|cleaner|soap|rat poison)\b.{0,40}\b(?:in|into)\b.{0,20}"
                 r"\b(?:coffee|tea|drink|food|soup|milk|juice|water|dinner|lunch|breakfast)\b"),
      "it would poison someone"),
-    # the metal thing itself goes in: "a metal fork in the microwave", not "knife: slice bread; heat 1 slice in
-    # microwave" (at most three words between, none of them "then", no clause break)
-    (re.compile(r"\b(?:metal|forks?|spoons?|knife|knives|foil|tin)\b(?:[\s-]+(?!then\b)\w+){0,3}?"
+    # the metal thing itself goes in: "a metal fork in the microwave", "the fork and the soup bowl in the
+    # microwave", not "knife: slice bread; heat 1 slice in microwave" nor "grab a knife and warm soup in the
+    # microwave" (at most four words between, none of them "then" or another verb)
+    (re.compile(r"\b(?:metal|forks?|spoons?|knife|knives|foil|tin)\b(?:[\s-]+(?!then\b|(?:and\s+)?(?:warm|heat|"
+                r"put|cook|reheat|zap|nuke|place|pop|stick|slice|cut|microwave|melt|defrost|bring|take|get)\b)\w+){0,4}?"
                 r"\s+(?:in|into|inside)\s+(?:the\s+|a\s+)?microwave\b"),
      "metal in a microwave sparks and can start a fire"),
     (re.compile(r"\b(?:metal|forks?|spoons?|knife|knives|foil|tin)\b(?:\s+(?!and\b|then\b)\w+){0,3}?"

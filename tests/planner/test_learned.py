@@ -697,7 +697,8 @@ def test_the_llm_blend_refuses_bad_settings(kb: Any, trained: Path) -> None:
     phrases = kb.templates.utility_phrases
     for kw, needle in (({"weight": -1}, "weight >= 0"), ({"weight": 1, "scale": 0}, "scale > 0"),
                        ({"weight": 1, "template": "poem"}, "unknown affinity template 'poem'"),
-                       ({"weight": 1, "keep_logit": float("nan")}, "finite")):
+                       ({"weight": 1, "keep_logit": float("nan")}, "finite"),
+                       ({"weight": float("inf")}, "finite weight")):
         with pytest.raises(ConfigError, match=needle):
             LLMBlend(head, llm, phrases, **kw)
     with pytest.raises(ConfigError, match="no phrase for utility 'flying'"):
@@ -706,6 +707,8 @@ def test_the_llm_blend_refuses_bad_settings(kb: Any, trained: Path) -> None:
     generating.supports_scoring = False
     with pytest.raises(ConfigError, match="cannot score"):
         task_affinity(generating, "cut cake", "x", ["Knife"])
+    with pytest.raises(ConfigError, match="cannot score"):
+        LLMBlend(head, generating, phrases, weight=1)
 
 
 def test_eval_cli_blend_flags_are_checked(kb: Any, trained: Path, capsys: Any) -> None:
@@ -716,3 +719,7 @@ def test_eval_cli_blend_flags_are_checked(kb: Any, trained: Path, capsys: Any) -
     assert "apply to --strategy learned only" in capsys.readouterr().err
     assert cli.main([*base, "--strategy", "learned", "--model", str(trained), "--blend-keep", "2"]) != 0
     assert "--blend-keep needs --blend" in capsys.readouterr().err
+    assert cli.main([*base, "--strategy", "learned", "--model", str(trained), "--blend-template", "utility"]) != 0
+    assert "--blend-template needs --blend" in capsys.readouterr().err
+    assert cli.main([*base, "--strategy", "learned", "--model", str(trained), "--blend", "1"]) != 0
+    assert "--blend needs --llm" in capsys.readouterr().err

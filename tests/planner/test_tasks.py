@@ -103,10 +103,17 @@ def test_a_once_goal_holds_when_the_run_booked_it() -> None:
     heated = GoalCondition(item="target", prop="temperature", value="Hot", when="once")
     now_cold = {"objectId": "A", "objectType": "Apple", "temperature": "Cold"}
     booked: dict = {}
-    book(booked, [{"objectId": "A", "temperature": "RoomTemp"}])
-    assert not check(heated, [now_cold], {"target": "A"}, booked).met  # never hot
-    book(booked, [{"objectId": "A", "temperature": "Hot"}, {"objectId": "F", "temperature": "Cold"}])
-    assert booked == {"A": {"temperature": ("RoomTemp", "Hot")}, "F": {"temperature": ("Cold",)}}
+    start = [{"objectId": "A", "temperature": "RoomTemp"}, {"objectId": "F", "temperature": "Cold"}]
+    book(booked, start, start)
+    assert booked == {} and not check(heated, [now_cold], {"target": "A"}, booked).met  # nothing changed: never hot
+    hot = [{"objectId": "A", "temperature": "Hot"}, {"objectId": "F", "temperature": "Cold"}]
+    book(booked, hot, start)
+    assert booked == {"A": {"temperature": ("Hot",)}}  # the fridge was cold from the start: not booked
+    book(booked, [{"objectId": "A|1|AppleSliced_0", "temperature": "Hot"}, {"objectId": "B", "temperature": None}],
+         hot)
+    assert booked["A|1|AppleSliced_0"] == {"temperature": ("Hot",)} and "B" not in booked  # a new piece; no value
+    book(booked, start, start, acted_on=["F"])  # a cool step on what was cold already: cooled
+    assert booked["F"] == {"temperature": ("Cold",)}
     st = check(heated, [now_cold], {"target": "A"}, booked)
     assert st.met and "during the run" in st.detail
     # an ``end`` goal on the same property still wants it at the end; a slice counts for its whole
