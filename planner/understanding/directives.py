@@ -54,16 +54,25 @@ MODIFIERS = frozenset("freshly nicely properly recently just slightly well very 
 DISH_NOUNS = frozenset("soup sauce juice puree stew curry sandwich salad pie jam smoothie".split())
 """Nouns after a type word that make it a dish, not the object ("tomato soup")."""
 GENERAL = frozenset("""toast toasted toasting toastie mix mixed mixing together stir stirring salad fry fried frying
-boil boiled boiling bake baked pour poured eat serve served""".split())
+boil boiled boiling bake baked pour poured eat serve served omelette omelet omlette scrambled whisk whisked
+beat""".split())
 """Words of tasks ALFRED has no type for (toast, a salad tossed together, frying): the general reader reads them."""
 _ARTICLES = frozenset("the a an some at out up your my that this".split())
 _DETERMINERS = frozenset("the a an my your our his her their that this".split())
+_LINKS = frozenset("got gets get getting be been being should must can could will needs need wants want".split())
+"""Words between an object and its state word that make the state its goal ("the pot needs cooling", "the plate got
+warmed"); not "is", which says a state it has already ("the mug is clean")."""
 _PORTIONS = frozenset("slice slices piece pieces bit bits head bar wedge of".split())
 """Words between a verb and its object that name a part of it ("chill a slice of lettuce", "wash a head of lettuce")."""
 SWITCH = frozenset("turn turns turning switch switches switching flip flick light".split())
 PUT = frozenset("""put puts putting place placed places placing set sets setting leave leaving drop dropping move
 moving bring bringing take taking carry carrying deposit store stick pop popping toss return transfer stash throw
 lay laying position stow park plonk dump pile goes slide discard chuck""".split())
+ENDS = frozenset("""go goes going belong belongs sit sits sitting stand standing stood keep kept stored waiting end
+ends tuck tucked tucking stashed left live lives stay stays popped popping tucked""".split())
+"""Verbs of where a thing ends up, not of putting it ("it belongs in the drawer", "left on the counter", "should go
+back in the fridge", "waiting for me on the table"): a put when a place follows ("go to the fridge" walks)."""
+_ENDS_FILL = frozenset("back up out over away down there for me you it them then afterwards after".split())
 ARROW = "->"
 PLACE_PREP = frozenset({"in", "into", "on", "onto", "inside", "to", "atop", "within", ARROW})
 """Words before where an object ends up ("in the fridge", "onto the counter"; an arrow, "-> counter")."""
@@ -149,14 +158,18 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
     words = tokens(text)
     asked = (words[:1] and words[0] in QUESTIONS) or (words[:1] and words[0] in ("should", "shall", "can", "could",
                                                                                "may") and words[1:2] in (["i"], ["we"]))
+    if asked and _polite(words):
+        asked = False  # "could I get a slice of potato ...?", "is there any way to get an egg warmed up ...?"
+    if asked and "?" in words and words.index("?") < len(words) - 1 and not set(words[words.index("?"):]) & CONDITIONS:
+        asked = False  # "is the CD scratched? examine it under the desk lamp": the question is context
     if not words or (asked and "?" in words) or CONDITIONS & set(words):
         return None  # a question or a condition ("should I heat it?", "is the mug clean? if so ...") is no goal
     wine = vocab.phrases.get("wine bottle")
     mentions = _heads([Mention(wine, m.words, m.start, m.end) if m.liquid and m.words == "wine" and wine else m
                        for m in vocab.mentions(words) if not m.liquid or (m.words == "wine" and wine)])
     at = {i: m for m in mentions for i in range(m.start, m.end)}
-    if not mentions or any(w in GENERAL and (i not in at or at[i].end - at[i].start == 1)
-                           for i, w in enumerate(words)):  # toast, a salad; not the "frying pan"
+    if not mentions or any(w in GENERAL and (i not in at or at[i].end - at[i].start == 1) and not _purpose(words, i)
+                           for i, w in enumerate(words)):  # toast, a salad; not the "frying pan", "for the salad"
         return None
     states = _states(words, at)
     # a command with no verb of putting or holding, led by the object or arrowed ("fork -> rinse at sink -> drawer",
@@ -208,7 +221,7 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
         return None  # "put the knife you used to cut the tomato in the sink": the knife is what is put
     if _what_is_put(words, mentions) is False:
         return None  # "slice the apple and put the peel in the bin", "the rest of the loaf": something else
-    if not puts and not _terse(words, mentions):
+    if not puts and not _terse(words, mentions) and not _wanted(words, x):
         return None  # no verb of putting, and not a terse "apple slice on plate": "beat two eggs in a bowl"
     dest = _destination(words, places, vocab, puts=puts)
     if dest is None:
@@ -347,6 +360,36 @@ def _terse(words: list[str], mentions: list[Mention]) -> bool:
     return first <= 5 and all(w in lead for w in words[:first])
 
 
+def _purpose(words: list[str], i: int) -> bool:
+    """The word at ``i`` names what the thing is for, not the task: "a washed tomato for the salad"."""
+    return words[i - 1:i] == ["for"] or (words[i - 2:i - 1] == ["for"] and words[i - 1] in _DETERMINERS)
+
+
+def _polite(words: list[str]) -> bool:
+    """A request worded as a question: "could I get / have", "can I have", "may I have", "is there any way to",
+    "would it be possible to"."""
+    head = words[:5]
+    return (head[1:3] in (["i", "get"], ["i", "have"], ["we", "get"], ["we", "have"]) or head[:4] == ["is", "there",
+            "any", "way"] or head[:4] == ["would", "it", "be", "possible"])
+
+
+WANT = frozenset("like love want wants need needs fancy after have get find craving prefer".split())
+"""Words of wanting before the object ("I'd like a washed tomato on the table", "I'm after a warm slice")."""
+_PRAISE = frozenset("nice grand great ace perfect ideal handy lovely good brilliant amazing helpful".split())
+
+
+def _wanted(words: list[str], x: Mention) -> bool:
+    """A goal worded as a wish: a word of wanting before the object in its sentence ("I'd love a slice of bread,
+    warmed, on the table"), or "would be" and praise after it ("a warmed mug on the table would be ace")."""
+    lo, hi = _sentence(words, x.start)
+    before = words[lo:x.start]
+    if set(before) & WANT and not _negated(words, x.start):
+        return True
+    after = words[x.end:hi]
+    return any(after[k:k + 2] in (["would", "be"], ["d", "be"]) and after[k + 2:k + 3] and after[k + 2] in _PRAISE
+               for k in range(len(after)))
+
+
 def _moved(words: list[str], movable: _Place) -> bool:
     """The movable receptacle is itself put somewhere afterwards ("... and put the mug on the desk", "... and put it
     on the desk"); "put a pencil in a bowl on the table" names where the bowl is, not a move."""
@@ -403,6 +446,8 @@ def _about(words: list[str], mentions: list[Mention], x: Mention, i: int) -> boo
             return not words[i].endswith("ing") and not (plural and words[i] in CLEAN)
     if i == x.end or (i == x.end + 1 and words[x.end] == ","):
         return True
+    if x.end < i <= x.end + 3 and set(words[x.end:i]) <= _LINKS | MODIFIERS:
+        return True  # "the plate got warmed", "the pot needs cooling", "the mug should really be washed"
     if i > 0 and words[i - 1] in ("a", "quick", "good", "proper") and any(
             w in ("give", "giving", "gives", "gave") for w in words[max(0, x.start - 3):x.start]):
         return True  # "give the butter knife a quick rinse"
@@ -535,7 +580,7 @@ def _put_before(words: list[str], i: int) -> bool:
     """A verb of putting (or an arrow) earlier in the same clause as position ``i``."""
     j = i - 1
     while j >= 0 and words[j] not in _STOPS:
-        if words[j] in PUT or words[j] == ARROW:
+        if _is_put(words, j):
             return True
         j -= 1
     return False
@@ -594,7 +639,20 @@ def _places(words: list[str], mentions: list[Mention], x: Mention, states: dict[
 
 def _put_at(words: list[str]) -> list[int]:
     """Positions of the verbs of putting and the arrows, not denied ("do not put it in the fridge")."""
-    return [i for i, w in enumerate(words) if (w in PUT or w == ARROW) and not _negated(words, i)]
+    return [i for i, w in enumerate(words) if _is_put(words, i) and not _negated(words, i)]
+
+
+def _is_put(words: list[str], i: int) -> bool:
+    """A verb of putting or an arrow at ``i``, or a verb of ending up followed by where ("it belongs in the drawer",
+    "left on the counter"; not "go to the fridge")."""
+    if words[i] in PUT or words[i] == ARROW:
+        return True
+    if words[i] not in ENDS:
+        return False
+    j = i + 1
+    while j < len(words) and j <= i + 3 and words[j] in _ENDS_FILL:
+        j += 1
+    return j < len(words) and words[j] in PLACE_PREP - {"to", ARROW}
 
 
 def _destination(words: list[str], places: list[_Place], vocab: Vocabulary,
