@@ -4,6 +4,7 @@ and the directive benchmark (a directive read, planned, carried out and checked 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -262,6 +263,9 @@ def test_a_task_the_scene_cannot_serve_counts_as_infeasible_reported(data_dir) -
 
 def test_the_shipped_directives_load_and_a_corrupt_file_names_its_line(tmp_path) -> None:
     assert len(load_directives("dev")) >= 100 and len(load_directives("test")) >= 100
+    casual = Path(__file__).parents[2] / "planner" / "understanding" / "requests" / "directives-casual.jsonl"
+    rows = load_directives(path=casual)  # the held-out casual set (`coat bench directives --requests`)
+    assert len(rows) == 160 and {r.style for r in rows} == {"casual"}
     bad = tmp_path / "d.jsonl"
     bad.write_text(json.dumps({"id": "a", "request": "x", "scene": SCENE, "style": "goal",
                                "alfred": {"type": "pick_and_toss", "object": "Apple"}}) + "\n", encoding="utf-8")
