@@ -152,10 +152,12 @@ class LLMCache:
                 with self._lock:
                     try:
                         return fn(self._conn)
-                    except sqlite3.Error:
+                    except (sqlite3.Error, UnicodeDecodeError):
                         if self._conn.in_transaction:
                             self._conn.rollback()
                         raise
+            except UnicodeDecodeError as exc:  # a damaged file sqlite reads as text (its schema, a value)
+                raise self._broken(exc) from exc
             except sqlite3.Error as exc:
                 if not _is_locked(exc):
                     raise self._broken(exc) from exc
