@@ -69,7 +69,7 @@ PUT = frozenset("""put puts putting place placed places placing set sets setting
 moving bring bringing take taking carry carrying deposit store stick pop popping toss return transfer stash throw
 lay laying position stow park plonk dump pile goes slide discard chuck""".split())
 ENDS = frozenset("""go goes going belong belongs sit sits sitting stand standing stood keep kept stored waiting end
-ends tuck tucked tucking stashed left live lives stay stays popped popping tucked""".split())
+ends tuck tucked tucking stashed left live lives stay stays popped""".split())
 """Verbs of where a thing ends up, not of putting it ("it belongs in the drawer", "left on the counter", "should go
 back in the fridge", "waiting for me on the table"): a put when a place follows ("go to the fridge" walks)."""
 _ENDS_FILL = frozenset("back up out over away down there for me you it them then afterwards after".split())
@@ -160,8 +160,9 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
                                                                                "may") and words[1:2] in (["i"], ["we"]))
     if asked and _polite(words):
         asked = False  # "could I get a slice of potato ...?", "is there any way to get an egg warmed up ...?"
-    if asked and "?" in words and words.index("?") < len(words) - 1 and not set(words[words.index("?"):]) & CONDITIONS:
-        asked = False  # "is the CD scratched? examine it under the desk lamp": the question is context
+    rest = words[words.index("?") + 1:] if "?" in words else []
+    if asked and len(rest) >= 3 and not set(rest) & CONDITIONS:
+        asked = False  # "is the CD scratched? examine it under the desk lamp": context; "...? thanks" is no request
     if not words or (asked and "?" in words) or CONDITIONS & set(words):
         return None  # a question or a condition ("should I heat it?", "is the mug clean? if so ...") is no goal
     wine = vocab.phrases.get("wine bottle")

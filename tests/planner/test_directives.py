@@ -135,6 +135,7 @@ def test_directives_are_read_as_their_alfred_task(text, want, vocab, props) -> N
     "put the cold apple back in the fridge",
     "put the hot potato on the counter to cool",                     # left to change by itself
     "should I heat the potato before putting it on the plate?",      # a question
+    "should I heat the potato before putting it on the plate? thanks",
     "is the mug clean? if so put it in the cabinet",                 # a condition
     "slice the apple and put the peel in the bin",                   # something else is put
     "cook the potato in the pot with some water",                    # the pot is the vessel
