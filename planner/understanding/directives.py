@@ -49,6 +49,9 @@ NEGATION = frozenset("not never no without don dont doesn didn shouldn t".split(
 """Words that deny a change of state in their clause ("don't heat it", "no need to rinse the mug")."""
 QUESTIONS = frozenset("who what which whose why where when how is are was were did does do has have".split())
 CONDITIONS = frozenset("if unless whether".split())
+KNOWING = frozenset("know knows see check checking tell wonder wondering sure unsure find out ask asking".split())
+"""Words before "if" / "whether" that make it an indirect question, not a condition ("I need to know if the watch
+has stopped", "check whether the tissue box is empty")."""
 MODIFIERS = frozenset("freshly nicely properly recently just slightly well very really thoroughly quickly".split())
 """Words that may stand between a state word and its object ("a freshly rinsed cloth")."""
 DISH_NOUNS = frozenset("soup sauce juice puree stew curry sandwich salad pie jam smoothie".split())
@@ -163,7 +166,7 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
     rest = words[words.index("?") + 1:] if "?" in words else []
     if asked and len(rest) >= 3 and not set(rest) & CONDITIONS:
         asked = False  # "is the CD scratched? examine it under the desk lamp": context; "...? thanks" is no request
-    if not words or (asked and "?" in words) or CONDITIONS & set(words):
+    if not words or (asked and "?" in words) or _conditional(words):
         return None  # a question or a condition ("should I heat it?", "is the mug clean? if so ...") is no goal
     wine = vocab.phrases.get("wine bottle")
     mentions = _heads([Mention(wine, m.words, m.start, m.end) if m.liquid and m.words == "wine" and wine else m
@@ -222,7 +225,9 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
         return None  # "put the knife you used to cut the tomato in the sink": the knife is what is put
     if _what_is_put(words, mentions) is False:
         return None  # "slice the apple and put the peel in the bin", "the rest of the loaf": something else
-    if not puts and not _terse(words, mentions) and not _wanted(words, x):
+    if not puts and not _terse(words, mentions) and not _wanted(words, x) and not (states and any(
+            not p.device and words[_sentence(words, p.at)[0]] in PLACE_PREP and p.at - _sentence(words, p.at)[0] <= 4
+            for p in places)):  # "could a slice get warmed through? On the dining table when it's done"
         return None  # no verb of putting, and not a terse "apple slice on plate": "beat two eggs in a bowl"
     dest = _destination(words, places, vocab, puts=puts)
     if dest is None:
@@ -361,9 +366,17 @@ def _terse(words: list[str], mentions: list[Mention]) -> bool:
     return first <= 5 and all(w in lead for w in words[:first])
 
 
+def _conditional(words: list[str]) -> bool:
+    """A condition in the text ("if so, heat it", "unless it is clean"); "if" or "whether" right after a word of
+    knowing asks what is so ("need to know if the watch has stopped") and is none."""
+    return any(w in CONDITIONS and not set(words[max(0, i - 2):i]) & KNOWING for i, w in enumerate(words))
+
+
 def _purpose(words: list[str], i: int) -> bool:
-    """The word at ``i`` names what the thing is for, not the task: "a washed tomato for the salad"."""
-    return words[i - 1:i] == ["for"] or (words[i - 2:i - 1] == ["for"] and words[i - 1] in _DETERMINERS)
+    """The word at ``i`` names what the thing is for, not the task: "a washed tomato for the salad", "a slice for
+    the potato salad"."""
+    return words[i - 1:i] == ["for"] or (words[i - 2:i - 1] == ["for"] and words[i - 1] in _DETERMINERS) or (
+        words[i - 3:i - 2] == ["for"] and words[i - 2] in _DETERMINERS)
 
 
 def _polite(words: list[str]) -> bool:
@@ -393,7 +406,10 @@ def _wanted(words: list[str], x: Mention) -> bool:
 
 def _moved(words: list[str], movable: _Place) -> bool:
     """The movable receptacle is itself put somewhere afterwards ("... and put the mug on the desk", "... and put it
-    on the desk"); "put a pencil in a bowl on the table" names where the bowl is, not a move."""
+    on the desk", "... and the mug on the shelf"); "put a pencil in a bowl on the table" names where the bowl is,
+    not a move."""
+    if _again(words, movable.mention, len(words)) is not None:
+        return True
     for i in _put_at(words):
         j = i + 1
         while j < len(words) and words[j] in _ARTICLES:
@@ -401,6 +417,23 @@ def _moved(words: list[str], movable: _Place) -> bool:
         if i > movable.at and words[j:j + 1] and (words[j] in ("it", "them") or words[j] in movable.mention.words):
             return True
     return False
+
+
+def _again(words: list[str], m: Mention, until: int) -> int | None:
+    """Where the name of ``m`` is said again before ``until`` as the thing of a put whose verb is left out, after
+    "and" or "then", a place following ("put the egg in a bowl and then the bowl in the fridge"): the position of
+    that place's preposition, or None."""
+    name = m.words.split()
+    for k in range(m.end, until - len(name) + 1):
+        if words[k:k + len(name)] != name:
+            continue
+        b = k - 1
+        while b > m.end and words[b] in _DETERMINERS | {"whole"}:
+            b -= 1
+        after = k + len(name)
+        if words[b] in ("and", "then", ",") and after < len(words) and words[after] in PLACE_PREP - {ARROW}:
+            return after
+    return None
 
 
 def _states(words: list[str], at: dict[int, Mention]) -> dict[str, list[int]]:
@@ -416,6 +449,9 @@ def _states(words: list[str], at: dict[int, Mention]) -> dict[str, list[int]]:
         if w == "microwave" and i + 1 < len(words) and (words[i + 1] in ("the", "a", "an", "it", "them", "some")
                                                          or (i + 1 in at and at[i + 1] is not at.get(i))):
             out.setdefault("heat", []).append(i)  # "microwave the egg", "microwave potato -> table"
+        if w == "fridge" and i + 1 < len(words) and words[i + 1] in ("the", "it", "them", "that", "this") and not (
+                i > 0 and words[i - 1] in _ARTICLES | _DETERMINERS | PLACE_PREP | SOURCE_PREP):
+            out.setdefault("cool", []).append(i)  # "fridge it first", "fridge the bottle for a while"
     return {k: [i for i in v if not _negated(words, i)] for k, v in out.items() if any(not _negated(words, i)
                                                                                        for i in v)}
 
@@ -428,8 +464,10 @@ def _pick_state(states: dict[str, list[int]]) -> str | None:
 
 
 def _adjectival(words: list[str], x: Mention, cues: list[int]) -> bool:
-    """A state word describing the object ("a freshly rinsed cloth", "the apple, washed,") rather than a verb."""
-    return any(x.start - 3 <= i < x.start or i == x.end or (i == x.end + 1 and words[x.end] == ",") for i in cues)
+    """A state word describing the object ("a freshly rinsed cloth", "the apple, washed,") rather than a verb (one
+    followed by a determiner: "cool the pan off in the fridge")."""
+    return any((x.start - 3 <= i < x.start and words[i + 1] not in _DETERMINERS) or i == x.end
+               or (i == x.end + 1 and words[x.end] == ",") for i in cues)
 
 
 def _about(words: list[str], mentions: list[Mention], x: Mention, i: int) -> bool:
@@ -447,14 +485,20 @@ def _about(words: list[str], mentions: list[Mention], x: Mention, i: int) -> boo
             return not words[i].endswith("ing") and not (plural and words[i] in CLEAN)
     if i == x.end or (i == x.end + 1 and words[x.end] == ","):
         return True
-    if x.end < i <= x.end + 3 and set(words[x.end:i]) <= _LINKS | MODIFIERS:
-        return True  # "the plate got warmed", "the pot needs cooling", "the mug should really be washed"
-    if i > 0 and words[i - 1] in ("a", "quick", "good", "proper") and any(
-            w in ("give", "giving", "gives", "gave") for w in words[max(0, x.start - 3):x.start]):
-        return True  # "give the butter knife a quick rinse"
-    if i > 1 and words[i - 1] == "be" and words[i - 2] in ("should", "must", "to", "will", "can", "could") and (
+    if x.end < i <= x.end + 3 and set(words[x.end:i]) <= _LINKS | MODIFIERS | _NOUN_CUE:
+        return True  # "the plate got warmed", "the pot needs cooling", "the spatula needs a wash"
+    if _pronoun_goal(words, x, i):
+        return True  # "could it get rinsed", "once it's been rinsed off"
+    give = ("give", "giving", "gives", "gave")
+    if i > 0 and words[i - 1] in _NOUN_CUE and (any(w in give for w in words[max(0, x.start - 3):x.start]) or any(
+            words[k] in ("it", "them") and words[k - 1:k] and words[k - 1] in give for k in range(max(1, i - 3), i))):
+        return True  # "give the butter knife a quick rinse", "give it a wash"
+    k = i - 1
+    while k > 0 and words[k] in MODIFIERS:
+        k -= 1
+    if k > 0 and words[k] == "be" and words[k - 1] in ("should", "must", "to", "will", "can", "could") and (
             x.start < i and _sentence(words, x.start) == _sentence(words, i)):
-        return True  # "the mug should be heated" (not "the mug is clean", which it already is)
+        return True  # "the mug should be heated", "has to be properly chilled" (not "the mug is clean": it is)
     j = i + 1
     while j < len(words) and words[j] in _ARTICLES | _PORTIONS | SLICE | {"off", "down"}:
         j += 1
@@ -463,7 +507,29 @@ def _about(words: list[str], mentions: list[Mention], x: Mention, i: int) -> boo
     if j > i + 1 and set(words[i + 1:j]) & (_PORTIONS | SLICE) and (j == len(words) or words[j] in PLACE_PREP):
         return True  # "heat that slice in the microwave": a piece of the object
     nxt = next((m for m in mentions if m.start == j), None)
-    return nxt is not None and bool(set(nxt.types) & set(x.types))
+    return (nxt is not None and bool(set(nxt.types) & set(x.types))) or _head_word(words, x, j)
+
+
+def _head_word(words: list[str], x: Mention, j: int) -> bool:
+    """The word at ``j`` is the last word of the object's longer name, said again ("the teddy bear ... inspect the
+    bear", "the tennis racket ... look at the racket")."""
+    names = x.words.split()
+    return len(names) > 1 and j < len(words) and j >= x.end and singular(words[j]) == singular(names[-1])
+
+
+_NOUN_CUE = frozenset({"a", "quick", "good", "proper", "little"})
+"""Words before a state word used as a noun ("needs a wash", "give it a quick rinse")."""
+
+
+def _pronoun_goal(words: list[str], x: Mention, i: int) -> bool:
+    """The state word at ``i`` is the goal of a pronoun for the object, through a word of becoming ("could it get
+    rinsed", "once it's been rinsed off", "they should be chilled"); "it's clean" says how it is already."""
+    for k in range(max(x.end, i - 4), i):
+        between = words[k + 1:i]
+        if words[k] in ("it", "they", "them", "that", "which") and set(between) & _LINKS and set(between) <= (
+                _LINKS | MODIFIERS | {"s", "is", "are", "has", "have", "to"}):
+            return True
+    return False
 
 
 def _patient(words: list[str], mentions: list[Mention], i: int) -> Mention | None:
@@ -513,9 +579,20 @@ def _looked_at(words: list[str], mentions: list[Mention], x: Mention) -> bool:
             j = i + 1
             while j < len(words) and words[j] in _ARTICLES | {"over", "closely", "carefully"}:
                 j += 1
-            if words[j:j + 1] in (["it"], ["them"]) or any(m.start == j and set(m.types) & set(x.types)
-                                                           for m in mentions):
+            if words[j:j + 1] in (["it"], ["them"]) or _head_word(words, x, j) or any(
+                    m.start == j and set(m.types) & set(x.types) for m in mentions):
                 return True
+            if words[i - 1:i] and words[i - 1] in _NOUN_CUE | {"close", "closer"} and any(
+                    v in ("give", "take", "have") for v in words[max(0, i - 6):i]) and (
+                    x.start < i or "it" in words[max(0, i - 4):i]) and not set(words) & (PUT - HOLD_UNDER):
+                return True  # "give the statue a look", "have a close look at it"
+        if w in ("hold", "holding", "held") and not _negated(words, i) and i < x.start <= i + 4:
+            j = x.end
+            while j < len(words) and words[j] in _ARTICLES | {"up"}:
+                j += 1
+            if words[j:j + 1] and words[j] in ("under", "beneath", "to", "near", "by") and (
+                    words[j + 1:j + 2] == ["it"] or any(m.start > j and m.start <= j + 4 for m in lamps)):
+                return True  # "switch the lamp on and hold the watch under it", in either order
     held = [i for i, w in enumerate(words) if w in HOLD and i < x.start <= i + 4 and not _negated(words, i)]
     switched = [i for i, w in enumerate(words) if w in SWITCH and "on" in words[i + 1:i + 5] and not _negated(words, i)]
     carried = {"bring", "bringing", "take", "taking", "carry", "carrying", "move", "moving", "return"}
@@ -528,6 +605,10 @@ def _looked_at(words: list[str], mentions: list[Mention], x: Mention) -> bool:
     bare = not set(words) & (PUT | HOLD | LOOK | SWITCH) and not searched
     return (bool(verbs) and not searched and not set(words) & PUT or bare) and not _negated(words, x.start) and any(
         x.end <= m.start <= x.end + 4 and under(m) for m in lamps)
+
+
+HOLD_UNDER = frozenset({"bring", "take", "carry", "move"})
+"""Verbs that may take the object to the lamp without putting it anywhere ("bring it under the floor lamp")."""
 
 
 def _object(words: list[str], mentions: list[Mention], pickupable: Collection[str], sliceable: Collection[str],
@@ -648,7 +729,9 @@ def _is_put(words: list[str], i: int) -> bool:
     "left on the counter"; not "go to the fridge")."""
     if words[i] in PUT or words[i] == ARROW:
         return True
-    if words[i] not in ENDS:
+    if words[i] == "be" and i > 0 and words[i - 1] in ("should", "must", "to", "d", "ll", "will", "can", "could"):
+        pass  # "both rolls should be in a drawer", "meant to be on the dining table": where it ends up
+    elif words[i] not in ENDS:
         return False
     j = i + 1
     while j < len(words) and j <= i + 3 and words[j] in _ENDS_FILL:
@@ -671,6 +754,8 @@ def _destination(words: list[str], places: list[_Place], vocab: Vocabulary,
     after = [p for p in ends if puts and p.at >= puts[-1]]
     first = after[0] if after else ends[-1]
     rest = [p for p in ends if p.at > first.at and not any(w in _STOPS | {"then"} for w in words[first.at:p.at])]
+    if first.mention.types[0] in MOVABLES and (k := _again(words, first.mention, len(words))) is not None:
+        rest = [p for p in ends if p.at > k] or rest  # "... in a bowl and then the bowl in the fridge"
     if first.mention.types[0] in MOVABLES and rest:
         return rest[0], first
     if rest and rest[0].mention.types[0] in MOVABLES and first.mention.types[0] not in MOVABLES:

@@ -100,6 +100,42 @@ def _read(text, vocab, props):
      ("look_at_obj_in_light", "Laptop", None, None, False)),
     ("That pot needs cooling in the fridge before it goes on the dining table.",
      ("pick_cool_then_place_in_recep", "Pot", "DiningTable", None, False)),
+    # session 11: an indirect question is context, the object's head word said again, holding under a lit lamp in
+    # either order, a look as a noun, a pronoun's goal, a state as a noun, "should be in", a verb before a
+    # determiner, "fridge" as a verb, a put whose verb is left out, a place named first, a purpose with a modifier
+    ("Want to know if the watch is running: switch on the floor lamp and examine the watch under it.",
+     ("look_at_obj_in_light", "Watch", None, None, False)),
+    ("Check whether the remote has batteries by looking at it under the desk lamp.",
+     ("look_at_obj_in_light", "RemoteControl", None, None, False)),
+    ("Turn the desk lamp on, then hold the credit card under it.",
+     ("look_at_obj_in_light", "CreditCard", None, None, False)),
+    ("The tennis racket looks frayed; switch on the floor lamp and inspect the racket.",
+     ("look_at_obj_in_light", "TennisRacket", None, None, False)),
+    ("Carry the vase over to the floor lamp, switch it on and give the vase a close look.",
+     ("look_at_obj_in_light", "Vase", None, None, False)),
+    ("The cup is sticky. Could it get rinsed and end up on the shelf?",
+     ("pick_clean_then_place_in_recep", "Cup", "Shelf", None, False)),
+    ("The spatula needs a scrub before it goes in the drawer.",
+     ("pick_clean_then_place_in_recep", "Spatula", "Drawer", None, False)),
+    ("There's mud on the potato, give it a wash and leave it on the counter.",
+     ("pick_clean_then_place_in_recep", "Potato", "CounterTop", None, False)),
+    ("Both pillows should be on the sofa.", ("pick_two_obj_and_place", "Pillow", "Sofa", None, False)),
+    ("The mug has to be properly chilled and waiting on the dining table.",
+     ("pick_cool_then_place_in_recep", "Mug", "DiningTable", None, False)),
+    ("Please cool the pot off in the fridge and then set it on the stove.",
+     ("pick_cool_then_place_in_recep", "Pot", "StoveBurner", None, False)),
+    ("Slice a tomato and fridge it, then leave it on the counter.",
+     ("pick_cool_then_place_in_recep", "Tomato", "CounterTop", None, True)),
+    ("Put the apple slice in a bowl and then the bowl in the fridge.",
+     ("pick_and_place_with_movable_recep", "Apple", "Fridge", "Bowl", True)),
+    ("Put the egg in a pot and then the pot on the counter.",
+     ("pick_and_place_with_movable_recep", "Egg", "CounterTop", "Pot", False)),
+    ("The pencil should live in the mug, and the mug on the desk.",
+     ("pick_and_place_with_movable_recep", "Pencil", "Desk", "Mug", False)),
+    ("Could the potato get warmed up? On the counter when it's done.",
+     ("pick_heat_then_place_in_recep", "Potato", "CounterTop", None, False)),
+    ("For the fruit salad I need a slice of apple that's been chilled. Put it on the dining table.",
+     ("pick_cool_then_place_in_recep", "Apple", "DiningTable", None, True)),
 ])
 def test_directives_are_read_as_their_alfred_task(text, want, vocab, props) -> None:
     assert _read(text, vocab, props) == want
@@ -147,6 +183,11 @@ def test_directives_are_read_as_their_alfred_task(text, want, vocab, props) -> N
     "go to the fridge and get me the cold apple",
     "is the mug in the cabinet clean?",
     "I'd like the hot mug left alone",
+    # session 11: "if" after a word of knowing is no condition, but the clean mug is still clean already
+    "check if the mug is clean and put it in the cabinet",
+    "It's clean already, so put the mug on the shelf",
+    "if the mug is dirty, wash it and put it in the cabinet",
+    "the bowl should be in the cabinet",                             # a plain put, said as where it belongs
 ])
 
 
