@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from ..knowledge.alfred import alfred_spec
 from ..knowledge.task_specs import physical_roles
 from ..schemas import Role, TaskSpec
+from .frames import FETCH, OUT_OF_REACH, clauses
+from .frames import PUT as PUT_FRAMES
 from .vocabulary import LIQUIDS, Mention, Vocabulary, singular
 
 CLEAN = frozenset("""wash washed washing washes rinse rinsed rinsing rinses clean cleaned cleaning cleans scrub scrubbed
@@ -124,6 +126,9 @@ class Directive:
     device: tuple[str, ...] = ()
     """The device types the text names for the change of state ("in the microwave"), in order."""
     evidence: str = ""
+    plain: bool = False
+    """A plain put, no change of state ("bring the laptop to the bed"): the reader takes it only when the request
+    asks for nothing else (:meth:`~planner.understanding.reader.TaskReader.read`)."""
 
 
 @dataclass(frozen=True)
@@ -273,7 +278,30 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
     if sliced and "Toaster" not in r_types:  # a slice put in the toaster is toast: the general reader's
         return Directive("pick_and_place_simple", x_types, r_types, sliced=True,
                          evidence=f"a slice of the {x.words} in / on the {where}")
-    return None  # a plain put is the general reader's
+    verb = words[puts[-1]] if puts else ""
+    wished = any(w in WANT and set(words[max(0, i - 2):i]) & {"i", "d", "we"} for i, w in enumerate(words))
+    if not set(r_types) & (HEATERS | COOLERS | WASHERS | {"Toaster"}) and not set(words) & (
+            CLEAN | HEAT | COOL | SLICE | {"two", "both", "pair", "couple"}) and (
+            _marker(words, recep.mention) == "to" or verb in ENDS or verb == "be" or (not puts and wished)) and (
+            _only_puts(text)):
+        # "bring the laptop to the bed", "it belongs on the shelf", "I'd like the book on the desk": the general reader
+        # reads a fetch in these; "put the book on the desk" (and "put it in the fridge") stay its own
+        return Directive("pick_and_place_simple", x_types, r_types, plain=True,
+                         evidence=f"the {x.words} in / on the {where}")
+    return None  # a plain put in a device is the general reader's: it knows a fridge cools, a sink washes
+
+
+_PUT_ONLY = PUT_FRAMES | FETCH | {"", "return", "store", "stash", "stow", "keep", "carry", "tidy", "organize",
+                                  "organise"}
+"""Clause verbs of a request that only puts a thing somewhere ("bring the laptop to the bed", "I'd like the book on
+the desk")."""
+
+
+def _only_puts(text: str) -> bool:
+    """Whether every clause of ``text`` puts, fetches or has no verb of the general reader's frame table, with no
+    purpose ("so it looks cute") and no place out of reach ("the top shelf": something to stand on is needed too):
+    "put the laptop on the bed and turn it on" asks for more than a put, and the general reader reads every clause."""
+    return all(c.verb in _PUT_ONLY and not c.purpose for c in clauses(text)) and not OUT_OF_REACH.search(text.lower())
 
 
 def directive_spec(d: Directive, text: str, place_utility: str | None = None,
@@ -731,8 +759,9 @@ def _is_put(words: list[str], i: int) -> bool:
         return True
     if words[i] == "be" and i > 0 and words[i - 1] in ("should", "must", "to", "d", "ll", "will", "can", "could"):
         pass  # "both rolls should be in a drawer", "meant to be on the dining table": where it ends up
-    elif words[i] not in ENDS:
-        return False
+    elif words[i] not in ENDS or (words[i] in ("go", "goes", "going") and set(words[max(0, i - 4):i]) & {
+            "get", "gets", "got", "getting"}):
+        return False  # "get the candle going on the coffee table" lights it
     j = i + 1
     while j < len(words) and j <= i + 3 and words[j] in _ENDS_FILL:
         j += 1

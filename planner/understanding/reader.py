@@ -268,9 +268,10 @@ class TaskReader:
             return self._refuse(text, 0.0, f"refused: {harm}", closest)
         d = read_directive(norm, self.vocab, pickupable=self._types_with("pickupable"),
                            sliceable=self._types_with("sliceable"), receptacles=self._types_with("receptacle"))
-        # a sink or a tub is where things are washed, not one of COAT's places to keep them ("disposing")
+        # a sink or a tub is where things are washed, not one of COAT's places to keep them ("disposing"); a thing
+        # put on the toilet is not flushed
         u = (self._utility_of(d.recep, only=PLACING) if d is not None and d.recep
-             and not {"SinkBasin", "BathtubBasin"} & set(d.recep) else None)
+             and not {"SinkBasin", "BathtubBasin", "Toilet"} & set(d.recep) else None)
         if d is not None:
             spec = directive_spec(d, text, u, self._utility_of(d.movable, only=("carrying",)) if d.movable else None)
             notes = [f"ALFRED's {d.task_type}: {d.evidence}"]
@@ -514,8 +515,9 @@ class TaskReader:
             for m in obj:
                 self._target(m, ev)
             order = ("surface_support", "storage") if c.prep in ("on", "onto", "at") else ("storage", "surface_support")
-            u = self._utility_of(where[0].types, prefer=(*order, "heating(source)", "washing", "disposing"))
-            ev.frame = True
+            u = self._utility_of(where[0].types, prefer=(*order, "heating(source)", "washing", "disposing"),
+                                 only=order if c.prep in ("on", "onto") and "Toilet" in where[0].types else None)
+            ev.frame = True  # a candle "on the toilet" stands on it: it is neither washed nor flushed
             if u is None:  # COAT knows no utility of the place, so no role is bound
                 targets = [m for m in obj if not m.liquid]
                 if targets and not ev.place and self._receptacle(where[0].types):  # "the towel on the towel holder"

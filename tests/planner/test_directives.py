@@ -136,6 +136,11 @@ def _read(text, vocab, props):
      ("pick_heat_then_place_in_recep", "Potato", "CounterTop", None, False)),
     ("For the fruit salad I need a slice of apple that's been chilled. Put it on the dining table.",
      ("pick_cool_then_place_in_recep", "Apple", "DiningTable", None, True)),
+    # session 11: a plain put the general reader read as a fetch: carried "to" a place, where it belongs, a wish
+    ("Bring the laptop to the bed.", ("pick_and_place_simple", "Laptop", "Bed", None, False)),
+    ("Could you carry the pillow over to the armchair?", ("pick_and_place_simple", "Pillow", "ArmChair", None, False)),
+    ("The bowl should be in the cabinet.", ("pick_and_place_simple", "Bowl", "Cabinet", None, False)),
+    ("I'd like the book on the desk for later.", ("pick_and_place_simple", "Book", "Desk", None, False)),
 ])
 def test_directives_are_read_as_their_alfred_task(text, want, vocab, props) -> None:
     assert _read(text, vocab, props) == want
@@ -187,12 +192,26 @@ def test_directives_are_read_as_their_alfred_task(text, want, vocab, props) -> N
     "check if the mug is clean and put it in the cabinet",
     "It's clean already, so put the mug on the shelf",
     "if the mug is dirty, wash it and put it in the cabinet",
-    "the bowl should be in the cabinet",                             # a plain put, said as where it belongs
+    "put the book on the desk",                                      # a plain put: the general reader's
+    "Get the candle going on the coffee table, for atmosphere.",     # lit, not put
+    "take the mug to the sink",                                      # a device: the general reader washes it
+    "I'd like the laptop on the bed so I can watch a film",          # a purpose: more than a put
+    "bring the vase to the top shelf",                               # out of reach: something to stand on too
+    "bring the laptop to the bed and turn it on",                    # more than a put
 ])
 
 
 def test_other_requests_are_left_to_the_general_reader(text, vocab, props) -> None:
     assert _read(text, vocab, props) is None
+
+
+def test_a_plain_put_is_a_put_and_a_thing_on_the_toilet_is_neither_washed_nor_flushed(reader) -> None:
+    r = reader.read("Bring the laptop to the bed, I'm working from there tonight.")
+    assert r.method == "directive" and r.spec.role("surface_support").types == ("Bed",)
+    assert [g.description for g in r.spec.goals] == ["the Laptop is in / on the Bed"]
+    r = reader.read("Put the candle on the toilet.")
+    assert not r.spec.roles and {t.name: t.types for t in r.spec.targets} == {"target": ("Candle",),
+                                                                               "place": ("Toilet",)}
 
 
 def test_what_a_directive_rules_out_is_avoided_and_a_denied_put_is_no_place(reader) -> None:
