@@ -51,7 +51,7 @@ NEGATION = frozenset("not never no without don dont doesn didn shouldn t".split(
 """Words that deny a change of state in their clause ("don't heat it", "no need to rinse the mug")."""
 QUESTIONS = frozenset("who what which whose why where when how is are was were did does do has have".split())
 CONDITIONS = frozenset("if unless whether".split())
-KNOWING = frozenset("know knows see check checking tell wonder wondering sure unsure find out ask asking".split())
+KNOWING = frozenset("know knows see check checking tell wonder wondering sure unsure ask asking".split())
 """Words before "if" / "whether" that make it an indirect question, not a condition ("I need to know if the watch
 has stopped", "check whether the tissue box is empty")."""
 MODIFIERS = frozenset("freshly nicely properly recently just slightly well very really thoroughly quickly".split())
@@ -183,7 +183,7 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
     states = _states(words, at)
     # a command with no verb of putting or holding, led by the object or arrowed ("fork -> rinse at sink -> drawer",
     # "cup: chill in fridge / shelf"): every state word is about the one object, every place is where it is put
-    terse = not [i for i in _put_at(words) if words[i] != ARROW] and not set(words) & HOLD and (
+    terse = not [i for i in _put_at(words) if words[i] in PUT] and not set(words) & HOLD and (
         ARROW in words or _terse(words, mentions))
     sliced = any(w in SLICE and not _negated(words, i) and words[max(0, i - 2):i] != ["used", "to"]
                  for i, w in enumerate(words))  # not "the knife you used to cut the tomato"
@@ -231,9 +231,11 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
     if _what_is_put(words, mentions) is False:
         return None  # "slice the apple and put the peel in the bin", "the rest of the loaf": something else
     if not puts and not _terse(words, mentions) and not _wanted(words, x) and not (states and any(
-            not p.device and words[_sentence(words, p.at)[0]] in PLACE_PREP and p.at - _sentence(words, p.at)[0] <= 4
-            for p in places)):  # "could a slice get warmed through? On the dining table when it's done"
-        return None  # no verb of putting, and not a terse "apple slice on plate": "beat two eggs in a bowl"
+            not p.device and p.at > x.end and words[_sentence(words, p.at)[0]] in PLACE_PREP
+            and p.at - _sentence(words, p.at)[0] <= 4 for p in places)):
+        # no verb of putting, not a terse "apple slice on plate", nor a place named first after the object ("could a
+        # slice get warmed through? On the dining table when it's done"): "beat two eggs in a bowl"
+        return None
     dest = _destination(words, places, vocab, puts=puts)
     if dest is None:
         return None
@@ -242,7 +244,9 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
         states = _by_path(words, places, recep)
     if movable is None:
         movable = _holder(words, mentions, x)
-    if movable is not None and not sliced and not _moved(words, movable):
+    if movable is None and sliced:
+        movable = _carrier(words, places, recep, x)
+    if movable is not None and not sliced and not _moved(words, movable, places):
         movable = None  # "put the pencil in the mug on the desk" is ALFRED's only when the mug is moved too
     if movable is None and x_type in MOVABLES and sliced:  # "put a bowl of apple slices on the table"
         return None
@@ -279,11 +283,19 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
         return Directive("pick_and_place_simple", x_types, r_types, sliced=True,
                          evidence=f"a slice of the {x.words} in / on the {where}")
     verb = words[puts[-1]] if puts else ""
-    wished = any(w in WANT and set(words[max(0, i - 2):i]) & {"i", "d", "we"} for i, w in enumerate(words))
+    wished = words[0] not in ("can", "could", "may") and any(
+        w in WANT - {"have", "get", "find", "after"} and set(words[max(0, i - 2):i]) & {"i", "d", "we"}
+        for i, w in enumerate(words)) and recep.at - x.end <= 3
+    described = verb in ENDS | {"be"} and (words[puts[-1] - 2:puts[-1] - 1] in (["it"], ["they"], ["used"]) or
+                                           words[puts[-1] - 1] in ("it", "they", "s", "re", "was", "used") or
+                                           any(c.verb in FETCH for c in clauses(text)))
+    others = any(m is not x and m is not recep.mention and set(m.types) & set(pickupable)
+                 and not set(m.types) & set(x.types) for m in mentions)
+    plural = singular(x.words.split()[-1]) != x.words.split()[-1]
     if not set(r_types) & (HEATERS | COOLERS | WASHERS | {"Toaster"}) and not set(words) & (
             CLEAN | HEAT | COOL | SLICE | {"two", "both", "pair", "couple"}) and (
             _marker(words, recep.mention) == "to" or verb in ENDS or verb == "be" or (not puts and wished)) and (
-            _only_puts(text)):
+            _only_puts(text)) and not described and not others and not plural:
         # "bring the laptop to the bed", "it belongs on the shelf", "I'd like the book on the desk": the general reader
         # reads a fetch in these; "put the book on the desk" (and "put it in the fridge") stay its own
         return Directive("pick_and_place_simple", x_types, r_types, plain=True,
@@ -301,7 +313,10 @@ def _only_puts(text: str) -> bool:
     """Whether every clause of ``text`` puts, fetches or has no verb of the general reader's frame table, with no
     purpose ("so it looks cute") and no place out of reach ("the top shelf": something to stand on is needed too):
     "put the laptop on the bed and turn it on" asks for more than a put, and the general reader reads every clause."""
-    return all(c.verb in _PUT_ONLY and not c.purpose for c in clauses(text)) and not OUT_OF_REACH.search(text.lower())
+    cs = clauses(text)
+    more = [c for c in cs[1:] if re.search(r"\b(?:it|them)\b", c.text)]  # "... and charge it", "... and plug it in"
+    return all(c.verb in _PUT_ONLY and not c.purpose for c in cs) and not more and not OUT_OF_REACH.search(
+        text.lower()) and not re.search(r"\bso (?:i|we|you|he|she|they|that)\b", text.lower())  # "so I can work"
 
 
 def directive_spec(d: Directive, text: str, place_utility: str | None = None,
@@ -397,7 +412,13 @@ def _terse(words: list[str], mentions: list[Mention]) -> bool:
 def _conditional(words: list[str]) -> bool:
     """A condition in the text ("if so, heat it", "unless it is clean"); "if" or "whether" right after a word of
     knowing asks what is so ("need to know if the watch has stopped") and is none."""
-    return any(w in CONDITIONS and not set(words[max(0, i - 2):i]) & KNOWING for i, w in enumerate(words))
+    def asked(i: int) -> bool:  # "tell me if X": the question, unless a request of its own follows ("...: look at it")
+        rest = list(words)
+        while rest and rest[-1] in _STOPS:
+            rest = rest[:-1]
+        return (bool(set(words[max(0, i - 2):i]) & KNOWING) or words[max(0, i - 2):i] == ["find", "out"]) and bool(
+            set(rest) & (_STOPS | {",", "so", "by", "then"}))
+    return any(w in CONDITIONS and not asked(i) for i, w in enumerate(words))
 
 
 def _purpose(words: list[str], i: int) -> bool:
@@ -432,12 +453,14 @@ def _wanted(words: list[str], x: Mention) -> bool:
                for k in range(len(after)))
 
 
-def _moved(words: list[str], movable: _Place) -> bool:
+def _moved(words: list[str], movable: _Place, places: list[_Place]) -> bool:
     """The movable receptacle is itself put somewhere afterwards ("... and put the mug on the desk", "... and put it
     on the desk", "... and the mug on the shelf"); "put a pencil in a bowl on the table" names where the bowl is,
-    not a move."""
-    if _again(words, movable.mention, len(words)) is not None:
-        return True
+    not a move, and "put the egg in a pan and then the pan on the stove" cooks it (the general reader's)."""
+    k = _again(words, movable.mention, len(words))
+    if k is not None:
+        after = next((p for p in places if p.at > k), None)
+        return after is None or not set(after.mention.types) & HEATERS
     for i in _put_at(words):
         j = i + 1
         while j < len(words) and words[j] in _ARTICLES:
@@ -554,8 +577,12 @@ def _pronoun_goal(words: list[str], x: Mention, i: int) -> bool:
     rinsed", "once it's been rinsed off", "they should be chilled"); "it's clean" says how it is already."""
     for k in range(max(x.end, i - 4), i):
         between = words[k + 1:i]
+        if words[k] in ("that", "which") and k > x.end + 1:
+            continue  # "the bowl that needs washing": another thing
+        asked = words[k - 1] in ("could", "can", "would", "will")  # "could it get rinsed"
         if words[k] in ("it", "they", "them", "that", "which") and set(between) & _LINKS and set(between) <= (
-                _LINKS | MODIFIERS | {"s", "is", "are", "has", "have", "to"}):
+                _LINKS | MODIFIERS | {"s", "is", "are", "has", "have", "to"}) and (
+                asked or set(between) & {"should", "must", "need", "needs", "been"}):
             return True
     return False
 
@@ -612,15 +639,22 @@ def _looked_at(words: list[str], mentions: list[Mention], x: Mention) -> bool:
                 return True
             if words[i - 1:i] and words[i - 1] in _NOUN_CUE | {"close", "closer"} and any(
                     v in ("give", "take", "have") for v in words[max(0, i - 6):i]) and (
-                    x.start < i or "it" in words[max(0, i - 4):i]) and not set(words) & (PUT - HOLD_UNDER):
+                    x.start < i or "it" in words[max(0, i - 4):i]) and not set(words) & (PUT - HOLD_UNDER) and (
+                    words[i + 1:i + 2] not in (["for"], ["around"], ["near"])) and not set(words) & {
+                    "find", "where", "lost", "missing"}:  # not a search: "have a good look around the lamp"
                 return True  # "give the statue a look", "have a close look at it"
-        if w in ("hold", "holding", "held") and not _negated(words, i) and i < x.start <= i + 4:
-            j = x.end
+        it = words[i + 1:i + 2] in (["it"], ["them"]) and x.start < i
+        if w in ("hold", "holding", "held") and not _negated(words, i) and (i < x.start <= i + 4 or it):
+            j = i + 2 if it else x.end
             while j < len(words) and words[j] in _ARTICLES | {"up"}:
                 j += 1
-            if words[j:j + 1] and words[j] in ("under", "beneath", "to", "near", "by") and (
-                    words[j + 1:j + 2] == ["it"] or any(m.start > j and m.start <= j + 4 for m in lamps)):
-                return True  # "switch the lamp on and hold the watch under it", in either order
+            last = max((m for m in mentions if m.start < i and m is not x), key=lambda m: m.start, default=None)
+            lamp_it = words[j + 1:j + 2] == ["it"] and last is not None and set(last.types) & LAMPS
+            near = any(j < m.start <= j + 3 and not set(words[j + 1:m.start]) & (_BOUNDARY | {"it", "them"})
+                       for m in lamps)  # "under a lit lamp"; not "under it, the desk lamp is on"
+            if words[j:j + 1] and words[j] in ("under", "beneath", "to", "near", "by") and (lamp_it or near):
+                return True  # "switch the lamp on and hold the watch under it", in either order; "hold it under
+                # the lamp"; not "turn on the tap and hold the cup under it"
     held = [i for i, w in enumerate(words) if w in HOLD and i < x.start <= i + 4 and not _negated(words, i)]
     switched = [i for i, w in enumerate(words) if w in SWITCH and "on" in words[i + 1:i + 5] and not _negated(words, i)]
     carried = {"bring", "bringing", "take", "taking", "carry", "carrying", "move", "moving", "return"}
@@ -812,6 +846,24 @@ def _by_path(words: list[str], places: list[_Place], recep: _Place) -> dict[str,
         if t in WASHERS and any(w in ("water", "tap", "faucet") for w in words):
             return {"clean": [p.at]}
     return {}
+
+
+def _carrier(words: list[str], places: list[_Place], recep: _Place, x: Mention) -> _Place | None:
+    """A plate, bowl, pan or pot a slice is put in or on right after it is named, before the place it ends up: "a
+    slice of bread on a plate, sitting on the dining table", "get a tomato slice into a pot and leave the pot on the
+    counter", "a slice of it in a bowl, and the bowl left on the counter"."""
+    for p in places:
+        if p.at >= recep.at or p.device or p.mention.types[0] not in MOVABLES:
+            continue
+        q = p.at - 1
+        while q > 0 and words[q] in _SKIP:
+            q -= 1  # the preposition
+        k = q - 1
+        while k > 0 and words[k] in ("it", "them", "of"):
+            k -= 1
+        if words[q] in PLACE_PREP and (k == x.end - 1 or singular(words[k]) in _PORTIONS | SLICE):
+            return p
+    return None
 
 
 def _holder(words: list[str], mentions: list[Mention], x: Mention) -> _Place | None:

@@ -141,6 +141,13 @@ def _read(text, vocab, props):
     ("Could you carry the pillow over to the armchair?", ("pick_and_place_simple", "Pillow", "ArmChair", None, False)),
     ("The bowl should be in the cabinet.", ("pick_and_place_simple", "Bowl", "Cabinet", None, False)),
     ("I'd like the book on the desk for later.", ("pick_and_place_simple", "Book", "Desk", None, False)),
+    # session 11, after a review: a slice put in a movable receptacle as it is named, a terse state after "should be"
+    ("A slice of potato in a bowl, with the bowl left on the counter.",
+     ("pick_and_place_with_movable_recep", "Potato", "CounterTop", "Bowl", True)),
+    ("The apple should be on the counter, chilled.", ("pick_cool_then_place_in_recep", "Apple", "CounterTop", None,
+                                                      False)),
+    ("Turn on the desk lamp, pick up the watch and hold it under the lamp.",
+     ("look_at_obj_in_light", "Watch", None, None, False)),
 ])
 def test_directives_are_read_as_their_alfred_task(text, want, vocab, props) -> None:
     assert _read(text, vocab, props) == want
@@ -198,6 +205,24 @@ def test_directives_are_read_as_their_alfred_task(text, want, vocab, props) -> N
     "I'd like the laptop on the bed so I can watch a film",          # a purpose: more than a put
     "bring the vase to the top shelf",                               # out of reach: something to stand on too
     "bring the laptop to the bed and turn it on",                    # more than a put
+    # found by the session's review: fetches and descriptions, another referent, a search, a question, a cooking pan
+    "Get the pillow, it'll be on the bed.",
+    "The remote should be on the sofa somewhere, can you find it?",
+    "I want the book that's on the desk.",
+    "Can I get the mug on the shelf?",
+    "I have the laptop on the bed, don't worry.",
+    "Bring the pillow to the sofa and grab me the remote.",
+    "Bring the pillows to the sofa",
+    "Bring the laptop to the desk and charge it.",
+    "Bring the laptop to the bed so I can work.",
+    "Move the laptop onto the desk, it gets hot on the bed.",
+    "Put the apple in the bowl that needs washing.",
+    "On the counter there's a potato, could you heat it?",
+    "I lost my keys, have a quick look near the floor lamp.",
+    "I wonder whether the plate should be heated before it goes on the table.",
+    "Take the tomato out if it's ripe, wash it and put it on the counter.",
+    "Put the egg in a pan and then the pan on the stove.",
+    "Turn on the tap and hold the cup under it, the desk lamp is on.",
 ])
 
 
