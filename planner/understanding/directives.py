@@ -418,7 +418,16 @@ def _conditional(words: list[str]) -> bool:
             rest = rest[:-1]
         return (bool(set(words[max(0, i - 2):i]) & KNOWING) or words[max(0, i - 2):i] == ["find", "out"]) and bool(
             set(rest) & (_STOPS | {",", "so", "by", "then"}))
-    return any(w in CONDITIONS and not asked(i) for i, w in enumerate(words))
+    def polite(i: int) -> bool:  # "if it's not too much bother", "if you don't mind", "it'd be great if ..."
+        after = words[i + 1:i + 7]
+        return words[i] == "if" and (bool(set(after) & _IF_POLITE) or after[:2] in (["you", "could"], ["you", "can"],
+                                                                                    ["you", "would"]) or (
+            words[max(0, i - 2):i - 1] == ["be"] and words[i - 1] in _PRAISE))
+    return any(w in CONDITIONS and not asked(i) and not polite(i) for i, w in enumerate(words))
+
+
+_IF_POLITE = frozenset("bother trouble mind possible kind chance".split())
+"""Words after "if" that make it politeness, not a condition ("if it's not too much bother", "if you'd be so kind")."""
 
 
 def _purpose(words: list[str], i: int) -> bool:

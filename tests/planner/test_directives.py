@@ -148,6 +148,13 @@ def _read(text, vocab, props):
                                                       False)),
     ("Turn on the desk lamp, pick up the watch and hold it under the lamp.",
      ("look_at_obj_in_light", "Watch", None, None, False)),
+    # "if" as politeness, not a condition
+    ("Could you rinse the cup and put it on the shelf, if you don't mind?",
+     ("pick_clean_then_place_in_recep", "Cup", "Shelf", None, False)),
+    ("A warm potato on the counter, if it's no trouble.", ("pick_heat_then_place_in_recep", "Potato", "CounterTop",
+                                                           None, False)),
+    ("It would be lovely if a mug got chilled and put on the desk.",
+     ("pick_cool_then_place_in_recep", "Mug", "Desk", None, False)),
 ])
 def test_directives_are_read_as_their_alfred_task(text, want, vocab, props) -> None:
     assert _read(text, vocab, props) == want
