@@ -10,7 +10,9 @@ would ask ("could you give a mug a rinse and pop it in the coffee machine?").
 :func:`read_directive` finds such a goal from the words alone: the cue words of each change of state, the object
 types named (:class:`~planner.understanding.vocabulary.Vocabulary`) and where the object ends up (the first place
 named after the last verb of putting). It returns None for anything else, including a plain "put the apple in the
-fridge": the general reader reads that one, with the fridge as a role a substitute may fill.
+fridge": the general reader reads that one, with the fridge as a role a substitute may fill. A plain put the general
+reader would read as a fetch ("bring the laptop to the bed", "I'd like the book on the desk") is ALFRED's simple put
+when the request asks for nothing else (``Directive.plain``).
 
 Example:
     >>> from planner.understanding.vocabulary import Vocabulary
@@ -127,8 +129,8 @@ class Directive:
     """The device types the text names for the change of state ("in the microwave"), in order."""
     evidence: str = ""
     plain: bool = False
-    """A plain put, no change of state ("bring the laptop to the bed"): the reader takes it only when the request
-    asks for nothing else (:meth:`~planner.understanding.reader.TaskReader.read`)."""
+    """A plain put, no change of state ("bring the laptop to the bed"), read only when the request asks for nothing
+    else (no other action, purpose, state word or count)."""
 
 
 @dataclass(frozen=True)
@@ -286,9 +288,9 @@ def read_directive(text: str, vocab: Vocabulary, *, pickupable: Collection[str],
     wished = words[0] not in ("can", "could", "may") and any(
         w in WANT - {"have", "get", "find", "after"} and set(words[max(0, i - 2):i]) & {"i", "d", "we"}
         for i, w in enumerate(words)) and recep.at - x.end <= 3
-    described = verb in ENDS | {"be"} and (words[puts[-1] - 2:puts[-1] - 1] in (["it"], ["they"], ["used"]) or
-                                           words[puts[-1] - 1] in ("it", "they", "s", "re", "was", "used") or
-                                           any(c.verb in FETCH for c in clauses(text)))
+    before = words[max(0, puts[-1] - 2):puts[-1]] if puts else []  # "it'll be on the bed", "it was left on the sofa"
+    described = verb in ENDS | {"be"} and (before[:1] in (["it"], ["they"], ["used"]) or before[-1:] and before[-1] in (
+        "it", "they", "s", "re", "was", "used") or any(c.verb in FETCH for c in clauses(text)))
     others = any(m is not x and m is not recep.mention and set(m.types) & set(pickupable)
                  and not set(m.types) & set(x.types) for m in mentions)
     plural = singular(x.words.split()[-1]) != x.words.split()[-1]
@@ -422,7 +424,7 @@ def _conditional(words: list[str]) -> bool:
         after = words[i + 1:i + 7]
         return words[i] == "if" and (bool(set(after) & _IF_POLITE) or after[:2] in (["you", "could"], ["you", "can"],
                                                                                     ["you", "would"]) or (
-            words[max(0, i - 2):i - 1] == ["be"] and words[i - 1] in _PRAISE))
+            i >= 2 and words[i - 2] == "be" and words[i - 1] in _PRAISE))
     return any(w in CONDITIONS and not asked(i) and not polite(i) for i, w in enumerate(words))
 
 
@@ -466,7 +468,7 @@ def _moved(words: list[str], movable: _Place, places: list[_Place]) -> bool:
     """The movable receptacle is itself put somewhere afterwards ("... and put the mug on the desk", "... and put it
     on the desk", "... and the mug on the shelf"); "put a pencil in a bowl on the table" names where the bowl is,
     not a move, and "put the egg in a pan and then the pan on the stove" cooks it (the general reader's)."""
-    k = _again(words, movable.mention, len(words))
+    k = _again(words, movable.mention)
     if k is not None:
         after = next((p for p in places if p.at > k), None)
         return after is None or not set(after.mention.types) & HEATERS
@@ -479,12 +481,12 @@ def _moved(words: list[str], movable: _Place, places: list[_Place]) -> bool:
     return False
 
 
-def _again(words: list[str], m: Mention, until: int) -> int | None:
-    """Where the name of ``m`` is said again before ``until`` as the thing of a put whose verb is left out, after
+def _again(words: list[str], m: Mention) -> int | None:
+    """Where the name of ``m`` is said again as the thing of a put whose verb is left out, after
     "and" or "then", a place following ("put the egg in a bowl and then the bowl in the fridge"): the position of
     that place's preposition, or None."""
     name = m.words.split()
-    for k in range(m.end, until - len(name) + 1):
+    for k in range(m.end, len(words) - len(name) + 1):
         if words[k:k + len(name)] != name:
             continue
         b = k - 1
@@ -826,7 +828,7 @@ def _destination(words: list[str], places: list[_Place], vocab: Vocabulary,
     after = [p for p in ends if puts and p.at >= puts[-1]]
     first = after[0] if after else ends[-1]
     rest = [p for p in ends if p.at > first.at and not any(w in _STOPS | {"then"} for w in words[first.at:p.at])]
-    if first.mention.types[0] in MOVABLES and (k := _again(words, first.mention, len(words))) is not None:
+    if first.mention.types[0] in MOVABLES and (k := _again(words, first.mention)) is not None:
         rest = [p for p in ends if p.at > k] or rest  # "... in a bowl and then the bowl in the fridge"
     if first.mention.types[0] in MOVABLES and rest:
         return rest[0], first
