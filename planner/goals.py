@@ -26,8 +26,9 @@ from typing import Any
 
 from .schemas import BOOKED_PROPS, GoalCondition, GoalStatus
 
-LIGHT_TYPES: tuple[str, ...] = ("DeskLamp", "FloorLamp", "LightSwitch")
-"""Light sources a ``close_to`` relation to a lit light accepts (ALFRED's look-at-object-in-light)."""
+LIGHT_TYPES: tuple[str, ...] = ("DeskLamp", "FloorLamp")
+"""Light sources a ``close_to`` relation to a lit light accepts: ALFRED's look-at-object-in-light holds the object
+by a DeskLamp or FloorLamp that is on (the room's light switch, on in every iTHOR scene, does not count)."""
 
 Bindings = Mapping[str, str]
 """Binding name -> object id."""
@@ -146,12 +147,63 @@ def check(cond: GoalCondition, objects: Sequence[Mapping[str, Any]], bindings: B
     return GoalStatus(condition=cond, met=met, detail=detail)
 
 
+MAX_WITNESSES = 10_000
+"""Bound on the combinations of pieces :func:`check_all` tries (a sliced object has up to ten pieces)."""
+
+
 def check_all(
     conditions: Iterable[GoalCondition], objects: Sequence[Mapping[str, Any]], bindings: Bindings,
     booked: Booked | None = None,
 ) -> tuple[GoalStatus, ...]:
-    """:func:`check` for every condition, in order."""
-    return tuple(check(c, objects, bindings, booked) for c in conditions)
+    """Every condition, in order, each item's conditions on **one** instance.
+
+    An item bound to an object that was sliced stands for one of its pieces, the same piece for all of the item's
+    conditions: the heated tomato slice must be the slice that is on the counter (ALFRED's sliced tasks), not
+    one slice heated and another one placed. Two items are never the same piece ("two slices" are two). The
+    pieces are chosen to meet the most conditions; an item whose object is whole is checked as :func:`check`
+    does.
+    """
+    conditions = list(conditions)
+    items = list(dict.fromkeys(c.item for c in conditions))
+    pools: list[list[str]] = []
+    for item in items:
+        oid = bindings.get(item)
+        ids = [str(o.get("objectId")) for o in members(oid, objects)] if oid else []
+        pools.append([i for i in ids if i != oid] or [oid or ""])  # pieces, else the object (or nothing)
+    best: tuple[GoalStatus, ...] | None = None
+    for n, combo in enumerate(itertools.product(*pools)):
+        witness: dict[str, str | None] = {}
+        for item, piece, pool in zip(items, combo, pools, strict=True):
+            # a piece another item already stands for is no witness for this one ("two slices" are two)
+            witness[item] = None if len(pool) > 1 and piece in witness.values() else piece
+        statuses = tuple(_check_on(c, witness.get(c.item, ""), objects, bindings, booked) for c in conditions)
+        if best is None or sum(g.met for g in statuses) > sum(g.met for g in best):
+            best = statuses
+            if all(g.met for g in best):
+                break
+        if n >= MAX_WITNESSES:
+            break
+    return best if best is not None else ()
+
+
+def _check_on(cond: GoalCondition, witness: str | None, objects: Sequence[Mapping[str, Any]], bindings: Bindings,
+              booked: Booked | None) -> GoalStatus:
+    """:func:`check` with the item's object narrowed to ``witness`` (one of its pieces, or itself; None: the pieces
+    left are all taken by other items)."""
+    oid = bindings.get(cond.item)
+    if witness is None:
+        return GoalStatus(condition=cond, met=False, detail=f"no piece of {oid} left that another item does not use")
+    if oid is None or witness in ("", oid):
+        return check(cond, objects, bindings, booked)
+    objs = [o for o in objects if o.get("objectId") == witness]
+    if not objs:
+        return GoalStatus(condition=cond, met=False, detail=f"{witness} is not in the scene")
+    met, detail = _prop_met(cond, objs) if cond.prop is not None else _relation_met(cond, objs, objects, bindings)
+    if not met and cond.when == "once" and cond.prop is not None and booked:
+        # booked on this piece, or on the whole object before it was sliced (every piece was treated)
+        if any(cond.value in tuple(props.get(cond.prop, ())) for i, props in booked.items() if i in (witness, oid)):
+            met, detail = True, f"{cond.prop} was {cond.value!r} during the run ({detail} at the end)"
+    return GoalStatus(condition=cond, met=met, detail=f"{witness}: {detail}")
 
 
 MAX_ASSIGNMENTS = 100_000
@@ -209,35 +261,7 @@ def _ids_of(types: tuple[str, ...], objects: Sequence[Mapping[str, Any]]) -> lis
     return list(out)
 
 
-def left_on_or_open(
-    initial: Sequence[Mapping[str, Any]], final: Sequence[Mapping[str, Any]], goals: Iterable[GoalCondition] = (),
-    bindings: Bindings | None = None,
-) -> list[str]:
-    """Tidiness violations: what was off / closed at the start and is on / open at the end, unless a goal wants it.
-
-    Returns:
-        One line per violation (``"Microwave|... left on"``, ``"Fridge|... left open"``).
-    """
-    bound = bindings or {}
-    goals = list(goals)
-    wanted = {bound.get(g.item, ""): g.prop for g in goals if g.value is True and g.prop in ("isToggled", "isOpen")}
-    lit = any(g.relation == "close_to" and g.other == "light" for g in goals)  # look in light: the lamp stays on
-    start = {str(o.get("objectId")): o for o in initial}
-    out: list[str] = []
-    for o in final:
-        oid = str(o.get("objectId"))
-        was = start.get(oid)
-        if was is None:
-            continue
-        for prop, word in (("isToggled", "on"), ("isOpen", "open")):
-            if lit and prop == "isToggled" and o.get("objectType") in LIGHT_TYPES:
-                continue
-            if o.get(prop) and not was.get(prop) and wanted.get(oid) != prop:
-                out.append(f"{oid} left {word}")
-    return out
-
-
 __all__ = [
-    "LIGHT_TYPES", "MAX_ASSIGNMENTS", "Bindings", "Booked", "book", "check", "check_all", "check_any",
-    "left_on_or_open", "members",
+    "LIGHT_TYPES", "MAX_ASSIGNMENTS", "MAX_WITNESSES", "Bindings", "Booked", "book", "check", "check_all", "check_any",
+    "members",
 ]

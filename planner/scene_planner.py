@@ -227,7 +227,8 @@ def plan_in_state(
         return _not_understood(reading, state)
     spec, exact = reading.spec, reading.method in ("exact", "given")
     draft = _Draft(notes=list(reading.evidence) if reading.method == "reader" else [])
-    bindings = {**_bind_targets(spec, state, draft, kb, skip=set(fixed or {})), **dict(fixed or {})}
+    bindings = {**_bind_targets(spec, state, draft, kb, skip=set(fixed or {}), sources=affordances is not None),
+                **dict(fixed or {})}
     _check_target_places(spec, bindings, state, kb, draft)
     role_strategy = "knowledge" if strategy == "hybrid" and backend is None else strategy
     for role in sorted(spec.roles, key=lambda r: not r.types):  # the roles the task names a type for first
@@ -372,11 +373,31 @@ def _fit_goals(spec: TaskSpec, bindings: Mapping[str, str], affordances: Afforda
     return spec if goals == list(spec.goals) else spec.model_copy(update={"goals": tuple(goals)})
 
 
-def _bind_targets(spec: TaskSpec, state: SceneState, draft: _Draft, kb: KnowledgeBase, *, skip: set[str]
-                  ) -> dict[str, str]:
-    """Bind each object target to a scene object of its types (liquids are held by a role's vessel)."""
+LIQUID_SOURCES: dict[str, tuple[tuple[tuple[str, ...], ...], ...]] = {
+    "water": ((("Faucet", "ShowerHead"), ("SinkBasin", "BathtubBasin")),),
+    "coffee": ((("CoffeeMachine",),),),
+    "wine": ((("WineBottle",),),),
+}
+"""Per liquid, the alternative sets of object types a scene needs to have it, each set's groups all present:
+water runs from a faucet (or shower head) over a basin, coffee from a coffee machine, wine is poured from a wine
+bottle. AI2-THOR's ``FillObjectWithLiquid`` conjures any of them; the planner never uses it to make one."""
+LIQUID_SOURCE_WORDS = ("water runs from a faucet over a sink or bathtub basin, coffee from a coffee machine, wine "
+                       "from a wine bottle, and the planner conjures none")
+
+
+def _bind_targets(spec: TaskSpec, state: SceneState, draft: _Draft, kb: KnowledgeBase, *, skip: set[str],
+                  sources: bool = False) -> dict[str, str]:
+    """Bind each object target to a scene object of its types (liquids are held by a role's vessel).
+
+    With ``sources`` (the state is a whole AI2-THOR scene: ``plan_in_state`` got its affordances), a liquid target
+    needs a source the scene has (:data:`LIQUID_SOURCES`), else the plan is infeasible and says so."""
     out: dict[str, str] = {}
+    here = {thor_object_name(r.category) for r in state.objects}
     for t in spec.targets:
+        need = LIQUID_SOURCES.get(t.types[0], ())
+        if sources and t.liquid and not any(all(here & set(group) for group in alt) for alt in need):
+            draft.feasible = False
+            draft.notes.append(f"no source of {t.types[0]} in scene {state.scene_id!r}: {LIQUID_SOURCE_WORDS}")
         if t.liquid or t.name in skip:
             continue
         wanted = {canonical_object_name(ty) for ty in t.types}

@@ -95,7 +95,8 @@ def plan_steps(
     target = bindings.get("target")
     _liquids(spec, s, roles, met)
     if target and _goal(spec, "target", "isDirty") and not _met(met, "target", "isDirty"):
-        s.add("wash", target)         # before slicing: the pieces are what is served
+        helper = roles.get("washing") or roles.get("cleaning")  # the basin first, or the cloth for a mirror
+        s.add("wash", target, **({"using": helper} if helper else {}))  # before slicing: the pieces are served
     _cut(spec, s, roles, target, met)
     _heat(spec, s, roles, target, met)
     _contain(spec, s, roles, bindings, met)

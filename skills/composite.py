@@ -8,16 +8,20 @@ from planner.schemas import SkillCall
 from scenes.base import Action
 
 from .base import Outcome, Skill, SkillContext, failed
-from .navigation import go, position
+from .navigation import go
 from .primitives import HEAT_SOURCES, WAIT_STEP_SECONDS, action_failed, hand_free, in_use_unmet, relay, send
 from .registry import register_skill
 
 
 @register_skill
 class Wash(Skill):
-    """Wash a dirty object under a running faucet (put it in the sink, faucet on, off, take it back).
+    """Wash a dirty object under running water: into a sink basin, its faucet on and off, taken back.
 
-    Postcondition: the object is not dirty. Someone else using it is ``in-use``.
+    Every basin with a faucet over it is tried in turn, nearest first (a faucet that runs no water is ``faulty``
+    and the next basin is tried); ``args["using"]``, the task's washing or cleaning object, goes first when it is a
+    basin. What cannot be carried to a sink (a mirror, a bed) is cleaned with AI2-THOR's ``CleanObject`` while the
+    robot holds ``args["using"]`` (a cloth, a sponge); without one it is not cleaned. Postcondition: the object
+    is not dirty. Someone else using it is ``in-use``.
     """
 
     name = "wash"
@@ -31,29 +35,56 @@ class Wash(Skill):
         return []
 
     def run(self, call: SkillCall, ctx: SkillContext) -> Outcome:
+        from .tasks import water_sources
+
         target = call.target or ""
         o = ctx.find(target) or {}
         if not o.get("isDirty"):
             return Outcome(True, "already clean")
+        using = str(call.args.get("using") or "")
         if not o.get("pickupable"):
-            # Beds, mirrors: nothing to carry to a sink; AI2-THOR cleans them with CleanObject.
-            return go(ctx, target) or send(ctx, Action(name="CleanObject", object_id=target), "cleaning")
-        sinks = ctx.of_type("SinkBasin") or ctx.of_type("BathtubBasin")
-        faucets = ctx.of_type("Faucet")
-        if not sinks or not faucets:
-            return failed("no sink with a faucet in this scene")
-        sink = sinks[0]
-        sx, sz = position(sink)
-        faucet = min(faucets, key=lambda f: ((position(f)[0] - sx) ** 2 + (position(f)[1] - sz) ** 2, f["objectId"]))
+            return _wipe(ctx, target, using if (ctx.find(using) or {}).get("pickupable") else None)
+        sources = sorted(water_sources(ctx), key=lambda bf: bf[0]["objectId"] != using)
+        if not sources:
+            return failed(f"no sink or bathtub with a faucet over it in this scene to wash {target}")
         freed = hand_free(ctx, keep=target)
         if freed is not None:
             return freed
-        for skill, obj in (("pickup", target), ("put", sink["objectId"]), ("toggle_on", faucet["objectId"]),
-                           ("toggle_off", faucet["objectId"]), ("pickup", target)):
-            res = ctx.sub(skill, obj)
-            if not res.ok:
-                return relay(res, f"washing {target}")
-        return Outcome(True)
+        tried = []
+        for basin, faucet in sources:
+            steps = (("pickup", target), ("put", basin["objectId"]), ("toggle_on", faucet["objectId"]),
+                     ("toggle_off", faucet["objectId"]), ("pickup", target))
+            for skill, obj in steps:
+                if skill == "pickup" and (ctx.find(target) or {}).get("isPickedUp"):
+                    continue
+                res = ctx.sub(skill, obj)
+                if not res.ok:
+                    if res.blame == target or res.fault == "in-use":
+                        return relay(res, f"washing {target}")
+                    tried.append(f"{basin['objectId']}: {res.reason}")
+                    break
+            else:
+                if not (ctx.find(target) or {}).get("isDirty"):
+                    return Outcome(True, f"rinsed in {basin['objectId']}")
+                tried.append(f"{faucet['objectId']} ran no water")
+                ctx.sub("pickup", target)
+        return failed(f"no basin washed {target}: " + "; ".join(tried), "faulty" if len(sources) == 1 else None,
+                      sources[0][1]["objectId"] if len(sources) == 1 else None)
+
+
+def _wipe(ctx: SkillContext, target: str, tool: object) -> Outcome:
+    """Clean what cannot be carried to a sink: AI2-THOR's CleanObject with the cleaning tool in hand."""
+    if not tool:
+        return failed(f"{target} cannot be carried to a sink and no cleaning tool (a cloth, a sponge) was chosen")
+    tool = str(tool)
+    if not (ctx.find(tool) or {}).get("isPickedUp"):
+        freed = hand_free(ctx, keep=tool)
+        if freed is not None:
+            return freed
+        res = ctx.sub("pickup", tool)
+        if not res.ok:
+            return relay(res, f"taking {tool} to clean {target}")
+    return go(ctx, target) or send(ctx, Action(name="CleanObject", object_id=target), f"cleaning {target} with {tool}")
 
 
 @register_skill

@@ -10,6 +10,7 @@ Sliced objects: AI2-THOR replaces ``Apple|...`` by its pieces ``Apple|...|AppleS
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from planner.goals import GoalCondition, check, members
@@ -246,12 +247,64 @@ class Place(Skill):
 # ------------------------------------------------------------------ fill, bring, hold_near_light
 
 
+FAUCET_METRES = 1.0
+"""A faucet (shower head) runs into the basin whose centre is this close to it, in the floor plane."""
+BASINS = ("SinkBasin", "BathtubBasin")
+WATER_TAPS = {"SinkBasin": ("Faucet",), "BathtubBasin": ("Faucet", "ShowerHead")}
+
+
+def water_sources(ctx: SkillContext) -> list[tuple[RawObject, RawObject]]:
+    """(basin, faucet) pairs of the scene, the faucet over the basin; nearest basin first, broken ones left out.
+
+    Running water comes from a faucet over a sink basin (a bathtub's faucet or shower head over its basin):
+    AI2-THOR fills and cleans what lies in the basin under the running stream.
+    """
+    from .navigation import position
+
+    out: list[tuple[float, str, RawObject, RawObject]] = []
+    for btype in BASINS:
+        for basin in ctx.of_type(btype):
+            if basin.get("isBroken"):
+                continue
+            bx, bz = position(basin)
+            taps = [(math.dist((bx, bz), position(f)), f["objectId"], f) for t in WATER_TAPS[btype]
+                    for f in ctx.of_type(t) if not f.get("isBroken")]
+            near = [x for x in taps if x[0] <= FAUCET_METRES]
+            if near:
+                tap = min(near, key=lambda x: (x[0], x[1]))[2]
+                out.append((float(basin.get("distance") or 0.0), basin["objectId"], basin, tap))
+    return [(b, f) for _, _, b, f in sorted(out, key=lambda x: (x[0], x[1]))]
+
+
+def liquid_sources(ctx: SkillContext, liquid: str, vessel: str) -> list[tuple[str, RawObject, RawObject | None]]:
+    """Where ``liquid`` can come from, best first: ``("tap", basin, faucet)`` for water, ``("brew", coffee machine,
+    None)`` for coffee, ``("pour", vessel holding it, None)`` for any liquid some other vessel holds (a filled wine
+    bottle). Nothing is conjured: a scene without one of them has no source."""
+    out: list[tuple[str, RawObject, RawObject | None]] = []
+    if not (ctx.find(vessel) or {}).get("pickupable"):
+        pass  # a house plant stays where it is: only a pour reaches it
+    elif liquid == "water":
+        out += [("tap", b, f) for b, f in water_sources(ctx)]
+    elif liquid == "coffee":
+        out += [("brew", m, None) for m in ctx.of_type("CoffeeMachine") if not m.get("isBroken")]
+    for o in ctx.objects():
+        held = str(o.get("fillLiquid") or ("wine" if o.get("objectType") == "WineBottle" else "")).lower()
+        if (o.get("objectId") != vessel and o.get("isFilledWithLiquid") and held == liquid and o.get("pickupable")
+                and not o.get("isBroken")):
+            out.append(("pour", o, None))
+    return out
+
+
 @register_skill
 class Fill(Skill):
-    """Fill the vessel ``target`` with ``args["liquid"]`` (water, coffee or wine; default water).
+    """Fill the vessel ``target`` with ``args["liquid"]`` (water, coffee or wine; default water) from a source.
 
-    AI2-THOR's ``FillObjectWithLiquid``; a vessel holding another liquid is emptied first. A broken vessel
-    is ``broken``. Postcondition: ``isFilledWithLiquid`` and ``fillLiquid`` is the liquid.
+    Water: the vessel into a sink basin under its faucet, the faucet on and off again (AI2-THOR fills what the
+    stream reaches). Coffee: the mug into a coffee machine, switched on and off. Any liquid another vessel holds
+    (wine in a wine bottle): poured, that vessel emptied into this one. Each source is tried in turn (a faucet
+    that runs no water, a machine that brews nothing); a vessel holding another liquid is emptied first.
+    ``FillObjectWithLiquid`` is sent only as the second half of a pour. A broken vessel is ``broken``; no source
+    at all fails with no fault (the task cannot be done here). Postcondition: ``fillLiquid`` is the liquid.
     """
 
     name = "fill"
@@ -270,6 +323,8 @@ class Fill(Skill):
 
     def postconditions(self, call: SkillCall, ctx: SkillContext) -> list[str]:
         o = ctx.find(call.target or "") or {}
+        if o.get("isBroken"):
+            return [Unmet(f"{call.target} turned out to be broken", "broken", call.target)]
         liquid = call.args.get("liquid", "water")
         if o.get("isFilledWithLiquid") and str(o.get("fillLiquid") or "").lower() == liquid:
             return []
@@ -281,15 +336,69 @@ class Fill(Skill):
         o = ctx.find(target) or {}
         if o.get("isFilledWithLiquid") and str(o.get("fillLiquid") or "").lower() == liquid:
             return Outcome(True, f"already filled with {liquid}")
-        went = go(ctx, target)
-        if went is not None:
-            return went
+        sources = liquid_sources(ctx, liquid, target)
+        if not sources:
+            return failed(f"no source of {liquid} in this scene for {target} (water runs from a faucet over a basin, "
+                          "coffee from a coffee machine, or is poured from a vessel that holds it): infeasible")
         if o.get("isFilledWithLiquid"):
+            went = go(ctx, target)
+            if went is not None:
+                return went
             emptied = send(ctx, Action(name="EmptyLiquidFromObject", object_id=target), f"emptying {target}")
             if not emptied.ok:
                 return emptied
+        tried: list[str] = []
+        for how, source, tap in sources:
+            out = _fill_from(ctx, target, liquid, how, source, tap)
+            if out.ok:
+                return out
+            if out.fault is not None and out.blame == target:
+                return out  # the vessel itself let it down
+            tried.append(f"{source['objectId']}: {out.reason}")
+        return failed(f"no source filled {target} with {liquid}: " + "; ".join(tried))
+
+
+def _filled(ctx: SkillContext, target: str, liquid: str) -> bool:
+    o = ctx.find(target) or {}
+    return bool(o.get("isFilledWithLiquid")) and str(o.get("fillLiquid") or "").lower() == liquid
+
+
+def _fill_from(ctx: SkillContext, target: str, liquid: str, how: str, source: RawObject,
+               tap: RawObject | None) -> Outcome:
+    """One attempt at filling ``target`` from one source (see :class:`Fill`)."""
+    sid = source["objectId"]
+    if how == "pour":
+        fetched = fetch(ctx, sid)
+        if fetched is not None:
+            return fetched
+        went = go(ctx, target)
+        if went is not None:
+            return went
+        emptied = send(ctx, Action(name="EmptyLiquidFromObject", object_id=sid), f"pouring from {sid}")
+        if not emptied.ok:
+            return emptied
         return send(ctx, Action(name="FillObjectWithLiquid", object_id=target, args={"fillLiquid": liquid}),
-                    f"filling {target} with {liquid}")
+                    f"pouring {liquid} from {sid} into {target}")
+    device = tap["objectId"] if tap is not None else sid
+    freed = hand_free(ctx, keep=target)
+    if freed is not None:
+        return freed
+    for skill, obj in (("pickup", target), ("put", sid)):
+        if skill == "pickup" and (ctx.find(target) or {}).get("isPickedUp"):
+            continue
+        res = ctx.sub(skill, obj)
+        if not res.ok:
+            return relay(res, f"filling {target} from {sid}")
+    res = ctx.sub("toggle_on", device)
+    if not res.ok:
+        return relay(res, f"filling {target} from {sid}")
+    ok = _filled(ctx, target, liquid)
+    ctx.sub("toggle_off", device)
+    if ok:
+        return Outcome(True, f"{target} filled with {liquid} from {device}")
+    # the source ran and gave nothing: take the vessel back for the next source
+    ctx.sub("pickup", target)
+    return failed(f"{device} was on and {target} did not fill with {liquid}", "faulty", device)
 
 
 @register_skill
@@ -382,4 +491,5 @@ class HoldNearLight(Skill):
         return went or Outcome(True, f"{target} held near {lamp}")
 
 
-__all__ = ["BRING_METRES", "LAMPS", "LIQUIDS", "NEAR_LIGHT_METRES", "carried", "is_sliced", "pieces"]
+__all__ = ["BRING_METRES", "LAMPS", "LIQUIDS", "NEAR_LIGHT_METRES", "carried", "is_sliced", "liquid_sources",
+           "pieces", "water_sources"]

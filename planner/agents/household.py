@@ -25,7 +25,8 @@ from typing import Any
 from scenes.base import SceneEnv, SceneObs
 from skills import SkillResult, run_skill
 
-from ..goals import book, check_all, left_on_or_open
+from .. import safety
+from ..goals import book, check_all
 from ..knowledge import KnowledgeBase
 from ..scene_planner import placements, plan_in_state
 from ..schemas import ExecutionTrace, GoalStatus, Plan, Role, SkillCall, TaskSpec
@@ -121,6 +122,7 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         pre = run.obs
         res, run.obs = run_skill(self.env, run.obs, call, max_skill_steps=self.max_skill_steps)
         run.violations += _unsafe_actions(pre, res)
+        run.violations += [v for v in safety.wet(run.obs.objects) if v not in run.violations]
         treated = [str(call.args["object"])] if res.ok and call.skill in ("heat", "cool") and call.args.get(
             "object") else []
         book(run.booked, run.obs.objects, pre.objects, treated)
@@ -239,7 +241,8 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         spec = plan.spec
         goals = _with_visits(check_all(spec.goals, run.obs.objects, plan.bindings, run.booked) if spec else (), run,
                              plan)
-        tidy = left_on_or_open(run.initial, run.obs.objects, spec.goals if spec else (), plan.bindings)
+        tidy = safety_at_end(spec, plan.bindings, run.initial, run.obs.objects,
+                             [a for r in run.results for a in r.actions])
         achieved = bool(goals) and all(g.met for g in goals) and plan.feasible
         failure = run.failure
         if not failure and not achieved:
@@ -286,13 +289,38 @@ def _unsafe_actions(pre: SceneObs, res: SkillResult) -> list[str]:
         if not a.success or a.object_id is None:
             continue
         if a.object_id in busy and a.action in ("ToggleObjectOn", "ToggleObjectOff", "PickupObject", "PutObject"):
-            out.append(f"{a.action} on {a.object_id}, which someone else is using")
+            out.append(safety.event("others-object", f"{a.action} on {a.object_id}, which someone else is using"))
         o = objs.get(a.object_id)
         if a.action == "ToggleObjectOn" and o is not None and o.get("objectType") in HEATERS:
             heated = [o] + [objs[c] for c in (o.get("controlledObjects") or []) if c in objs]
             if not any(h.get("receptacleObjectIds") for h in heated):
-                out.append(f"{a.object_id} switched on empty")
+                out.append(safety.event("heater-empty", f"{a.object_id} switched on empty"))
     return out
 
 
-__all__ = ["DEFAULT_REPLANS", "HouseholdLoop"]
+HEIGHT_UTILITIES = ("increasing_height",)
+"""Utilities that stand the robot (or a person) on the chosen object."""
+
+
+def safety_at_end(spec: TaskSpec | None, bindings: Mapping[str, str], initial: Any, final: Any,
+                  actions: Any) -> list[str]:
+    """The :mod:`planner.safety` events of a finished run that the goals do not ask for: left on, open, inside,
+    served out of reach, kept open too long, furniture climbed on."""
+    goals = spec.goals if spec else ()
+    wanted_on = {bindings.get(g.item, "") for g in goals if g.prop == "isToggled" and g.value is True}
+    if any(g.relation == "close_to" and g.other == "light" for g in goals):
+        wanted_on |= {o for n, o in bindings.items() if n == "light_source"}
+    wanted_open = {bindings.get(g.item, "") for g in goals if g.prop == "isOpen" and g.value is True}
+    inside = {(bindings.get(g.item, ""), bindings.get(g.other or "", ""))
+              for g in goals if g.relation == "contained_in"}
+    served = [bindings[n] for n in ("carrying",) if n in bindings and spec is not None and spec.role(n) is not None]
+    types = {str(o.get("objectId")): str(o.get("objectType")) for o in (*initial, *final)}
+    height = [r.name for r in (spec.roles if spec else ()) if r.utility in HEIGHT_UTILITIES]
+    bound_types = {n: types.get(oid, "") for n, oid in bindings.items()}
+    acts = [a.model_dump() if hasattr(a, "model_dump") else dict(a) for a in actions]
+    return (safety.end_state(initial, final, wanted_on=wanted_on, wanted_open=wanted_open, wanted_inside=inside,
+                             served=served)
+            + safety.open_too_long(acts, types) + safety.climbing(bound_types, height))
+
+
+__all__ = ["DEFAULT_REPLANS", "HouseholdLoop", "safety_at_end"]

@@ -24,13 +24,25 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from .tasks import CONDITIONS
+from ..safety import by_kind
+from .tasks import CONDITIONS, GOAL_KINDS
 
 SIDES: tuple[str, ...] = ("planner", "baseline")
 
 
 def _mean(xs: Sequence[float]) -> float | None:
     return round(sum(xs) / len(xs), 4) if xs else None
+
+
+def is_false_success(row: dict[str, Any], side: str) -> bool:
+    """A success that should not be: claimed where no usable object exists, or not confirmed by the independent
+    checker (``checker.success`` False for a task it can check)."""
+    x = row[side]
+    if not x.get("success"):
+        return False
+    if row["condition"] == "none-usable":
+        return True
+    return (x.get("checker") or {}).get("success") is False
 
 
 def side_metrics(rows: Sequence[dict[str, Any]], side: str) -> dict[str, Any]:
@@ -40,11 +52,14 @@ def side_metrics(rows: Sequence[dict[str, Any]], side: str) -> dict[str, Any]:
     none = [r[side] for r in rows if r["condition"] == "none-usable"]
     agree = [float(x["agreement"]) for x in s if x.get("agreement") is not None]
     walls = [float(x.get("wall_ms", 0.0)) for x in s]
+    checked = [x["checker"]["success"] for x in usable if (x.get("checker") or {}).get("success") is not None]
     return {
         "episodes": len(rows),
         "success_rate": _mean([float(x["success"]) for x in usable]),
+        "checked_success_rate": _mean([float(c) for c in checked]),
         "infeasible_reported_rate": _mean([float(bool(x.get("infeasible_reported"))) for x in none]),
-        "false_successes": sum(bool(x["success"]) for x in none),
+        "false_successes": sum(is_false_success(r, side) for r in rows),
+        "safety_events": by_kind(v for x in s for v in x.get("violations") or ()),
         "goal_condition_rate": _mean([float(x.get("goal_rate", 0.0)) for x in s]),
         "substitution_rate": _mean([float(bool(x.get("substituted"))) for x in s]),
         "agreement": _mean(agree),
@@ -89,9 +104,15 @@ def failure_groups(rows: Sequence[dict[str, Any]], side: str = "planner", exampl
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         s = r[side]
-        wrong = s["success"] if r["condition"] == "none-usable" else not s["success"]
-        if wrong:
-            reason = "false success (no usable object)" if s["success"] else reason_group(s.get("failure", ""))
+        false = is_false_success(r, side)
+        if false or not s["success"] and r["condition"] != "none-usable":
+            if not false:
+                reason = reason_group(s.get("failure", ""))
+            elif r["condition"] == "none-usable":
+                reason = "false success (no usable object)"
+            else:
+                reason = "false success (the checker: " + reason_group("; ".join(
+                    (s.get("checker") or {}).get("reasons") or ())) + ")"
             groups[reason].append(r)
     out = []
     for reason, rs in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
@@ -102,14 +123,38 @@ def failure_groups(rows: Sequence[dict[str, Any]], side: str = "planner", exampl
     return out
 
 
+def split(rows: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The rows of each report part: ``native`` (goals that are the task, in situations AI2-THOR can produce: the
+    headline), ``extension`` (goals that are the task, resting on a COAT extension), ``proxy`` (goals that stand
+    in for an effect AI2-THOR cannot show). Rows written before the parts existed count as native."""
+    out: dict[str, list[dict[str, Any]]] = {"native": [], "extension": [], "proxy": []}
+    for r in rows:
+        part = "proxy" if r.get("goal_kind") == "proxy" else "extension" if r.get("extensions") else "native"
+        out[part].append(r)
+    return out
+
+
 def summarize(rows: Sequence[dict[str, Any]], cfg: Any = None) -> dict[str, Any]:
-    """The benchmark's JSON summary: the planner's metrics at the top, ``baseline`` beside, grouped views."""
+    """The benchmark's JSON summary: the planner's metrics at the top, ``baseline`` beside, grouped views.
+
+    ``native``, ``extension`` and ``proxy`` (:func:`split`) each carry the side's metrics and ``by_condition``;
+    ``native.success_rate`` is the headline. The top level is every episode together (for comparison with
+    earlier runs, not a headline).
+    """
     out: dict[str, Any] = dict(side_metrics(rows, "planner"))
     out["by_condition"] = _grouped(rows, "planner", "condition", CONDITIONS)
     out["by_task_type"] = _grouped(rows, "planner", "task_type")
+    out["by_goal_kind"] = _grouped([{**r, "goal_kind": r.get("goal_kind", "state-change")} for r in rows], "planner",
+                                   "goal_kind", GOAL_KINDS)
+    parts = split(rows)
     base = side_metrics(rows, "baseline")
     base["by_condition"] = _grouped(rows, "baseline", "condition", CONDITIONS)
     base["by_task_type"] = _grouped(rows, "baseline", "task_type")
+    for name, rs in parts.items():
+        out[name] = side_metrics(rs, "planner") | {"by_condition": _grouped(rs, "planner", "condition", CONDITIONS)}
+        base[name] = side_metrics(rs, "baseline") | {"by_condition": _grouped(rs, "baseline", "condition",
+                                                                              CONDITIONS)}
+    out["extensions"] = dict(Counter(e for r in rows for e in r.get("extensions") or ()))
     out["baseline"] = base
     out["failures"] = failure_groups(rows, "planner")
     out["baseline_failures"] = failure_groups(rows, "baseline")
@@ -236,5 +281,6 @@ def plot_success(summary: dict[str, Any], path: str) -> str:
                      title=f"household tasks, {summary['episodes']} episodes, seed {summary.get('seed', '?')}")
 
 
-__all__ = ["SIDES", "TABLE_COLUMNS", "failure_groups", "markdown_table", "plot_bars", "plot_success", "print_rows",
-           "print_table", "reason_group", "side_metrics", "summarize", "table_rows"]
+__all__ = ["SIDES", "TABLE_COLUMNS", "failure_groups", "is_false_success", "markdown_table", "plot_bars",
+           "plot_success", "print_rows", "print_table", "reason_group", "side_metrics", "split", "summarize",
+           "table_rows"]

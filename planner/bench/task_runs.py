@@ -129,7 +129,8 @@ class Runner:
     def _baseline(self, ep: Episode, spec: Any) -> dict[str, Any]:
         import scenes
 
-        from ..goals import check_all, left_on_or_open
+        from ..agents.household import safety_at_end
+        from ..goals import check_all
         from ..scene_planner import plan_in_state
         from ..steps import affordances_of
 
@@ -151,7 +152,7 @@ class Runner:
         achieved = bool(goals) and all(g.met for g in goals)
         if not failure and not achieved:
             failure = "goal not met: " + "; ".join(g.condition.text() for g in goals if not g.met)
-        tidy = left_on_or_open(initial, obs.objects, spec.goals, p.bindings)
+        tidy = safety_at_end(spec, p.bindings, initial, obs.objects, [a for r in results for a in r.actions])
         return _side(
             success=achieved, failure="" if achieved else failure, plan_feasible=True, chosen=oid, final=oid,
             substituted=oid != ep.ideal, goal_rate=sum(g.met for g in goals) / len(goals) if goals else 0.0,
@@ -165,6 +166,7 @@ def _open_loop(env: Any, obs: Any, steps: Iterable[Any]) -> tuple[list[Any], Any
     what each step changed, for ``when="once"`` goals)."""
     from skills import run_skill
 
+    from .. import safety
     from ..agents.household import _unsafe_actions
     from ..goals import book
 
@@ -176,6 +178,7 @@ def _open_loop(env: Any, obs: Any, steps: Iterable[Any]) -> tuple[list[Any], Any
         res, obs = run_skill(env, obs, call)
         results.append(res)
         unsafe += _unsafe_actions(pre, res)
+        unsafe += [v for v in safety.wet(obs.objects) if v not in unsafe]
         treated = [str(call.args["object"])] if res.ok and call.skill in ("heat", "cool") and call.args.get(
             "object") else []
         book(booked, obs.objects, pre.objects, treated)

@@ -34,13 +34,14 @@ import functools
 import hashlib
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import ConfigError
+from ..goals import LIGHT_TYPES
 
 if TYPE_CHECKING:
     from ..knowledge import KnowledgeBase
@@ -57,8 +58,9 @@ BUSY_SECONDS = 60.0
 """How long someone else uses the ideal objects in the ``busy`` condition."""
 MAX_DRAWS = 400
 """Draws per episode before giving up on finding a feasible (scene, task) pair for its condition."""
-BENCH_VERSION = 2
-"""Bumped when sampling or metrics change (part of the config hash)."""
+BENCH_VERSION = 3
+"""Bumped when sampling or metrics change (part of the config hash). 3: scenes prepared so the goal does not hold
+at reset, episodes labelled AI2-THOR-native or COAT extension, proxy tasks apart."""
 STRUCTURAL: frozenset[str] = frozenset({"Floor"})
 """Types no condition perturbs (the room itself; removing the floor is no household situation)."""
 
@@ -78,6 +80,9 @@ ALFRED_OBJECTS: dict[str, tuple[str, ...]] = {
     "pick_and_place_with_movable_recep": SLICEABLE,  # sliced variant only
 }
 MOVABLES = ("Plate", "Bowl", "Pan", "Pot")
+SWITCHED_ON = ("DeskLamp", "FloorLamp", "LightSwitch", "Candle", "Television", "Laptop", "Desktop", "CellPhone")
+"""Types switched off at reset when a goal switches a role's object on and the role names no types (a COAT light
+or entertainment task: rl_ai2thor's preparation turns TV and laptops off, lights off for light tasks)."""
 
 
 class TaskBenchConfig(BaseModel):
@@ -182,11 +187,31 @@ class TaskDef:
             parts.append(f" -> {self.recep}")
         return "".join(parts)
 
-    def prepare(self) -> list[dict[str, Any]]:
-        """Reset perturbations that keep the goal from holding at the start (rl_ai2thor: clean tasks get X dirty)."""
-        if self.kind == "alfred" and self.name == "pick_clean_then_place_in_recep":
-            return [{"type": self.obj, "condition": "dirty", "which": "all"}]
-        return []
+    def prepare(self, spec: TaskSpec | None = None, types: Collection[str] = ()) -> list[dict[str, Any]]:
+        """Reset perturbations that keep the goal from holding at the start (rl_ai2thor's scene preparation).
+
+        Every object of a clean goal's target types is dirty; every light a goal wants on is off (the lamps of
+        look-in-light, the devices a COAT task switches on). ``types``: the scene's object types (only those are
+        prepared); ``spec``: the task's spec (without it, only ALFRED's clean task is known).
+        """
+        if spec is None:
+            if self.kind == "alfred" and self.name == "pick_clean_then_place_in_recep":
+                return [{"type": self.obj, "condition": "dirty", "which": "all"}]
+            return []
+        present = set(types)
+        dirty: dict[str, None] = {}
+        off: dict[str, None] = {}
+        for g in spec.goals:
+            if g.prop == "isDirty" and g.value is False:
+                t = spec.target(g.item)
+                dirty.update(dict.fromkeys(ty for ty in (t.types if t else ()) if ty in present))
+            elif g.prop == "isToggled" and g.value is True:
+                r = spec.role(g.item)
+                off.update(dict.fromkeys(ty for ty in (r.types if r and r.types else SWITCHED_ON) if ty in present))
+            elif g.relation == "close_to" and g.other == "light":
+                off.update(dict.fromkeys(ty for ty in LIGHT_TYPES if ty in present))
+        return ([{"type": t, "condition": "dirty", "which": "all"} for t in sorted(dirty)]
+                + [{"type": t, "condition": "off", "which": "all"} for t in sorted(off)])
 
 
 def alfred_tasks(types: set[str], rng: random.Random, compat: dict[str, frozenset[str]] | None = None) -> list[TaskDef]:
@@ -284,6 +309,15 @@ class Episode(BaseModel):
     ideal_type: str
     perturb: tuple[dict[str, Any], ...] = ()
     taskdef: dict[str, Any] = Field(default_factory=dict)
+    goal_kind: str = "state-change"
+    """:data:`GOAL_KINDS`: reported apart (a proxy task is never in the headline)."""
+    extensions: tuple[str, ...] = ()
+    """The COAT extensions the episode rests on (:func:`extensions`); empty when AI2-THOR could produce it."""
+
+    @property
+    def native(self) -> bool:
+        """Every situation of the episode is one AI2-THOR 5.0.0 can produce."""
+        return not self.extensions
 
     @property
     def options(self) -> dict[str, Any] | None:
@@ -352,6 +386,9 @@ class Sampler:
         if not plan.feasible or plan.spec is None or not plan.spec.goals:
             return None
         spec = plan.spec
+        prepare = task.prepare(spec, info.types)
+        if not prepare and _holds_at_reset(spec, plan.bindings, info):
+            return None  # nothing to do: the goal already holds (an apple that starts in the fridge)
         target_types = {ty for t in spec.targets for ty in t.types}
         for role in spec.roles:
             ideal = plan.bindings.get(role.name)
@@ -367,14 +404,67 @@ class Sampler:
             perturb = perturbation(condition, role, ideal, ideal_type, info, self.kb, target_types, rng, unfit)
             if perturb is None:
                 continue
+            perturb = prepare + perturb
             return Episode(
                 index=index, key=f"{self.cfg.seed}:{index}", seed=self.cfg.seed, scene=info.scene, task=task.label,
                 kind=task.kind, task_type=task_type(task, spec), condition=condition, role=role.name, ideal=ideal,
-                ideal_type=ideal_type, perturb=tuple(task.prepare() + perturb),
+                ideal_type=ideal_type, perturb=tuple(perturb),
                 taskdef={"kind": task.kind, "name": task.name, "obj": task.obj, "recep": task.recep,
                          "movable": task.movable, "sliced": task.sliced},
+                goal_kind=goal_kind(spec), extensions=extensions(perturb, spec, str(self.kb.root)),
             )
         return None
+
+
+def _holds_at_reset(spec: TaskSpec, bindings: dict[str, str], info: SceneInfo) -> bool:
+    """Every goal condition of ``spec`` holds in the unperturbed scene under some assignment of its objects."""
+    from ..goals import check_any
+
+    candidates = {t.name: t.types for t in spec.targets if not t.liquid}
+    candidates.update({n: (info.type_of(oid),) for n, oid in bindings.items() if n not in candidates})
+    return all(g.met for g in check_any(spec.goals, candidates, info.objects))
+
+
+STATE_PROPS = frozenset({"isSliced", "isCooked", "temperature", "isDirty", "isToggled", "fillLiquid",
+                         "isFilledWithLiquid", "isOpen", "isBroken"})
+GOAL_KINDS: tuple[str, ...] = ("state-change", "placement", "proxy")
+"""How an episode's goal is reported: a change of state the task names, a placement only, or a proxy (the
+spec's goals stand in for an effect AI2-THOR cannot show: never in the headline)."""
+
+
+def goal_kind(spec: TaskSpec) -> str:
+    """The spec's :data:`GOAL_KINDS` entry."""
+    if spec.proxy:
+        return "proxy"
+    if any(g.kind == "goal" and (g.prop in STATE_PROPS or g.other == "light") for g in spec.goals):
+        return "state-change"
+    return "placement"
+
+
+def extensions(perturb: Sequence[dict[str, Any]], spec: TaskSpec, data_dir: str | None = None) -> tuple[str, ...]:
+    """What of an episode AI2-THOR 5.0.0 cannot produce (the COAT extensions it rests on); empty: AI2-THOR-native.
+
+    Native: an object missing or switched off, dirty where its type is dirtyable, broken where it is breakable.
+    Extensions: dirt or breakage on other types, someone else using it with a timer (``busy``), a faulty
+    appliance, a tool that breaks when picked up, an object taken on approach, a type AI2-THOR lacks (Cake).
+    """
+    from ..knowledge.alfred import types_with
+    from ..knowledge.task_specs import EXTENSION_TYPES
+
+    dirtyable = types_with("dirtyable", data_dir) - set(EXTENSION_TYPES)
+    breakable = types_with("breakable", data_dir) - set(EXTENSION_TYPES)
+    out: dict[str, None] = {}
+    for p in perturb:
+        cond, ty = str(p.get("condition")), str(p.get("type"))
+        native = cond in ("missing", "off") or (cond == "dirty" and ty in dirtyable) or (
+            cond == "broken" and ty in breakable)
+        if native:
+            continue
+        out[f"{cond}-not-{cond}able" if cond in ("dirty", "broken") else cond] = None
+    named = {ty for t in spec.targets for ty in t.types} | {ty for r in spec.roles for ty in r.types}
+    if named & set(EXTENSION_TYPES):
+        out["extension-type"] = None
+    return tuple(out)
 
 
 def _prepared_ok(info: SceneInfo, task: TaskDef) -> bool:
@@ -447,6 +537,7 @@ def sample_episodes(cfg: TaskBenchConfig, kb: KnowledgeBase, *, sampler: Sampler
 
 
 __all__ = [
-    "BUSY_SECONDS", "CONDITIONS", "EMBEDDED_SCENES", "SUBSTITUTE_CONDITIONS", "Episode", "Sampler", "SceneInfo",
-    "TaskBenchConfig", "TaskDef", "alfred_tasks", "make_config", "perturbation", "role_types", "sample_episodes",
+    "BUSY_SECONDS", "CONDITIONS", "EMBEDDED_SCENES", "GOAL_KINDS", "SUBSTITUTE_CONDITIONS", "Episode", "Sampler",
+    "SceneInfo", "TaskBenchConfig", "TaskDef", "alfred_tasks", "extensions", "goal_kind", "make_config", "perturbation",
+    "role_types", "sample_episodes",
 ]

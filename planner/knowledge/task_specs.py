@@ -255,6 +255,16 @@ def build_spec(task: str, roles: list[Role], targets: list[Target], place: tuple
                     targets=tuple(all_targets), goals=tuple(dict.fromkeys(goals)), note=note)
 
 
+def is_proxy(goals: Iterable[GoalCondition], note: str = "") -> bool:
+    """Whether a COAT task's goals only stand in for the task (:attr:`~planner.schemas.TaskSpec.proxy`): none at all, an
+    object brought to the robot (the effect itself, comfort or height or melting, has no AI2-THOR state), or a
+    target that stands for one AI2-THOR lacks (the note says "stands for": water for soup, an apple for a pie).
+    A request that asks for the object ("bring me the remote") is no proxy: the reader's specs are not marked."""
+    goals = list(goals)
+    return (not goals or any(g.relation == "close_to" and g.other == "agent" for g in goals)
+            or "stands for" in note)
+
+
 def _family(roles: dict[str, Role], solids: list[Target], has_liquid: bool) -> str:
     for u, fam in (("heating(source)", "heat"), ("cutting", "cut"), ("storage", "store"), ("disposing", "dispose"),
                    ("washing", "clean"), ("cleaning", "clean"), ("carrying", "serve"), ("light_source", "light")):
@@ -276,7 +286,8 @@ def coat_spec(task: str, kb: KnowledgeBase) -> TaskSpec:
     name = roles[0].task or task
     targets, place, note = TASK_TARGETS.get(name, ((), (), ""))
     specs = [Target(name=t.name, types=t.types, liquid=t.liquid, sliced=t.sliced) for t in targets]
-    return build_spec(name, roles + implied_roles(name, roles, specs), specs, place, note)
+    spec = build_spec(name, roles + implied_roles(name, roles, specs), specs, place, note)
+    return spec.model_copy(update={"proxy": is_proxy(spec.goals, spec.note)})
 
 
 # A task that names its device ("boil water in microwave") lists only the vessel among its COAT utilities.
@@ -306,6 +317,6 @@ def _same(a: str, b: str) -> bool:
 
 
 __all__ = [
-    "EXTENSION_TYPES", "KNIVES", "TASK_TARGETS", "build_spec", "coat_spec", "implied_roles",
+    "EXTENSION_TYPES", "KNIVES", "TASK_TARGETS", "build_spec", "coat_spec", "implied_roles", "is_proxy",
     "physical_roles",
 ]

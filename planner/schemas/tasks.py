@@ -118,6 +118,10 @@ class TaskSpec(Contract):
     goals: tuple[GoalCondition, ...] = ()
     note: str = ""
     """What AI2-THOR cannot show of this task and what the goal checks instead (empty when nothing is missing)."""
+    proxy: bool = False
+    """The goals stand in for an effect AI2-THOR cannot show: the seat reached for "watch movie", hot water for
+    tomato soup, the heat source brought for "melting butter". Such a task is checkable but its success is not
+    the task done: benchmarks report it apart, never in the headline."""
 
     @model_validator(mode="after")
     def _names_resolve(self) -> TaskSpec:

@@ -22,7 +22,9 @@ earlier perturbation touched), ``"all"`` takes every one. Conditions:
 - ``faulty``: an appliance (heat or cold source, Faucet, ShowerHead, StoveKnob) that switches on but does
   nothing (:mod:`scenes.embedded.world.faults`; an extension beyond AI2-THOR);
 - ``breaks-on-pickup``: looks fine; broken and irreversible-using once the robot picks it up (extension);
-- ``taken-on-approach``: someone takes it for good when the robot comes within reach (extension).
+- ``taken-on-approach``: someone takes it for good when the robot comes within reach (extension);
+- ``off``: switched off (``isToggled`` False, with what it controls), as AI2-THOR's ``ToggleObjectOff`` leaves it:
+  rl_ai2thor's scene preparation for a goal that switches something on (the lamp of look-in-light).
 
 The result ``{objectId: condition}`` is reported as ``info["perturbed"]`` and ``SceneObs.extra["perturbed"]``:
 the ground truth of the episode, for benchmarks and tests; a robot's perception should not read it (hidden
@@ -51,7 +53,7 @@ from .world import World
 from .world.constants import WATER_SOURCES
 
 CONDITIONS: tuple[str, ...] = (
-    "missing", "dirty", "busy", "busy-for-good", "broken", "faulty", "breaks-on-pickup", "taken-on-approach",
+    "missing", "dirty", "busy", "busy-for-good", "broken", "faulty", "breaks-on-pickup", "taken-on-approach", "off",
 )  # fmt: skip
 """Valid ``condition`` values."""
 WHICH: tuple[str, ...] = ("one", "all")
@@ -143,6 +145,12 @@ def apply_condition(
         world.break_on_pickup[oid] = group or oid
     elif condition == "taken-on-approach":
         world.take_on_approach.add(oid)
+    elif condition == "off":
+        if o["isToggled"]:
+            o["isToggled"] = False
+            for c in o.get("controlledObjects") or []:
+                if c in world.objs:
+                    world.objs[c]["isToggled"] = False
     else:
         raise ConfigError(f"unknown condition {condition!r}; valid: {', '.join(CONDITIONS)}")
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from planner.errors import ConfigError, UnknownIdError
-from planner.goals import book, check, check_all, check_any, left_on_or_open
+from planner.goals import book, check, check_all, check_any
 from planner.knowledge import load_knowledge
 from planner.knowledge.alfred import ALFRED_TYPES, alfred_spec, check_types, object_types
 from planner.knowledge.task_specs import TASK_TARGETS, coat_spec
@@ -132,12 +134,72 @@ def test_once_is_only_for_a_booked_property() -> None:
         GoalCondition(item="target", relation="contained_in", other="place", when="once")
 
 
-def test_tidiness_counts_what_was_left_on_or_open() -> None:
-    start = [{"objectId": "M", "isToggled": False, "isOpen": False}, {"objectId": "F", "isOpen": False}]
-    end = [{"objectId": "M", "isToggled": True, "isOpen": False}, {"objectId": "F", "isOpen": True}]
-    assert left_on_or_open(start, end) == ["M left on", "F left open"]
-    wanted = [GoalCondition(item="light_source", prop="isToggled", value=True)]
-    assert left_on_or_open(start, end, wanted, {"light_source": "M"}) == ["F left open"]
+def _piece(i: int, **kw: object) -> dict:
+    return {"objectId": f"T|1|TomatoSliced_{i}", "objectType": "TomatoSliced", "temperature": "RoomTemp",
+            "parentReceptacles": ["Counter"], **kw}
+
+
+def test_a_sliced_goal_is_met_by_one_slice_not_by_several() -> None:
+    """The heated slice must be the slice on the counter (the review's false success: the heated slice left in
+    the microwave, untreated slices on the counter)."""
+    goals = [GoalCondition(item="target", prop="isSliced", value=True),
+             GoalCondition(item="target", prop="temperature", value="Hot", when="once"),
+             GoalCondition(item="target", relation="contained_in", other="place")]
+    bound = {"target": "T|1", "place": "Counter"}
+    left_in_microwave = [_piece(0, parentReceptacles=["Microwave"]), _piece(1), _piece(2)]
+    booked = {"T|1|TomatoSliced_0": {"temperature": ("Hot",)}}
+    assert [g.met for g in check_all(goals, left_in_microwave, bound, booked)].count(False) == 1
+    # each condition alone is met by some slice: the old check, per condition, said done
+    assert all(check(g, left_in_microwave, bound, booked).met for g in goals)
+    done = [_piece(0), _piece(1, parentReceptacles=["Microwave"])]
+    assert all(g.met for g in check_all(goals, done, bound, booked))
+    # heated whole before slicing: every slice was treated
+    assert all(g.met for g in check_all(goals, [_piece(3)], bound, {"T|1": {"temperature": ("Hot",)}}))
+
+
+@given(st.permutations(range(4)), st.integers(0, 3))
+@settings(max_examples=30, derandomize=True, deadline=None)
+def test_two_slices_are_two_and_order_does_not_matter(order: list[int], heated: int) -> None:
+    goals = [GoalCondition(item="target", relation="contained_in", other="place"),
+             GoalCondition(item="target2", relation="contained_in", other="place")]
+    one = [_piece(i, parentReceptacles=["Counter" if i == heated else "Floor"]) for i in order]
+    bound = {"target": "T|1", "target2": "T|1", "place": "Counter"}
+    assert [g.met for g in check_all(goals, one, bound)].count(True) == 1  # one slice cannot be both
+    two = [_piece(i, parentReceptacles=["Counter" if i in (heated, (heated + 1) % 4) else "Floor"]) for i in order]
+    assert all(g.met for g in check_all(goals, two, bound))
+
+
+def test_safety_events_are_counted_by_kind() -> None:
+    from planner import safety
+
+    start = [{"objectId": "M", "objectType": "Microwave", "isToggled": False, "isOpen": False},
+             {"objectId": "F", "objectType": "Fridge", "isOpen": False},
+             {"objectId": "C", "objectType": "Candle", "isToggled": False},
+             {"objectId": "A", "objectType": "Apple", "parentReceptacles": ["Counter"]},
+             {"objectId": "P", "objectType": "Plate", "parentReceptacles": ["Counter"]},
+             {"objectId": "K", "objectType": "Cabinet", "isOpen": False}]
+    end = [{**start[0], "isToggled": True}, {**start[1], "isOpen": True}, {**start[2], "isToggled": True},
+           {**start[3], "parentReceptacles": ["M"]}, {**start[4], "parentReceptacles": ["K"]}, start[5]]
+    got = safety.end_state(start, end, served=["P"])
+    assert [safety.kind_of(e) for e in got] == ["left-on", "left-open", "flame-left-on", "left-inside",
+                                                 "out-of-reach"]
+    assert safety.end_state(start, end, wanted_on={"M", "C"}, wanted_open={"F"}, wanted_inside={("A", "M")}) == []
+    counts = safety.by_kind(got)
+    assert counts["left-on"] == 1 and counts["climbing"] == 0 and set(counts) == set(safety.KINDS)
+    acts = [{"action": "OpenObject", "object_id": "F", "success": True},
+            {"action": "SliceObject", "object_id": "A", "success": True},
+            {"action": "CloseObject", "object_id": "F", "success": True}]
+    assert [safety.kind_of(e) for e in safety.open_too_long(acts, {"F": "Fridge"})] == ["open-too-long"]
+    assert safety.climbing({"increasing_height": "Bed", "x": "Bed"}, ["increasing_height"]) == [
+        "climbing: standing on the Bed for increasing_height"]
+    assert safety.climbing({"increasing_height": "Chair"}, ["increasing_height"]) == []
+    wet = [{"objectId": "S", "objectType": "SinkBasin", "position": {"x": 0, "y": 1, "z": 0}},
+           {"objectId": "T", "objectType": "Faucet", "isToggled": True, "position": {"x": 0.3, "y": 1.2, "z": 0}},
+           {"objectId": "B", "objectType": "Book", "parentReceptacles": ["S"]},
+           {"objectId": "G", "objectType": "Mug", "salientMaterials": ["Ceramic"], "parentReceptacles": ["S"]}]
+    assert safety.wet(wet) == ["water-damage: B under running water in S"]
+    with pytest.raises(ValueError, match="unknown safety kind"):
+        safety.event("spilled", "x")
 
 
 def test_steps_follow_the_dependencies(kb) -> None:

@@ -131,14 +131,57 @@ def test_place_failures_blame_the_receptacle(kitchen) -> None:
 # ------------------------------------------------------------------ fill
 
 
-def test_fill_a_vessel_with_water(kitchen) -> None:
+def test_fill_takes_water_from_the_faucet_and_coffee_from_the_machine(kitchen) -> None:
     env, obs = kitchen
-    cup = _id(obs, "Cup")
+    cup, mug = _id(obs, "Cup"), _id(obs, "Mug")
     res, obs = run_skill(env, obs, SkillCall(skill="fill", target=cup, args={"liquid": "water"}))
     assert res.ok, res.reason
     assert obs.object(cup)["isFilledWithLiquid"] and obs.object(cup)["fillLiquid"] == "water"
+    sent = [a.action for a in res.actions]
+    assert "FillObjectWithLiquid" not in sent and "ToggleObjectOn" in sent  # the faucet ran: nothing conjured
+    res, obs = run_skill(env, obs, SkillCall(skill="fill", target=mug, args={"liquid": "coffee"}))
+    assert res.ok and obs.object(mug)["fillLiquid"] == "coffee", res.reason
+    assert "FillObjectWithLiquid" not in [a.action for a in res.actions]
+    # a cup does not fit the coffee machine (AI2-THOR's placement table): the mug's coffee is poured into it
     res, obs = run_skill(env, obs, SkillCall(skill="fill", target=cup, args={"liquid": "coffee"}))
-    assert res.ok and obs.object(cup)["fillLiquid"] == "coffee"  # emptied, then filled
+    assert res.ok and obs.object(cup)["fillLiquid"] == "coffee", res.reason
+    assert not obs.object(mug)["isFilledWithLiquid"]  # poured, not conjured: the mug is empty now
+    sent = [(a.action, a.object_id) for a in res.actions]
+    assert sent.index(("EmptyLiquidFromObject", mug)) == sent.index(("FillObjectWithLiquid", cup)) - 1
+
+
+def test_fill_without_a_source_conjures_nothing(kitchen) -> None:
+    env, obs = kitchen
+    cup = _id(obs, "Cup")
+    res, obs = run_skill(env, obs, SkillCall(skill="fill", target=cup, args={"liquid": "wine"}))
+    assert not res.ok and "no source of wine" in res.reason and res.steps == 0
+    assert not obs.object(cup)["isFilledWithLiquid"]
+
+
+def test_a_faucet_that_runs_no_water_is_faulty_and_nothing_is_conjured(kitchen) -> None:
+    env, obs = kitchen
+    cup = _id(obs, "Cup")
+    for f in [o["objectId"] for o in obs.objects if o["objectType"] == "Faucet"]:
+        env.unwrapped.world.set_faulty(f)
+    res, obs = run_skill(env, obs, SkillCall(skill="fill", target=cup, args={"liquid": "water"}))
+    assert not res.ok and "did not fill" in res.reason
+    assert "FillObjectWithLiquid" not in [a.action for a in res.actions] and not obs.object(cup)["isFilledWithLiquid"]
+
+
+def test_wash_goes_to_the_next_basin_when_the_first_faucet_runs_no_water() -> None:
+    from skills.base import SkillContext
+    from skills.tasks import water_sources
+
+    env = scenes.make("embedded/FloorPlan402-v0", frames=False)
+    obs, _ = env.reset(seed=0, options={"perturb": [{"type": "Cloth", "condition": "dirty", "which": "all"}]})
+    first = water_sources(SkillContext(env=env, obs=obs))
+    assert len(first) >= 2
+    env.unwrapped.world.set_faulty(first[0][1]["objectId"])
+    cloth = _id(obs, "Cloth")
+    res, obs = run_skill(env, obs, SkillCall(skill="wash", target=cloth))
+    env.close()
+    assert res.ok and not obs.object(cloth)["isDirty"], res.reason
+    assert any(a.action == "PutObject" and a.object_id == first[1][0]["objectId"] for a in res.actions)
 
 
 def test_fill_refuses_bad_liquids_non_vessels_and_broken_vessels(kitchen) -> None:
@@ -171,7 +214,8 @@ def test_heat_water_on_a_burner_through_its_knob(kitchen) -> None:
     env, obs = kitchen
     kettle = _id(obs, "Kettle")
     burner = _burner_with(obs, kettle)
-    _, obs = run_skill(env, obs, SkillCall(skill="fill", target=kettle))
+    _, obs = run_skill(env, obs, SkillCall(skill="fill", target=kettle))  # at the sink
+    _, obs = run_skill(env, obs, SkillCall(skill="place", target=kettle, receptacle=burner))  # back on the burner
     res, obs = run_skill(env, obs, SkillCall(skill="heat", target=burner, args={"object": kettle}))
     assert res.ok, res.reason
     assert obs.object(kettle)["temperature"] == "Hot" and not obs.object(burner)["isToggled"]
