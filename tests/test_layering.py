@@ -9,6 +9,10 @@ Data flows scenes -> perception -> planner -> skills -> scenes. The rule, in two
 
 Between the other three packages: scenes import neither perception nor skills; perception and skills do
 not import each other. docs/architecture.md shows the same rule as a table.
+
+``checker`` (the independent success checker) shares no code with the planner's goal logic: it may import only
+``scenes`` (:data:`CHECKER_MAY_IMPORT`, the world it replays) besides the standard library, and only the
+composition roots may import it.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("planner", "perception", "skills", "scenes")
+PACKAGES = ("planner", "perception", "skills", "scenes", "checker")
 
 COMPOSITION_ROOTS = ("planner.api", "planner.cli", "planner.bench", "planner.agents")
 """Planner modules (or packages) that may import scenes, perception and skills."""
@@ -27,6 +31,11 @@ COMPOSITION_ROOTS = ("planner.api", "planner.cli", "planner.bench", "planner.age
 PLANNER_LEAVES = ("planner.schemas", "planner.errors", "planner._optional", "planner.paths", "planner.goals")
 """The planner modules that scenes, perception and skills may import: contracts (and the task model), errors,
 extras, data paths."""
+
+CHECKER_MAY_IMPORT = ("scenes",)
+"""The project packages the checker may import (nothing of planner, skills or perception)."""
+CHECKER_THIRD_PARTY = ("pydantic",)
+"""Third-party packages the checker's own files may import."""
 
 SIBLINGS_FORBIDDEN: dict[str, tuple[str, ...]] = {
     "scenes": ("perception", "skills"),
@@ -88,6 +97,14 @@ def violations() -> list[str]:
                 continue
             if not _is_module(imp, known):
                 continue
+            if top == "checker":
+                if itop not in CHECKER_MAY_IMPORT:
+                    bad.append(f"{mod} imports {imp} (checker may import only {', '.join(CHECKER_MAY_IMPORT)})")
+                continue
+            if itop == "checker":
+                if not (top == "planner" and any(_within(mod, root) for root in COMPOSITION_ROOTS)):
+                    bad.append(f"{mod} imports {imp} (only COMPOSITION_ROOTS may import checker)")
+                continue
             if top == "planner":
                 if any(_within(mod, leaf) for leaf in PLANNER_LEAVES) and _within(imp, "planner"):
                     if not any(_within(imp, leaf) for leaf in PLANNER_LEAVES):
@@ -138,6 +155,37 @@ def test_a_planner_core_module_importing_scenes_is_caught(tmp_path: Path) -> Non
         assert any(v.startswith("planner._probe_core imports scenes.base") for v in violations())
     finally:
         path.unlink()
+
+
+def test_checker_source_imports_only_the_stdlib_and_scenes() -> None:
+    # read from the checker's own files (scenes itself imports planner's contract leaves at run time: allowed)
+    allowed = set(sys.stdlib_module_names) | {"checker", *CHECKER_MAY_IMPORT, *CHECKER_THIRD_PARTY}
+    files = sorted((REPO / "checker").rglob("*.py"))
+    assert files
+    bad = [f"{_module_name(p)} imports {imp}" for p in files for imp in _imports(p, _module_name(p))
+           if imp.split(".")[0] not in allowed or imp.split(".")[0] in ("planner", "skills", "perception")]
+    assert not bad, "\n".join(bad)
+
+
+def test_a_checker_module_importing_planner_goals_is_caught() -> None:
+    path = REPO / "checker" / "_probe_goals.py"
+    try:
+        path.write_text("def f():\n    from planner.goals import check_all\n")
+        assert any(v.startswith("checker._probe_goals imports planner.goals") for v in violations())
+    finally:
+        path.unlink()
+
+
+def test_importing_and_judging_with_the_checker_loads_no_planner_skills_or_perception() -> None:
+    code = (
+        "import sys, checker\n"
+        "h = checker.History.of([[{'objectId': 'Apple|1', 'objectType': 'Apple'}]])\n"
+        "checker.judge({'kind': 'coat', 'name': 'cut apple'}, h)\n"
+        "checker.judge({'kind': 'alfred', 'name': 'look_at_obj_in_light', 'obj': 'Apple'}, h)\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'planner', 'skills', 'perception', 'scenes'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
 
 
 def test_top_level_imports_are_cheap() -> None:
