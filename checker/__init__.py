@@ -22,7 +22,8 @@ ALFRED's seven types (Shridhar et al., CVPR 2020, goal conditions as in its task
   source feeding that basin (its nearest, within 2 m) ran;
 - ``pick_heat_then_place_in_recep``: the same X became Hot during the run (ALFRED books heating as an event:
   cooling back afterwards does not undo it), and is in R at the end;
-- ``pick_cool_then_place_in_recep``: the same X became Cold during the run, and is in R at the end;
+- ``pick_cool_then_place_in_recep``: the same X became Cold during the run, or lay in a Fridge the run closed
+  (ALFRED books that as cooled: an apple that starts cold in the fridge), and is in R at the end;
 - ``look_at_obj_in_light``: X held at the end, and a DeskLamp/FloorLamp on at the end within 1 m of it that
   was off at reset or that the run switched on;
 - sliced variants: X is a piece (``<id>|AppleSliced_i``; an Egg gives ``EggCracked``) cut during the run with
@@ -35,7 +36,8 @@ vegetables" = produce put in a Fridge by the run; tasks whose effect AI2-THOR ca
 butter or soup, nothing hangs on walls, nothing is wet) are ``proxy``: success None, never a "brought to the
 robot" success.
 
-Problems void a success: a liquid conjured by ``FillObjectWithLiquid`` (in a task about a liquid), a clean or
+Problems void a success: a liquid conjured by ``FillObjectWithLiquid`` that is no pour (an emptied vessel's
+liquid, :meth:`History.poured_from`) in a task about a liquid, a clean or
 light goal already true at reset, a replay whose outcomes disagree with the log.
 
 Example:

@@ -18,7 +18,7 @@ knife in hand, and every other condition holds on that same piece.
 
 from __future__ import annotations
 
-from .checks import Became, Check, Cleaned, Cut, HeldAtEnd, Inside, InTypes, LitNearby
+from .checks import Became, Check, Cleaned, Cooled, Cut, HeldAtEnd, Inside, InTypes, LitNearby
 from .solver import Goal, Item
 
 ALFRED_TYPES = (
@@ -30,7 +30,8 @@ ALFRED_TYPES = (
 TREATMENT: dict[str, tuple[str, Check]] = {
     "pick_clean_then_place_in_recep": ("cleaned", Cleaned()),
     "pick_heat_then_place_in_recep": ("heated (became Hot during the run)", Became("temperature", "Hot")),
-    "pick_cool_then_place_in_recep": ("cooled (became Cold during the run)", Became("temperature", "Cold")),
+    "pick_cool_then_place_in_recep": ("cooled (became Cold during the run, or shut in a fridge by the run)",
+                                      Cooled()),
 }
 
 

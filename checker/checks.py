@@ -85,6 +85,24 @@ class Became:
 
 
 @dataclass(frozen=True)
+class Cooled:
+    """ALFRED's "cooled": the object became Cold during the run, or lay in a Fridge when the run closed it (ALFRED
+    books every object in a fridge the agent closes as cooled; an apple that starts cold in the fridge is cooled
+    only if the run closes the fridge on it)."""
+
+    def __call__(self, track: Track, oid: str) -> Finding:
+        became = Became("temperature", "Cold")(track, oid)
+        if became.met:
+            return became
+        for t in range(1, track.last + 1):
+            step = track.history.steps[t - 1]
+            if step.action == "CloseObject" and step.ok and step.object_id in track.containers(oid, t) \
+                    and track.type_of(step.object_id) == "Fridge":
+                return Finding(True, f"{oid} lay in {step.object_id} when the run closed it {_at(track, t)}")
+        return Finding(False, f"{became.text}; nor did it lie in a fridge the run closed")
+
+
+@dataclass(frozen=True)
 class Cleaned:
     """The object was cleaned during the run.
 
@@ -257,6 +275,11 @@ def liquid_source(track: Track, oid: str, liquid: str, t: int) -> Finding:
     if f == 0:
         return Finding(True, f"{oid} held {liquid} at reset")
     step = track.history.steps[f - 1]
+    poured = track.history.poured_from(f - 1)
+    if poured is not None:  # its liquid is the vessel's it was poured from (frame f - 2: before that emptied)
+        src = liquid_source(track, poured, liquid, f - 2)
+        return Finding(src.met, f"{oid}'s {liquid} was poured from {poured} {_at(track, f)}; {src.text}",
+                       problem=src.problem)
     if step.action == "FillObjectWithLiquid" and step.ok:
         return Finding(False, f"{oid}'s {liquid} was conjured by FillObjectWithLiquid at action {f}",
                        problem=f"conjured liquid: FillObjectWithLiquid({step.object_id}, "

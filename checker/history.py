@@ -103,6 +103,28 @@ class History:
         """Index of the final frame."""
         return len(self.frames) - 1
 
+    def poured_from(self, i: int) -> str | None:
+        """The vessel ``steps[i]`` (a FillObjectWithLiquid) poured from, or None when it conjured its liquid.
+
+        AI2-THOR has no pour action; a pour is its two actions back to back: ``EmptyLiquidFromObject`` of another
+        vessel that held the same liquid, then ``FillObjectWithLiquid`` of this one. The liquid is conserved: the
+        first vessel is empty afterwards, and where its liquid came from is where this one's came from.
+        """
+        fill = self.steps[i]
+        if fill.action != "FillObjectWithLiquid" or not fill.ok or i == 0:
+            return None
+        empty = self.steps[i - 1]
+        if empty.action != "EmptyLiquidFromObject" or not empty.ok or empty.object_id in (None, fill.object_id):
+            return None
+        before = next((o for o in self.frames[i - 1] if o.get("objectId") == empty.object_id), None)
+        liquid = fill.args.get("fillLiquid")
+        if before is None or not before.get("isFilledWithLiquid"):
+            return None
+        held = before.get("fillLiquid") or ("wine" if before.get("objectType") == "WineBottle" else None)
+        if held != liquid:
+            return None
+        return str(empty.object_id)
+
 
 def _step(a: Mapping[str, Any], replayed: bool, error: str) -> Step:
     return Step(action=str(a.get("action", "")), object_id=a.get("object_id"), args=dict(a.get("args") or {}),

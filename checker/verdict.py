@@ -75,10 +75,11 @@ def replay_problems(history: History) -> tuple[str, ...]:
 
 
 def conjured_liquids(history: History) -> tuple[str, ...]:
-    """A problem line per successful FillObjectWithLiquid (a liquid made from nothing)."""
+    """A problem line per successful FillObjectWithLiquid that is no pour (a liquid made from nothing)."""
     return tuple(f"conjured liquid: FillObjectWithLiquid({s.object_id}, {s.args.get('fillLiquid')}) at action "
                  f"{i + 1} (no faucet or coffee machine)"
-                 for i, s in enumerate(history.steps) if s.action == "FillObjectWithLiquid" and s.ok)
+                 for i, s in enumerate(history.steps)
+                 if s.action == "FillObjectWithLiquid" and s.ok and history.poured_from(i) is None)
 
 
 def _reasons(goal: Goal, sol: Solution) -> tuple[str, ...]:

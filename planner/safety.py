@@ -131,25 +131,26 @@ def end_state(initial: Sequence[Mapping[str, Any]], final: Sequence[Mapping[str,
     return out
 
 
-def wet(objects: Sequence[Mapping[str, Any]], *, near: float = 1.0) -> list[str]:
-    """Things water damages lying in a basin under a running faucet, or in a bathtub under a running shower."""
+def wet(objects: Sequence[Mapping[str, Any]], *, reach: float = 2.0) -> list[str]:
+    """Things water damages lying in a basin that a running faucet or shower head runs into (each runs into its
+    nearest basin, a shower head into a bathtub's, within ``reach`` metres in the floor plane)."""
     objs = _by_id(objects)
-    running = [o for o in objs.values() if o.get("objectType") in WATER_SOURCES and o.get("isToggled")]
-    if not running:
-        return []
+    basins = [o for o in objs.values() if o.get("objectType") in BASINS]
+    wet_basins: set[str] = set()
+    for tap in objs.values():
+        if tap.get("objectType") not in WATER_SOURCES or not tap.get("isToggled"):
+            continue
+        ct = _centre(tap)
+        want = [b for b in basins if tap.get("objectType") != "ShowerHead" or b.get("objectType") == "BathtubBasin"]
+        near = [(math.dist(cb[::2], ct[::2]), str(b.get("objectId"))) for b in want or basins
+                if ct is not None and (cb := _centre(b)) is not None]
+        if near and min(near)[0] < reach:
+            wet_basins.add(min(near)[1])
     out = []
     for oid, o in objs.items():
-        if not damaged_by_water(o):
-            continue
-        for p in o.get("parentReceptacles") or []:
-            basin = objs.get(p)
-            if basin is None or basin.get("objectType") not in BASINS:
-                continue
-            cb = _centre(basin)
-            if cb is not None and any((cf := _centre(f)) is not None and math.dist(cb[::2], cf[::2]) <= near
-                                      for f in running):
-                out.append(event("water-damage", f"{oid} under running water in {p}"))
-                break
+        basin = next((p for p in (o.get("parentReceptacles") or []) if p in wet_basins), None)
+        if basin is not None and damaged_by_water(o):
+            out.append(event("water-damage", f"{oid} under running water in {basin}"))
     return out
 
 

@@ -247,33 +247,38 @@ class Place(Skill):
 # ------------------------------------------------------------------ fill, bring, hold_near_light
 
 
-FAUCET_METRES = 1.0
-"""A faucet (shower head) runs into the basin whose centre is this close to it, in the floor plane."""
+FAUCET_METRES = 2.0
+"""A faucet (shower head) runs into the basin nearest to it, when that basin's centre is this close in the floor
+plane (in the 120 iTHOR scenes every basin has one; a bathtub's shower head is up to 1.6 m away)."""
 BASINS = ("SinkBasin", "BathtubBasin")
-WATER_TAPS = {"SinkBasin": ("Faucet",), "BathtubBasin": ("Faucet", "ShowerHead")}
+TAPS = ("Faucet", "ShowerHead")
+
+
+def _centre_xz(o: RawObject) -> tuple[float, float]:
+    box = o.get("axisAlignedBoundingBox") or {}
+    c = box.get("center") or o.get("position") or {}
+    return float(c.get("x", 0.0)), float(c.get("z", 0.0))
 
 
 def water_sources(ctx: SkillContext) -> list[tuple[RawObject, RawObject]]:
-    """(basin, faucet) pairs of the scene, the faucet over the basin; nearest basin first, broken ones left out.
+    """(basin, tap) pairs of the scene: each faucet or shower head with the basin it runs into (the nearest one; a
+    shower head's is a bathtub basin), nearest basin to the robot first, broken ones left out.
 
-    Running water comes from a faucet over a sink basin (a bathtub's faucet or shower head over its basin):
     AI2-THOR fills and cleans what lies in the basin under the running stream.
     """
-    from .navigation import position
-
+    basins = [b for b in ctx.objects() if b.get("objectType") in BASINS and not b.get("isBroken")]
     out: list[tuple[float, str, RawObject, RawObject]] = []
-    for btype in BASINS:
-        for basin in ctx.of_type(btype):
-            if basin.get("isBroken"):
-                continue
-            bx, bz = position(basin)
-            taps = [(math.dist((bx, bz), position(f)), f["objectId"], f) for t in WATER_TAPS[btype]
-                    for f in ctx.of_type(t) if not f.get("isBroken")]
-            near = [x for x in taps if x[0] <= FAUCET_METRES]
-            if near:
-                tap = min(near, key=lambda x: (x[0], x[1]))[2]
-                out.append((float(basin.get("distance") or 0.0), basin["objectId"], basin, tap))
-    return [(b, f) for _, _, b, f in sorted(out, key=lambda x: (x[0], x[1]))]
+    for tap in ctx.objects():
+        if tap.get("objectType") not in TAPS or tap.get("isBroken"):
+            continue
+        tx, tz = (float((tap.get("position") or {}).get(k, 0.0)) for k in ("x", "z"))
+        want = [b for b in basins if tap["objectType"] != "ShowerHead" or b["objectType"] == "BathtubBasin"] or basins
+        if not want:
+            continue
+        basin = min(want, key=lambda b: (math.dist(_centre_xz(b), (tx, tz)), b["objectId"]))
+        if math.dist(_centre_xz(basin), (tx, tz)) < FAUCET_METRES:
+            out.append((float(basin.get("distance") or 0.0), basin["objectId"] + tap["objectId"], basin, tap))
+    return [(b, t) for _, _, b, t in sorted(out, key=lambda x: (x[0], x[1]))]
 
 
 def liquid_sources(ctx: SkillContext, liquid: str, vessel: str) -> list[tuple[str, RawObject, RawObject | None]]:

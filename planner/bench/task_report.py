@@ -36,13 +36,14 @@ def _mean(xs: Sequence[float]) -> float | None:
 
 def is_false_success(row: dict[str, Any], side: str) -> bool:
     """A success that should not be: claimed where no usable object exists, or not confirmed by the independent
-    checker (``checker.success`` False for a task it can check)."""
+    checker (``checker.success`` False for a task it can check). A proxy task's success claims only its proxy
+    goal (:func:`split`): the checker's verdict on the task itself is not held against it."""
     x = row[side]
     if not x.get("success"):
         return False
     if row["condition"] == "none-usable":
         return True
-    return (x.get("checker") or {}).get("success") is False
+    return row.get("goal_kind") != "proxy" and (x.get("checker") or {}).get("success") is False
 
 
 def side_metrics(rows: Sequence[dict[str, Any]], side: str) -> dict[str, Any]:

@@ -72,14 +72,33 @@ class Runner:
             chosen = side.get("chosen")
             side["agreement"] = None if knowledge is None and chosen is None else chosen == knowledge
             side["infeasible_reported"] = reports_infeasible(side)
+            side["checker"] = self._check(ep, side.pop("actions", None))
         return {
             "config_hash": self.cfg.hash(), "key": ep.key, "seed": ep.seed, "index": ep.index, "scene": ep.scene,
             "task": ep.task, "kind": ep.kind, "task_type": ep.task_type, "condition": ep.condition, "role": ep.role,
             "ideal": ep.ideal, "ideal_type": ep.ideal_type, "perturb": [dict(p) for p in ep.perturb],
+            "goal_kind": ep.goal_kind, "extensions": list(ep.extensions), "native": ep.native,
             "model": self.cfg.model_id, "strategy": self.cfg.strategy, "knowledge_choice": knowledge,
             "success": planner["success"], "failure": planner["failure"],
             "planner": planner, "baseline": baseline,
         }
+
+    def _check(self, ep: Episode, actions: list[dict[str, Any]] | None) -> dict[str, Any] | None:
+        """The independent checker's verdict on a run: the episode replayed from its actions (the same reset), the
+        task judged from the task's own definition (``checker``, which shares no code with the planner's goals).
+        None when the side sent no action (an infeasible plan)."""
+        if actions is None:
+            return None
+        import checker
+
+        try:
+            verdict = checker.judge(ep.taskdef, checker.replay(ep.scene, ep.seed, ep.options, actions))
+        except Exception as e:  # a checker crash is counted, never a confirmation
+            log.debug("episode %s: the checker failed", ep.key, exc_info=True)
+            return {"success": False, "category": "error", "reasons": [f"checker error: {type(e).__name__}: {e}"],
+                    "problems": []}
+        return {"success": verdict.success, "category": verdict.category, "reasons": list(verdict.reasons),
+                "problems": list(verdict.problems)}
 
     def _guard(self, fn: Any, ep: Episode, spec: Any) -> dict[str, Any]:
         """Run one side; an exception is the episode's failure (counted, not raised)."""
@@ -124,6 +143,7 @@ class Runner:
             success=tr.achieved, failure=tr.failure, plan_feasible=True, chosen=chosen, final=final,
             substituted=final is not None and final != ep.ideal, goal_rate=tr.goal_rate, replans=tr.replans,
             violations=list(tr.violations), steps=tr.steps, sim_time=tr.time, skills=len(tr.results),
+            actions=[a.model_dump() for r in tr.results for a in r.actions],
         )
 
     def _baseline(self, ep: Episode, spec: Any) -> dict[str, Any]:
@@ -157,7 +177,7 @@ class Runner:
             success=achieved, failure="" if achieved else failure, plan_feasible=True, chosen=oid, final=oid,
             substituted=oid != ep.ideal, goal_rate=sum(g.met for g in goals) / len(goals) if goals else 0.0,
             violations=unsafe + tidy, steps=sum(r.steps for r in results), sim_time=float(obs.time or 0.0),
-            skills=len(results),
+            skills=len(results), actions=[a.model_dump() for r in results for a in r.actions],
         )
 
 

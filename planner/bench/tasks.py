@@ -386,7 +386,7 @@ class Sampler:
         if not plan.feasible or plan.spec is None or not plan.spec.goals:
             return None
         spec = plan.spec
-        prepare = task.prepare(spec, info.types)
+        prepare = task.prepare(task.spec(self.kb), info.types)  # the task's goals, before the plan fits them
         if not prepare and _holds_at_reset(spec, plan.bindings, info):
             return None  # nothing to do: the goal already holds (an apple that starts in the fridge)
         target_types = {ty for t in spec.targets for ty in t.types}
@@ -460,7 +460,7 @@ def extensions(perturb: Sequence[dict[str, Any]], spec: TaskSpec, data_dir: str 
             cond == "broken" and ty in breakable)
         if native:
             continue
-        out[f"{cond}-not-{cond}able" if cond in ("dirty", "broken") else cond] = None
+        out[{"dirty": "dirty-not-dirtyable", "broken": "broken-not-breakable"}.get(cond, cond)] = None
     named = {ty for t in spec.targets for ty in t.types} | {ty for r in spec.roles for ty in r.types}
     if named & set(EXTENSION_TYPES):
         out["extension-type"] = None

@@ -491,3 +491,50 @@ def test_replay_in_the_embedded_kitchen() -> None:
     # a log that claims an impossible action succeeded
     h = replay("embedded/kitchen-v0", 0, None, [_a("PutObject", R_COUNTER)])
     assert not h.agrees and judge(coat("cut apple"), h).problems
+
+
+def test_a_pour_conserves_the_liquid_and_is_no_conjuring() -> None:
+    """AI2-THOR has no pour: EmptyLiquidFromObject of a vessel that holds water, then FillObjectWithLiquid of
+    another, back to back, moves the liquid; its source is the first vessel's."""
+    cup = "Cup|1"
+
+    def poured(first_from_faucet: bool, back_to_back: bool = True) -> World:
+        w = kitchen(obj(POT, parentReceptacles=[COUNTER], isFilledWithLiquid=False, fillLiquid=None,
+                        temperature="RoomTemp"), obj(BURNER, isToggled=False),
+                    obj(cup, parentReceptacles=[COUNTER], isFilledWithLiquid=False, fillLiquid=None))
+        if first_from_faucet:
+            w.pick(cup).put(cup, SINK).set(FAUCET, isToggled=True).set(cup, isFilledWithLiquid=True,
+                                                                        fillLiquid="water")
+            w.act("ToggleObjectOn", FAUCET).set(FAUCET, isToggled=False).act("ToggleObjectOff", FAUCET)
+        else:
+            w.set(cup, isFilledWithLiquid=True, fillLiquid="water")
+            w.act("FillObjectWithLiquid", cup, args={"fillLiquid": "water"})
+        w.pick(cup).set(cup, isFilledWithLiquid=False, fillLiquid=None).act("EmptyLiquidFromObject", cup)
+        if not back_to_back:
+            w.act("Pass")
+        w.set(POT, isFilledWithLiquid=True, fillLiquid="water")
+        w.act("FillObjectWithLiquid", POT, args={"fillLiquid": "water"})
+        w.set(cup, parentReceptacles=[COUNTER], isPickedUp=False).act("PutObject", COUNTER)
+        w.pick(POT).put(POT, BURNER).set(BURNER, isToggled=True).set(POT, temperature="Hot")
+        return w.act("ToggleObjectOn", "StoveKnob|1")
+
+    v = judge(coat("boil water"), poured(True).history())
+    assert v.success is True and "poured from Cup|1" in text(v) and not v.problems
+    v = judge(coat("boil water"), poured(False).history())  # the cup's water was conjured: so is the pot's
+    assert v.success is False and any("conjured liquid: FillObjectWithLiquid(Cup|1" in p for p in v.problems)
+    v = judge(coat("boil water"), poured(True, back_to_back=False).history())  # not a pour: conjured
+    assert v.success is False and any("FillObjectWithLiquid(Pot|1" in p for p in v.problems)
+
+
+def test_cooled_is_alfreds_event_for_what_starts_cold() -> None:
+    """An apple cold at reset (it starts in the fridge) is cooled only when the run shuts it in the fridge."""
+    task = alfred("pick_cool_then_place_in_recep", "Apple", "CounterTop")
+    w = kitchen().set(APPLE, parentReceptacles=[FRIDGE], temperature="Cold")
+    w.frames = [w.snapshot()]
+    taken = kitchen().set(APPLE, parentReceptacles=[FRIDGE], temperature="Cold")
+    taken.frames = [taken.snapshot()]
+    taken.pick(APPLE).put(APPLE, COUNTER)
+    assert judge(task, taken.history()).success is False
+    w.set(FRIDGE, isOpen=False).act("CloseObject", FRIDGE).pick(APPLE).put(APPLE, COUNTER)
+    v = judge(task, w.history())
+    assert v.success is True and "when the run closed it" in text(v)

@@ -67,6 +67,18 @@ def test_json_summary_and_rows_end_to_end(tmp_path: Path, capsys: pytest.Capture
                 "baseline"} <= set(r)
         assert r["model"] == "knowledge"
     assert json.loads((out / "summary.json").read_text())["config_hash"] == rows[0]["config_hash"]
+    # the issue's fields: parts apart, the independent checker's disagreements, safety by kind
+    for part in ("native", "extension", "proxy"):
+        assert {"success_rate", "checked_success_rate", "episodes", "by_condition"} <= set(summary[part])
+    assert summary["native"]["episodes"] + summary["extension"]["episodes"] + summary["proxy"]["episodes"] == 3
+    assert isinstance(summary["false_successes"], int) and "infeasible_reported_rate" in summary
+    from planner.safety import KINDS
+
+    assert set(summary["safety_events"]) >= set(KINDS)
+    for r in rows:
+        assert r["goal_kind"] in ("state-change", "placement", "proxy") and r["native"] == (not r["extensions"])
+        if r["planner"]["plan_feasible"]:
+            assert {"success", "category", "reasons", "problems"} <= set(r["planner"]["checker"])
 
 
 def test_refuses_to_overwrite_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str], data_dir: Path) -> None:
@@ -96,3 +108,24 @@ def test_bad_arguments_are_clear_errors(args: list[str], word: str, capsys: pyte
     assert main(["bench", "tasks", *args]) == 1
     err = capsys.readouterr().err
     assert err.startswith("coat: error:") and word in err
+
+
+def test_episodes_are_prepared_and_labelled(kb) -> None:
+    """A clean goal's target is dirty at reset, a light goal's lamps off; what AI2-THOR cannot produce is named."""
+    from planner.bench.tasks import TaskDef, extensions
+
+    clean = TaskDef("alfred", "pick_clean_then_place_in_recep", "Mug", "CounterTop")
+    assert clean.prepare(clean.spec(kb), {"Mug", "CounterTop"}) == [{"type": "Mug", "condition": "dirty",
+                                                                     "which": "all"}]
+    look = TaskDef("alfred", "look_at_obj_in_light", "Book")
+    assert look.prepare(look.spec(kb), {"Book", "DeskLamp", "LightSwitch"}) == [
+        {"type": "DeskLamp", "condition": "off", "which": "all"}]
+    bright = TaskDef("coat", "increase brightness of room")
+    assert {p["type"] for p in bright.prepare(bright.spec(kb), {"LightSwitch", "FloorLamp", "Sofa"})} == {
+        "LightSwitch", "FloorLamp"}
+    spec = clean.spec(kb)
+    assert extensions([{"type": "Mug", "condition": "dirty"}, {"type": "Knife", "condition": "missing"}], spec) == ()
+    assert extensions([{"type": "Fork", "condition": "dirty"}, {"type": "Knife", "condition": "broken"},
+                       {"type": "Microwave", "condition": "faulty"}], spec) == (
+        "dirty-not-dirtyable", "broken-not-breakable", "faulty")
+    assert extensions([], TaskDef("coat", "serving cake").spec(kb)) == ("extension-type",)

@@ -307,3 +307,16 @@ def test_perturbations_and_fault_scenarios_on_real_floorplans(scene: str, data_d
     for name in ("knife-breaks", "burner-taken", "microwave-faulty"):
         _, info = env.reset(seed=2, options={"scenario": name})
         assert bool(info["perturbed"]) is (scene == "FloorPlan1")
+
+
+def test_a_faucet_whose_basin_is_missing_runs_into_nothing() -> None:
+    """Removing a basin leaves its faucet: switching the faucet on must not fail on the basin that is gone."""
+    import scenes
+
+    with scenes.make("embedded/FloorPlan404-v0", frames=False) as env:
+        obs, _ = env.reset(seed=0, options={"perturb": [{"type": "BathtubBasin", "condition": "missing",
+                                                          "which": "all"}]})
+        assert not [o for o in obs.objects if o["objectType"] == "BathtubBasin"]
+        for tap in [o["objectId"] for o in obs.objects if o["objectType"] in ("Faucet", "ShowerHead")]:
+            _, _, _, _, info = env.step(Action(name="ToggleObjectOn", object_id=tap, args={"forceAction": True}))
+            assert info["action_success"] or "already on" in info["error"], info["error"]

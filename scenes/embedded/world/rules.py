@@ -77,6 +77,8 @@ class StateRules(WorldState):
             o = objs.get(k)
             if o is not None and o["isToggled"] and k not in faulty:
                 for b in self._faucet_basins.get(k, ()):
+                    if b not in objs:
+                        continue  # the basin was removed (a "missing" perturbation): the water runs nowhere
                     for c in self.contents(b):
                         co = objs[c]
                         if co["dirtyable"] and co["isDirty"]:
