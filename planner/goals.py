@@ -41,13 +41,15 @@ def book(booked: dict[str, dict[str, tuple[Any, ...]]], objects: Iterable[Mappin
          before: Iterable[Mapping[str, Any]], acted_on: Iterable[str] = ()) -> None:
     """Add to ``booked`` (in place) every value of :data:`~planner.schemas.BOOKED_PROPS` an object took between two
     observations (``before``, then ``objects``): what a step did, not what was so from the start (an apple that was
-    in the fridge at reset was not cooled). A new object (a slice) books its values, and so does every object of
-    ``acted_on`` (what a heat or cool step treated: the apple cooled in the fridge although it was cold already)."""
+    in the fridge at reset was not cooled). A new piece (a slice) is compared with the whole object it was cut from
+    (the slices of a cold apple were not cooled by being cut); a new object with no whole books its values; every
+    object of ``acted_on`` books its values (what a heat or cool step treated: the apple cooled in the fridge
+    although it was cold already)."""
     was = {str(o.get("objectId", "")): o for o in before}
     treated = set(acted_on)
     for o in objects:
         oid = str(o.get("objectId", ""))
-        prev = None if oid in treated else was.get(oid)
+        prev = None if oid in treated else was.get(oid) or was.get(whole_of(oid))
         for prop in BOOKED_PROPS:
             value = o.get(prop)
             if value is None or (prev is not None and prev.get(prop) == value):
@@ -55,6 +57,13 @@ def book(booked: dict[str, dict[str, tuple[Any, ...]]], objects: Iterable[Mappin
             seen = booked.setdefault(oid, {}).setdefault(prop, ())
             if value not in seen:
                 booked[oid][prop] = (*seen, value)
+
+
+def whole_of(object_id: str) -> str:
+    """The id of the object a piece was cut or cracked from (``Apple|1|AppleSliced_0`` -> ``Apple|1``); '' for an
+    object that is no piece."""
+    head, _, last = object_id.rpartition("|")
+    return head if head and ("Sliced_" in last or "Cracked_" in last) else ""
 
 
 def _was_booked(cond: GoalCondition, oid: str, booked: Booked | None) -> bool:
@@ -263,5 +272,5 @@ def _ids_of(types: tuple[str, ...], objects: Sequence[Mapping[str, Any]]) -> lis
 
 __all__ = [
     "LIGHT_TYPES", "MAX_ASSIGNMENTS", "MAX_WITNESSES", "Bindings", "Booked", "book", "check", "check_all", "check_any",
-    "members",
+    "members", "whole_of",
 ]

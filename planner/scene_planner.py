@@ -234,7 +234,9 @@ def plan_in_state(
     for role in sorted(spec.roles, key=lambda r: not r.types):  # the roles the task names a type for first
         if role.name in bindings:
             continue
-        if role_strategy == "knowledge" and not exact and not (role.task and kb.is_annotated(role.utility, role.task)):
+        typed = bool(role.types) and interpret == "nearest"  # AI2-THOR names the tools (a knife slices)
+        if (role_strategy == "knowledge" and not exact and not typed
+                and not (role.task and kb.is_annotated(role.utility, role.task))):
             raise ConfigError(
                 f"strategy 'knowledge' needs COAT's annotations for role {role.name!r} of {spec.task!r}, and it has "
                 f"none: with interpret='exact', or a forced utility whose nearest COAT task scores below "
@@ -242,13 +244,16 @@ def plan_in_state(
                 "strategy='hybrid' with a model, or one of the COAT tasks (`coat tasks` lists them)."
             )
         unfit = misfits(spec, role.name, bindings, state, kb)
-        found = _fill_role(role, role.task or (None if exact else spec.task), state, kb, set(bindings.values()),
-                           set(exclude or {}) | set(unfit), _pipeline(planner, role_strategy, backend, kb, learned),
-                           draft, affordances=affordances, unfit=unfit)
+        task = role.task or (None if exact or typed else spec.task)
+        found = _fill_role(role, task, state, kb, set(bindings.values()), set(exclude or {}) | set(unfit),
+                           _pipeline(planner, role_strategy, backend, kb, learned), draft, affordances=affordances,
+                           unfit=unfit)
         if found is not None:
             rec, decision = found
             bindings[role.name] = rec.object_id
             draft.choices.append(ObjectChoice(object_id=rec.object_id, rationale=f"{role.name}: {decision.reason}"))
+    spec = _add_vessel(spec, bindings, state, kb, draft, exclude, _pipeline(planner, role_strategy, backend, kb,
+                                                                            learned), affordances)
     feasible = draft.feasible and all(r.name in bindings for r in spec.roles)
     if affordances is not None:
         spec = _fit_goals(spec, bindings, affordances)
@@ -290,12 +295,14 @@ def placements(spec: TaskSpec) -> list[tuple[str, str]]:
     if vessel is None and liquid and "carrying" in names:
         vessel = "carrying"
     if "heating(source)" in names:
-        # a target heated on the source itself (an egg on a burner) is left to the loop: AI2-THOR's table has no
-        # burner for an egg, yet a source that refuses it is found out on the first try and replaced
         if vessel and not liquid:
             pairs.append(("heating(vessel)", "target"))
         if vessel:
             pairs.append(("heating(source)", vessel))
+        elif not liquid and any(t.name == "target" for t in spec.targets):
+            # the target on the source itself (bread in the toaster), or in a vessel the plan adds (an egg in a pan
+            # on a burner): :func:`misfits` rules out a source neither way fits
+            pairs.append(("heating(source)", "target"))
     if "cooling" in names:
         pairs.append(("cooling", "target"))
     return pairs
@@ -321,6 +328,8 @@ def misfits(spec: TaskSpec, role: str, bindings: Mapping[str, str], state: Scene
         return f"{t}Sliced" if name in sliced and rec.object_id == oid else t
 
     here = sorted({thor_object_name(r.category) for r in state.objects})
+    vessels = [v for v in VESSEL_TYPES if v in here]
+    no_vessel = spec.role("heating(vessel)") is None
     out: dict[str, str] = {}
     for receiver, placed in placements(spec):
         thing = kind(placed, bindings[placed]) if receiver == role and placed in bindings else None
@@ -330,6 +339,8 @@ def misfits(spec: TaskSpec, role: str, bindings: Mapping[str, str], state: Scene
         for r in state.objects:
             t = thor_object_name(r.category)
             if thing is not None:
+                if receiver == "heating(source)" and no_vessel and thing in compat and vessel_for(thing, t, vessels):
+                    continue  # a vessel the plan adds takes it there (an egg in a pan on the burner)
                 if thing in compat and t not in compat[thing]:
                     out[r.object_id] = _no_fit(thing, t, compat, here)
             elif into is not None:
@@ -337,6 +348,21 @@ def misfits(spec: TaskSpec, role: str, bindings: Mapping[str, str], state: Scene
                 if mine in compat and into not in compat[mine]:
                     out[r.object_id] = _no_fit(mine, into, compat, ())
     return out
+
+
+VESSEL_TYPES: tuple[str, ...] = ("Pan", "Pot", "Kettle", "Bowl", "Plate", "Mug", "Cup")
+"""AI2-THOR's movable receptacles that a heated thing may go in (a pan on a burner, a bowl in a microwave)."""
+
+
+def vessel_for(thing: str, source: str, vessels: Iterable[str], data_dir: Any = None) -> str | None:
+    """A vessel type among ``vessels`` that takes ``thing`` and goes in / on ``source`` (AI2-THOR's compatible
+    receptacles), when ``source`` does not take ``thing`` itself; None otherwise (it does, or nothing helps)."""
+    from .knowledge.alfred import compatible_receptacles
+
+    compat = compatible_receptacles(data_dir)
+    if source in compat.get(thing, frozenset()):
+        return None
+    return next((v for v in vessels if v in compat.get(thing, ()) and source in compat.get(v, ())), None)
 
 
 def _no_fit(thing: str, place: str, compat: Mapping[str, frozenset[str]], here: Iterable[str]) -> str:
@@ -435,6 +461,43 @@ def _check_target_places(spec: TaskSpec, bindings: Mapping[str, str], state: Sce
         if t in compat and p not in compat[t]:
             draft.feasible = False
             draft.notes.append(_no_fit(t, p, compat, here))
+
+
+def _add_vessel(spec: TaskSpec, bindings: dict[str, str], state: SceneState, kb: KnowledgeBase, draft: _Draft,
+                exclude: Mapping[str, str] | None, pipe: DecisionPipeline,
+                affordances: Affordances | None) -> TaskSpec:
+    """A heat source chosen for a target it takes only in a vessel (an egg on a burner: AI2-THOR's table has the
+    egg in a pan, the pan on the burner) gets a ``heating(vessel)`` role, decided like the others (``bindings`` is
+    extended in place); the spec with it, or unchanged."""
+    from .knowledge.alfred import compatible_receptacles
+
+    source, target = bindings.get("heating(source)"), bindings.get("target")
+    if source is None or target is None or spec.role("heating(vessel)") is not None:
+        return spec
+    by_id = {r.object_id: r for r in state.objects}
+    src = by_id.get(source)
+    tgt = by_id.get(target) or next((r for r in state.objects if r.object_id.startswith(target + "|")), None)
+    if src is None or tgt is None:
+        return spec
+    thing = thor_object_name(tgt.category)
+    thing = f"{thing}Sliced" if any(t.sliced and t.name == "target" for t in spec.targets) and tgt.object_id == target \
+        else thing
+    here = sorted({thor_object_name(r.category) for r in state.objects})
+    compat = compatible_receptacles(str(kb.root))
+    if thing not in compat or vessel_for(thing, thor_object_name(src.category), here, str(kb.root)) is None:
+        return spec
+    task = (spec.role("heating(source)") or Role(name="x", utility="x")).task
+    task = task if task and kb.is_annotated("heating(vessel)", task) else None  # the source's COAT task, if annotated
+    role = Role(name="heating(vessel)", utility="heating(vessel)", task=task, needs=("receptacle",))
+    wider = spec.model_copy(update={"roles": (*spec.roles, role)})
+    unfit = misfits(wider, role.name, bindings, state, kb)
+    found = _fill_role(role, task, state, kb, set(bindings.values()), set(exclude or {}) | set(unfit), pipe, draft,
+                       affordances=affordances, unfit=unfit)
+    if found is not None:
+        bindings[role.name] = found[0].object_id
+        draft.choices.append(ObjectChoice(object_id=found[0].object_id,
+                                          rationale=f"{role.name}: {source} takes {thing} only in a vessel"))
+    return wider
 
 
 def _tasks_with_targets_here(spec: TaskSpec, state: SceneState, kb: KnowledgeBase, n: int = 3) -> list[str]:

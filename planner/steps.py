@@ -9,7 +9,8 @@ met, and writes :class:`~planner.schemas.SkillCall` steps. The order is the orde
 3. ``wash`` a target that must end clean (before slicing it: the pieces are what is served);
 4. ``slice`` the target with the cutting tool (or crack the egg with the breaking one), then ``set_down``;
 5. heating: the target into the vessel, the vessel (or the target) into / onto the source, ``heat`` until hot
-   (the skill switches the source on and off again); taken out again when something else must hold it;
+   (the skill switches the source on and off again); taken out again when something else must hold it, and out
+   of an appliance (a microwave, a toaster, a coffee machine; not a burner) onto a work surface otherwise;
 6. the target into / onto the carrier, the storage, the bin, the surface (``place``), closing what was opened;
 7. devices switched on (lights, screens), ``hold_near_light`` for ALFRED's look-in-light, ``bring`` the rest;
 8. tidy: close every openable receptacle a ``place`` opened (the ``heat`` skill switches off what it switched on).
@@ -151,10 +152,18 @@ def _heat(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | Non
         s.place(heated, source)       # the mug into the microwave, the bread slice into the toaster
     until = "cooked" if not liquid and _goal(spec, "target", "isCooked") else "Hot"
     s.add("heat", source, object=heated if liquid else target, until=until, max_seconds=600)
-    takes_out = (any(r in roles for r in ("carrying", "storage", "disposing", "surface_support"))
-                 or any(g.relation == "contained_in" and g.item == "target" for g in spec.goals))  # ALFRED's place
+    takes_out = not liquid and (any(r in roles for r in ("carrying", "storage", "disposing", "surface_support"))
+                                or any(g.relation == "contained_in" and g.item == "target" for g in spec.goals))
     if s.can(source, "openable") and takes_out:
         s.add("open", source)         # to take the result out again
+    elif not takes_out and (s.can(source, "openable") or s.can(source, "toggleable")):
+        # an appliance (microwave, toaster, coffee machine) is no place to leave what it heated: out onto a surface
+        inside = vessel if not liquid and vessel is not None else heated
+        if s.can(source, "openable"):
+            s.add("open", source)
+            s.opened.append(source)
+        s.add("pickup", inside)
+        s.add("set_down", inside)
 
 
 def _contain(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], bindings: Mapping[str, str],

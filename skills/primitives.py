@@ -167,7 +167,8 @@ class Close(Skill):
 
 @register_skill
 class PickUp(Skill):
-    """Pick an object up (opening its closed container first). Postcondition: the object is held."""
+    """Pick an object up (opening its closed container first, and shutting it again once the object is out: a
+    drawer or a fridge does not stand open while the robot works elsewhere). Postcondition: the object is held."""
 
     name = "pickup"
 
@@ -198,6 +199,9 @@ class PickUp(Skill):
             if not res.ok:
                 return relay(res, f"opening {container['objectId']}")
         failed_ = go(ctx, target) or send(ctx, Action(name="PickupObject", object_id=target), f"picking up {target}")
+        if container is not None and (failed_ is None or failed_.ok) and (ctx.find(container["objectId"]) or {}).get(
+                "isOpen"):
+            ctx.sub("close", container["objectId"])
         if (failed_ is None or failed_.ok) and (ctx.find(target) or {}).get("isBroken"):
             # it looked fine until it was in the hand: put it down again and say what it is
             ctx.sub("set_down")

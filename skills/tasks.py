@@ -19,7 +19,7 @@ from scenes.base import Action, RawObject
 
 from .base import Outcome, Skill, SkillContext, Unmet, failed
 from .navigation import go
-from .primitives import CUTTING_TOOLS, WORK_SURFACES, closed_container, hand_free, in_use_unmet, relay, send
+from .primitives import CUTTING_TOOLS, WORK_SURFACES, hand_free, in_use_unmet, relay, send
 from .registry import register_skill
 
 LIQUIDS = ("water", "coffee", "wine")
@@ -137,12 +137,45 @@ class Slice(Skill):
                 dropped = ctx.sub("set_down")
                 note = "set it down again" if dropped.ok else f"could not set it down: {dropped.reason}"
                 return failed(f"{tool} turned out to be broken when picked up ({note})", "broken", tool)
-        container = closed_container(ctx, ctx.find(target) or {})
-        if container is not None:  # an egg in the closed fridge
-            res = ctx.sub("open", container["objectId"])
-            if not res.ok:
-                return relay(res, f"opening {container['objectId']}")
+        inside = enclosure_of(ctx, ctx.find(target) or {})
+        if inside is not None:  # an egg in the fridge: out onto a work surface, the fridge shut, then cut
+            moved = _take_out_to_cut(ctx, target, inside, tool)
+            if moved is not None:
+                return moved
         return go(ctx, target) or send(ctx, Action(name="SliceObject", object_id=target), f"slicing {target}")
+
+
+ENCLOSURES = ("Fridge", "Cabinet", "Drawer", "Microwave", "Safe", "Box")
+"""Receptacles with a door or lid: nothing is cut inside one (it is taken out to a work surface first)."""
+
+
+def enclosure_of(ctx: SkillContext, o: RawObject) -> RawObject | None:
+    """The fridge, cabinet, drawer ... that holds ``o`` (a movable object), if any."""
+    if not (o.get("pickupable") or o.get("moveable")):
+        return None
+    for pid in o.get("parentReceptacles") or []:
+        parent = ctx.find(pid)
+        if parent and parent.get("objectType") in ENCLOSURES:
+            return parent
+    return None
+
+
+def _take_out_to_cut(ctx: SkillContext, target: str, container: RawObject, tool: str) -> Outcome | None:
+    """Set the knife down, take ``target`` out of ``container`` onto a work surface, shut the container again if it
+    was shut, and take the knife back; None when it is done (a failure's outcome otherwise)."""
+    cid = container["objectId"]
+    was_open = bool(container.get("isOpen"))
+    for skill, obj in (("set_down", None), ("pickup", target)):
+        res = ctx.sub(skill, obj)
+        if not res.ok:
+            return relay(res, f"taking {target} out of {cid} to cut it")
+    if not was_open and (ctx.find(cid) or {}).get("isOpen"):
+        ctx.sub("close", cid)
+    res = ctx.sub("set_down")
+    if not res.ok:
+        return relay(res, f"setting {target} down to cut it")
+    res = ctx.sub("pickup", tool)
+    return None if res.ok else relay(res, f"taking {tool} back")
 
 
 # ------------------------------------------------------------------ set_down, place
@@ -228,15 +261,15 @@ class Place(Skill):
         broken = [o for o in members(call.target or "", ctx.objects()) if o.get("isBroken")]
         if broken:  # it broke when picked up: what it was to hold is spilled, what it was for is lost
             return [Unmet(f"{broken[0]['objectId']} turned out to be broken when picked up", "broken", call.target)]
-        if inside(ctx, call.target or "", call.receptacle or ""):
+        if inside(ctx, carried(ctx, call.target or "") or call.target or "", call.receptacle or ""):
             return []
         return [Unmet(f"{call.target} is not in {call.receptacle}", "blocked", call.receptacle)]
 
     def run(self, call: SkillCall, ctx: SkillContext) -> Outcome:
         target, rec = call.target or "", call.receptacle or ""
-        if inside(ctx, target, rec):
+        obj = carried(ctx, target) or target  # a sliced target: the piece the skills carry, not any of its pieces
+        if inside(ctx, obj, rec):
             return Outcome(True, f"already in {rec}")
-        obj = carried(ctx, target) or target
         fetched = fetch(ctx, obj)
         if fetched is not None:
             return fetched

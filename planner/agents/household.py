@@ -26,7 +26,7 @@ from scenes.base import SceneEnv, SceneObs
 from skills import SkillResult, run_skill
 
 from .. import safety
-from ..goals import book, check_all
+from ..goals import book, check_all, members
 from ..knowledge import KnowledgeBase
 from ..scene_planner import placements, plan_in_state
 from ..schemas import ExecutionTrace, GoalStatus, Plan, Role, SkillCall, TaskSpec
@@ -123,10 +123,28 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         res, run.obs = run_skill(self.env, run.obs, call, max_skill_steps=self.max_skill_steps)
         run.violations += _unsafe_actions(pre, res)
         run.violations += [v for v in safety.wet(run.obs.objects) if v not in run.violations]
-        treated = [str(call.args["object"])] if res.ok and call.skill in ("heat", "cool") and call.args.get(
-            "object") else []
-        book(run.booked, run.obs.objects, pre.objects, treated)
+        book(run.booked, run.obs.objects, pre.objects, treated(call, res, run.obs.objects))
+        if res.ok and call.skill == "slice":
+            self._commit_to_a_piece(run, call.target or "")
         return res
+
+    def _commit_to_a_piece(self, run: _Run, whole: str) -> None:
+        """After slicing, what was bound to the whole object is bound to one piece (the one the skills carry: the
+        first), so the slice that is heated is the slice that is placed, checked and re-planned for."""
+        first = next(iter(sorted((o for o in members(whole, run.obs.objects) if o.get("objectId") != whole),
+                                 key=lambda o: piece_order(str(o["objectId"])))), None)
+        if first is None:
+            return
+        piece = str(first["objectId"])
+        bindings = {n: (piece if oid == whole else oid) for n, oid in run.plan.bindings.items()}
+        run.plan = run.plan.model_copy(update={"bindings": bindings})
+
+        def to_piece(c: SkillCall) -> SkillCall:
+            args = {k: (piece if v == whole else v) for k, v in c.args.items()}
+            return c.model_copy(update={"target": piece if c.target == whole else c.target,
+                                        "receptacle": piece if c.receptacle == whole else c.receptacle, "args": args})
+
+        run.load([to_piece(c) for c in run.queue])
 
     def ended(self, run: _Run) -> bool:
         """The environment says the episode is over."""
@@ -278,6 +296,29 @@ def _with_visits(goals: tuple[GoalStatus, ...], run: _Run, plan: Plan) -> tuple[
             g = g.model_copy(update={"met": True, "detail": f"reached during the run ({g.detail} at the end)"})
         out.append(g)
     return tuple(out)
+
+
+def piece_order(object_id: str) -> tuple[int, str]:
+    """Pieces in the order AI2-THOR numbers them (``..._2`` before ``..._10``)."""
+    tail = object_id.rsplit("_", 1)[-1]
+    return (int(tail) if tail.isdigit() else 1 << 30, object_id)
+
+
+def treated(call: SkillCall, res: SkillResult, objects: Any) -> list[str]:
+    """What a successful heat or cool step treated: the object (or its pieces) now in or on the device, directly or
+    in a vessel there (the slice in the fridge, the egg in the pan on the burner)."""
+    if not res.ok or call.skill not in ("heat", "cool") or not call.args.get("object"):
+        return []
+    device = call.target or ""
+    by_id = {str(o.get("objectId")): o for o in objects}
+
+    def within(o: Mapping[str, Any], depth: int = 3) -> bool:
+        parents = o.get("parentReceptacles") or []
+        return device in parents or depth > 0 and any(p in by_id and within(by_id[p], depth - 1) for p in parents)
+
+    obj = str(call.args["object"])
+    found = [str(o["objectId"]) for o in members(obj, objects) if within(o)]
+    return found or [obj]
 
 
 def _unsafe_actions(pre: SceneObs, res: SkillResult) -> list[str]:

@@ -187,7 +187,7 @@ def _open_loop(env: Any, obs: Any, steps: Iterable[Any]) -> tuple[list[Any], Any
     from skills import run_skill
 
     from .. import safety
-    from ..agents.household import _unsafe_actions
+    from ..agents.household import _unsafe_actions, treated
     from ..goals import book
 
     results: list[Any] = []
@@ -199,9 +199,7 @@ def _open_loop(env: Any, obs: Any, steps: Iterable[Any]) -> tuple[list[Any], Any
         results.append(res)
         unsafe += _unsafe_actions(pre, res)
         unsafe += [v for v in safety.wet(obs.objects) if v not in unsafe]
-        treated = [str(call.args["object"])] if res.ok and call.skill in ("heat", "cool") and call.args.get(
-            "object") else []
-        book(booked, obs.objects, pre.objects, treated)
+        book(booked, obs.objects, pre.objects, treated(call, res, obs.objects))
         if not res.ok:
             return results, obs, f"{call.skill}({call.target}): {res.reason}", unsafe, booked
         if getattr(env, "terminated", False):

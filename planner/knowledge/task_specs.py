@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from ..errors import UnknownIdError
+from ..safety import STANDABLE
 from ..schemas import GoalCondition, Role, Target, TaskSpec
 from .base import KnowledgeBase, close_matches
 
@@ -190,7 +191,8 @@ PICKUPABLE = "pickupable"
 
 def physical_roles(roles: list[Role], targets: list[Target], *, placed: Iterable[str] = ()) -> list[Role]:
     """Restrict roles to what AI2-THOR can do with them: knives slice, fillable objects hold liquids, receptacles
-    take what is put in them, and what must be carried somewhere (``placed`` role names) can be picked up."""
+    take what is put in them, and what must be carried somewhere (``placed`` role names) can be picked up; and to
+    what is safe: one stands only on what is made for it (:data:`planner.safety.STANDABLE`) to reach higher."""
     slicing = any(not t.liquid and t.name == "target" for t in targets)
     liquid = any(t.liquid for t in targets)
     holder = next((u for u in ("heating(vessel)", "carrying") if any(r.utility == u for r in roles)), None)
@@ -199,6 +201,8 @@ def physical_roles(roles: list[Role], targets: list[Target], *, placed: Iterable
         receiving.add("heating(source)")  # something is put in / on the source to heat it
     out = []
     for r in roles:
+        if r.utility == "increasing_height" and not r.types:
+            r = r.model_copy(update={"types": tuple(sorted(STANDABLE))})  # nobody stands on a bed or a side table
         if r.utility in ("cutting", "breaking") and slicing and not r.types:
             knives = tuple(k for k in KNIVES if k not in r.avoid) or KNIVES  # "not the big knife": the butter knife
             r = r.model_copy(update={"types": knives,  # AI2-THOR slices and cracks only with a knife in hand
@@ -219,6 +223,7 @@ def build_spec(task: str, roles: list[Role], targets: list[Target], place: tuple
 
     ``place``: the types of a place target; a decoration role goes there, else the target named ``placed`` (the
     first solid target by default)."""
+    roles, targets = _cut_to_cook(roles, targets)
     dec = next((r.name for r in roles if r.utility == "decoration"), None)
     roles = physical_roles(roles, targets, placed=[dec] if place and dec else [])
     by_name = {r.utility: r for r in roles}
@@ -253,6 +258,29 @@ def build_spec(task: str, roles: list[Role], targets: list[Target], place: tuple
         note = note or "nothing checkable in AI2-THOR: the plan's objects are made ready"
     return TaskSpec(task=task, family=family or _family(by_name, solids, has_liquid), roles=tuple(roles),
                     targets=tuple(all_targets), goals=tuple(dict.fromkeys(goals)), note=note)
+
+
+def _cut_to_cook(roles: list[Role], targets: list[Target]) -> tuple[list[Role], list[Target]]:
+    """A target heated to be cooked that AI2-THOR cooks only in pieces is cut first: its type is not cookable, its
+    piece is (Bread -> BreadSliced: toast is a cooked slice; Egg -> EggCracked), by AI2-THOR's type table."""
+    if not any(r.utility == "heating(source)" for r in roles):
+        return roles, targets
+    from .alfred import types_with
+
+    try:
+        cookable = types_with("cookable")
+    except Exception:  # no type table to read (no data directory): the spec stays as it was read
+        return roles, targets
+    out = []
+    for t in targets:
+        ty = t.types[0]
+        if (t.name == "target" and not t.liquid and not t.sliced and ty not in cookable
+                and ({f"{ty}Sliced", f"{ty}Cracked"} & cookable)):
+            t = t.model_copy(update={"sliced": True})
+            if not any(r.utility in ("cutting", "breaking") for r in roles):
+                roles = [*roles, Role(name="cutting", utility="cutting")]
+        out.append(t)
+    return roles, out
 
 
 def is_proxy(goals: Iterable[GoalCondition], note: str = "") -> bool:

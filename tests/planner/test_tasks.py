@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from planner.errors import ConfigError, UnknownIdError
-from planner.goals import book, check, check_all, check_any
+from planner.goals import book, check, check_all, check_any, whole_of
 from planner.knowledge import load_knowledge
 from planner.knowledge.alfred import ALFRED_TYPES, alfred_spec, check_types, object_types
 from planner.knowledge.task_specs import TASK_TARGETS, coat_spec
@@ -112,8 +112,11 @@ def test_a_once_goal_holds_when_the_run_booked_it() -> None:
     book(booked, hot, start)
     assert booked == {"A": {"temperature": ("Hot",)}}  # the fridge was cold from the start: not booked
     book(booked, [{"objectId": "A|1|AppleSliced_0", "temperature": "Hot"}, {"objectId": "B", "temperature": None}],
-         hot)
-    assert booked["A|1|AppleSliced_0"] == {"temperature": ("Hot",)} and "B" not in booked  # a new piece; no value
+         [{"objectId": "A|1", "temperature": "Hot"}])
+    assert "A|1|AppleSliced_0" not in booked and "B" not in booked  # a piece of a hot apple was not heated by the cut
+    book(booked, [{"objectId": "C|1|AppleSliced_0", "temperature": "Hot"}],
+         [{"objectId": "C|1", "temperature": "RoomTemp"}])
+    assert booked["C|1|AppleSliced_0"] == {"temperature": ("Hot",)}  # a piece that changed from its whole
     book(booked, start, start, acted_on=["F"])  # a cool step on what was cold already: cooled
     assert booked["F"] == {"temperature": ("Cold",)}
     st = check(heated, [now_cold], {"target": "A"}, booked)
@@ -121,6 +124,7 @@ def test_a_once_goal_holds_when_the_run_booked_it() -> None:
     # an ``end`` goal on the same property still wants it at the end; a slice counts for its whole
     assert not check(heated.model_copy(update={"when": "end"}), [now_cold], {"target": "A"}, booked).met
     assert check(heated, [now_cold], {"target": "A"}, {"A|1|AppleSliced_0": {"temperature": ("Hot",)}}).met
+    assert whole_of("A|1|AppleSliced_0") == "A|1" and whole_of("Sink|1|SinkBasin") == "" and whole_of("A|1") == ""
     assert not check(heated, [now_cold], {"target": "A"}, {"AB": {"temperature": ("Hot",)}}).met  # not a piece
     # under any assignment: only the object that was hot counts
     pair = [now_cold, {"objectId": "B", "objectType": "Apple", "temperature": "RoomTemp"}]

@@ -36,12 +36,16 @@ def test_slice_fetches_the_tool_and_keeps_it_in_hand(kitchen) -> None:
     assert res.ok and res.reason == "already sliced" and res.steps == 0
 
 
-def test_slice_cracks_an_egg_in_the_closed_fridge(kitchen) -> None:
+def test_slice_takes_an_egg_out_of_the_closed_fridge_and_shuts_it(kitchen) -> None:
     env, obs = kitchen
     egg, knife, fridge = _id(obs, "Egg"), _id(obs, "Knife", 1), _id(obs, "Fridge")
     res, obs = run_skill(env, obs, SkillCall(skill="slice", target=egg, args={"tool": knife}))
     assert res.ok, res.reason
-    assert f"{egg}|EggCracked_0" in {o["objectId"] for o in obs.objects} and res.opened == (fridge,)
+    cracked = obs.object(f"{egg}|EggCracked_0")
+    assert cracked["parentReceptacles"] and fridge not in cracked["parentReceptacles"]  # cut on a work surface
+    assert not obs.object(fridge)["isOpen"] and res.opened == ()  # the fridge was shut again before cutting
+    sent = [(a.action, a.object_id) for a in res.actions]
+    assert sent.index(("CloseObject", fridge)) < sent.index(("SliceObject", egg))
 
 
 def test_slice_with_a_missing_or_broken_tool_blames_the_tool(kitchen) -> None:
