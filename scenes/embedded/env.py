@@ -78,7 +78,7 @@ def _event_class() -> Any:
     return _event_cls or None
 
 
-def _snapshot(o: dict[str, Any], visible: bool, distance: float) -> dict[str, Any]:
+def _snapshot(o: dict[str, Any], visible: bool, distance: float, interactable: bool) -> dict[str, Any]:
     """One object's observed metadata: the live dict's values with the view-dependent keys filled in.
 
     Containment lists are copied so that editing an observation cannot change the simulator; other nested
@@ -86,7 +86,7 @@ def _snapshot(o: dict[str, Any], visible: bool, distance: float) -> dict[str, An
     """
     d = o.copy()
     d["visible"] = visible
-    d["isInteractable"] = visible
+    d["isInteractable"] = interactable
     d["distance"] = distance
     r = d["receptacleObjectIds"]
     if r is not None:
@@ -332,26 +332,32 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         w = self.world
         assert w is not None
         w.visibility()
-        assert w.vis_arrays is not None
+        assert w.vis_arrays is not None and w.interactable_array is not None
         ids, varr, darr = w.vis_arrays
+        iarr = w.interactable_array
         dirty = w.take_dirty()
         prev = self._prev
         objs = w.objs
         if prev is None or prev[0] is not ids or prev[4] != w.pos:
             # first observation, objects added/removed, or the agent moved (every distance changed)
-            objects = [_snapshot(objs[k], v, d) for k, v, d in zip(ids, varr.tolist(), darr.tolist(), strict=True)]
+            objects = [
+                _snapshot(objs[k], v, d, i)
+                for k, v, d, i in zip(ids, varr.tolist(), darr.tolist(), iarr.tolist(), strict=True)
+            ]
         else:
-            _, pv, pd, plist, _ = prev
+            _, pv, pd, plist, _, pi = prev
             objects = plist[:]
-            changed = set(np.flatnonzero((varr != pv) | (darr != pd)).tolist()) if varr is not pv else set()
+            changed = (
+                set(np.flatnonzero((varr != pv) | (darr != pd) | (iarr != pi)).tolist()) if varr is not pv else set()
+            )
             if dirty:
                 index = {k: i for i, k in enumerate(ids)} if len(dirty) > 8 else None
                 for k in dirty:
                     if k in objs:
                         changed.add(index[k] if index is not None else ids.index(k))
             for i in changed:
-                objects[i] = _snapshot(objs[ids[i]], bool(varr[i]), float(darr[i]))
-        self._prev = (ids, varr, darr, objects, w.pos)
+                objects[i] = _snapshot(objs[ids[i]], bool(varr[i]), float(darr[i]), bool(iarr[i]))
+        self._prev = (ids, varr, darr, objects, w.pos, iarr)
         return objects
 
     def metadata_dict(self, ok: bool, err: str, ret: Any, code: str | None, last_action: str) -> dict[str, Any]:

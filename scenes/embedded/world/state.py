@@ -137,6 +137,11 @@ class WorldState:
     _heat: list[str]
     _water: list[str]
     _enclosures: list[str]
+    _glass: list[str]
+    """See-through objects (ShowerGlass, ShowerDoor) that can stand between the camera and an object."""
+    inactive: set[str]
+    """Objects AI2-THOR keeps in the metadata but deactivates (the whole of a sliced object): never visible, in no
+    receptacle, touched by no contextual rule."""
     faulty: set[str]
     """Appliances that switch on but have no effect (:mod:`~scenes.embedded.world.faults`)."""
     break_on_pickup: dict[str, str]
