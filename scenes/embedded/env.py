@@ -19,6 +19,12 @@ State AI2-THOR lacks is kept out of the 42-key object metadata (so fidelity is u
   should not read it: some faults show only on use);
 - ``extra["extension_objects"]``: ids of objects of the extension types AI2-THOR lacks
   (:mod:`scenes.embedded.extensions`, e.g. the kitchen's Cake);
+- ``extra["extensions"]``: ``{objectId: [label, ...]}`` of every COAT extension situation in force at this step
+  (``dirty-not-dirtyable``, ``busy-timer``, ``faulty``...; the labels are documented in
+  :mod:`scenes.embedded.perturb`); ``{}`` when the episode is AI2-THOR-native at this step;
+- ``extra["perturbation_kinds"]`` / ``info["perturbation_kinds"]`` (at reset): ``{objectId: "native" |
+  "extension"}`` for every perturbed object (native: missing, dirty on a dirtyable object, broken on a breakable
+  one);
 - ``extra["scene_id"]`` (the scene's name) and ``extra["actionReturn"]`` (as ``info["actionReturn"]``), which
   perception and the skills read when ``ai2thor`` is not installed and ``SceneObs.event`` is None;
 - ``SceneObs.time`` / ``info["time"]``: simulated seconds since reset (every action takes ``step_seconds``;
@@ -162,10 +168,12 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         self.world: World | None = None
         self.scenario: dict[str, Any] = {}
         self.perturbed: dict[str, str] = {}
+        self.perturbation_kinds: dict[str, str] = {}
         self._last_obs: SceneObs | None = None
         self._renderer: Any = None
         self._prev: Any = None
         self._ext: tuple[tuple[int, int], list[str]] | None = None
+        self._ext_situations: tuple[Any, dict[str, list[str]]] | None = None
         self._closed = False
 
     # ------------------------------------------------------------------ Gymnasium API
@@ -207,6 +215,7 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         self.world = World(self.scene_data, **self._world_kwargs)
         self._prev: Any = None
         self._ext = None
+        self._ext_situations = None
         self.scenario = {}
         self.perturbed: dict[str, str] = {}
         if name is not None:
@@ -219,9 +228,13 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
 
             self.perturbed.update(apply_perturbations(self.world, perturb, seed=seed, busy_seconds=seconds))
         self.world.settle()
+        from .perturb import perturbation_kinds
+
+        self.perturbation_kinds = perturbation_kinds(self.world, self.perturbed)
         obs, info = self._observe(True, "", _INIT_RETURN, None, "Initialize")
         info["scenario"] = self.scenario
         info["perturbed"] = dict(self.perturbed)
+        info["perturbation_kinds"] = dict(self.perturbation_kinds)
         return obs, info
 
     def step(self, action: Action | dict[str, Any]) -> tuple[SceneObs, float, bool, bool, dict[str, Any]]:
@@ -295,8 +308,8 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         # what skills and perception read when ai2thor (and so the Event) is not installed: the scene's name
         # and the action's return value, under the names they look for
         extra = {"in_use": in_use, "held": w.held, "scene_id": w.scene_name, "scenario": self.scenario,
-                 "actionReturn": ret, "perturbed": self.perturbed,
-                 "extension_objects": self._extension_objects()}
+                 "actionReturn": ret, "perturbed": self.perturbed, "perturbation_kinds": self.perturbation_kinds,
+                 "extension_objects": self._extension_objects(), "extensions": self._extensions()}
         obs = SceneObs(
             objects=tuple(meta["objects"]),
             rgb=rgb,
@@ -316,6 +329,17 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
             "in_use": in_use,
         }
         return obs, info
+
+    def _extensions(self) -> dict[str, list[str]]:
+        """:func:`~scenes.embedded.perturb.extension_situations`, recomputed only when states or claims changed."""
+        from .perturb import extension_situations
+
+        w = self.world
+        assert w is not None
+        key = (w.writes[0], tuple(sorted(w.in_use)), len(w.faulty), len(w.break_on_pickup), len(w.take_on_approach))
+        if self._ext_situations is None or self._ext_situations[0] != key:
+            self._ext_situations = (key, extension_situations(w))
+        return {k: v[:] for k, v in self._ext_situations[1].items()}
 
     def _extension_objects(self) -> list[str]:
         """Ids of extension-type objects (recomputed only when objects were added, removed or moved)."""

@@ -77,6 +77,8 @@ class World(
         self.faulty = set()
         self.break_on_pickup = {}
         self.take_on_approach = set()
+        self.fired = {}
+        self.native_flags = {k: (bool(o["dirtyable"]), bool(o["breakable"])) for k, o in self.objs.items()}
         self.inactive = set()
         self.temp_clock = {}
         self.scene_bounds = scene.scene_bounds or self._bounds()

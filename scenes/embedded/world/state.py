@@ -148,6 +148,10 @@ class WorldState:
     """objectId -> group: the first pickup of a group's member breaks it and disarms the group."""
     take_on_approach: set[str]
     """Objects someone else takes for good when the agent comes within reach."""
+    fired: dict[str, set[str]]
+    """Hidden faults that have shown (``broke-on-pickup``, ``taken-by-someone``), by objectId."""
+    native_flags: dict[str, tuple[bool, bool]]
+    """(dirtyable, breakable) of every object as the scene defined it, before any perturbation."""
 
 
 __all__ = ["ActionFailed", "ObjState", "UseClaim", "WorldState", "as_number", "denoise", "yaw_vectors"]
