@@ -173,7 +173,7 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         self._renderer: Any = None
         self._prev: Any = None
         self._ext: tuple[tuple[int, int], list[str]] | None = None
-        self._ext_situations: tuple[Any, dict[str, list[str]]] | None = None
+        self._ext_candidates: set[str] | None = None
         self._closed = False
 
     # ------------------------------------------------------------------ Gymnasium API
@@ -215,7 +215,7 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         self.world = World(self.scene_data, **self._world_kwargs)
         self._prev: Any = None
         self._ext = None
-        self._ext_situations = None
+        self._ext_candidates = None
         self.scenario = {}
         self.perturbed: dict[str, str] = {}
         if name is not None:
@@ -331,15 +331,15 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         return obs, info
 
     def _extensions(self) -> dict[str, list[str]]:
-        """:func:`~scenes.embedded.perturb.extension_situations`, recomputed only when states or claims changed."""
-        from .perturb import extension_situations
+        """:func:`~scenes.embedded.perturb.extension_situations` (candidates found once per reset, plus the
+        objects the actions made extension situations of: new extension objects, claims and faults)."""
+        from .perturb import extension_candidates, extension_situations
 
         w = self.world
         assert w is not None
-        key = (w.writes[0], tuple(sorted(w.in_use)), len(w.faulty), len(w.break_on_pickup), len(w.take_on_approach))
-        if self._ext_situations is None or self._ext_situations[0] != key:
-            self._ext_situations = (key, extension_situations(w))
-        return {k: v[:] for k, v in self._ext_situations[1].items()}
+        if self._ext_candidates is None:
+            self._ext_candidates = extension_candidates(w)
+        return extension_situations(w, self._ext_candidates | set(self._extension_objects()))
 
     def _extension_objects(self) -> list[str]:
         """Ids of extension-type objects (recomputed only when objects were added, removed or moved)."""

@@ -223,11 +223,37 @@ def perturbation_kinds(world: World, perturbed: dict[str, str]) -> dict[str, str
     return out
 
 
-def extension_situations(world: World) -> dict[str, list[str]]:
-    """The extension situations in force now: ``{objectId: [label, ...]}`` (labels in the module docstring)."""
+def extension_candidates(world: World) -> set[str]:
+    """Objects that may be in an extension situation by their flags alone (checked once, after reset): extension
+    types, flags changed from the scene's, broken objects AI2-THOR cannot break. Actions never change these flags;
+    what they change later (use claims, faults, fired faults) :func:`extension_situations` reads from the world."""
+    native = world.native_flags
+    out = set()
+    for oid, o in world.objs.items():
+        if (is_extension(o["objectType"]) or (o["dirtyable"] and not native.get(oid, (True, True))[0])
+                or (o["isBroken"] and not o["breakable"])):
+            out.add(oid)
+    return out
+
+
+def extension_situations(world: World, candidates: set[str] | None = None) -> dict[str, list[str]]:
+    """The extension situations in force now: ``{objectId: [label, ...]}`` (labels in the module docstring).
+
+    Args:
+        world: The world.
+        candidates: :func:`extension_candidates` of the world after reset (None: compute it now); the objects
+            with a use claim, a fault or a fired fault are added.
+    """
+    if candidates is None:
+        candidates = extension_candidates(world)
+    ids = candidates | set(world.in_use) | world.faulty | set(world.break_on_pickup) | world.take_on_approach
+    ids |= set(world.fired)
     out: dict[str, list[str]] = {}
     native = world.native_flags
-    for oid, o in world.objs.items():
+    for oid in sorted(ids):
+        o = world.objs.get(oid)
+        if o is None:
+            continue
         labels = []
         if is_extension(o["objectType"]):
             labels.append("extension-type")
@@ -256,5 +282,6 @@ def extension_situations(world: World) -> dict[str, list[str]]:
 
 __all__ = [
     "CONDITIONS", "EXTENSION", "NATIVE", "SPEC_KEYS", "WHICH", "Perturbation", "appliance_types", "apply_condition",
-    "apply_perturbations", "extension_situations", "parse_perturbations", "perturbation_kinds",
+    "apply_perturbations", "extension_candidates", "extension_situations", "parse_perturbations",
+    "perturbation_kinds",
 ]  # fmt: skip

@@ -7,8 +7,9 @@ the object is then visible but not interactable. ``getInteractableSimObjectFromI
 ``forceAction``) on an object that is not visible ("Target object not found within the specified visibility.")
 or visible only through glass ("... It is likely obstructed by some clear object like glass."). The embedded
 simulator approximates the visibility points by the 8 corners (pulled 10 % in) and the centre of the object's
-box, and the glass by the boxes of :data:`~scenes.embedded.thor_rules.SEE_THROUGH` objects (an open ShowerDoor obstructs
-nothing); it has no occlusion by opaque objects other than closed enclosures.
+box, and the glass by the boxes of :data:`~scenes.embedded.thor_rules.SEE_THROUGH` objects (an open ShowerDoor
+obstructs nothing; glass never hides glass or the Floor); it has no occlusion by opaque objects other than closed
+enclosures.
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from ..thor_rules import SEE_THROUGH
 from .state import WorldState, yaw_vectors
+
+_NEVER_BEHIND = SEE_THROUGH | {"Floor"}
 
 _SIGNS = 0.9 * np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)] + [[0, 0, 0]], dtype=float)
 """Visibility sample points (times the half size): the 8 corners pulled 10 % in, and the centre."""
@@ -78,8 +82,14 @@ class Visibility(WorldState):
             visible[index[k]] = False
         interactable = visible.copy()
         glass = self._glass_boxes(cam)
+        rows = np.zeros(0, dtype=int)
         if glass and visible.any():
-            rows = np.flatnonzero(visible)
+            # glass never hides glass (an L-shaped ShowerGlass's box holds its door), nor the Floor (AI2-THOR's
+            # floor has visibility points all over the room, some always on the agent's side)
+            rows = np.array(
+                [i for i in np.flatnonzero(visible) if self.objs[ids[i]]["objectType"] not in _NEVER_BEHIND], dtype=int
+            )
+        if glass and len(rows):
             sel = ok.reshape(n, 9)[rows]
             seg = pts.reshape(n, 9, 3)[rows]
             clear = sel & ~self._behind_glass(cam, seg, glass, [ids[i] for i in rows])
