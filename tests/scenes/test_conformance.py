@@ -347,6 +347,10 @@ def test_slice_keeps_the_whole_refuses_a_held_object_and_slicing_twice_succeeds(
     assert do(w, "SliceObject", "Potato_1") == (True, "")  # SliceObject.Slice returns early, the action succeeds
     ok, err = do(w, "SliceObject", "Mug_1")
     assert not ok and err == "Mug_1 Does not have the CanBeSliced property!"
+    # SliceObject.Slice cooks the pieces of a cooked object
+    assert do(w, "CookObject", "Egg_1")[0] is False  # an Egg is not cookable, its EggCracked is
+    w.objs[oid(w, "Bread_1")].update(cookable=True, isCooked=True)
+    assert do(w, "SliceObject", "Bread_1")[0] and w.objs[f"{oid(w, 'Bread_1')}|BreadSliced_0"]["isCooked"]
 
 
 def test_break(w: World) -> None:
