@@ -27,6 +27,9 @@ from .state import ActionFailed, WorldState, as_number, denoise, yaw_vectors
 
 NO_ROOM = "No valid positions to place object found"
 """``placeHeldObject`` when no spawn point of the receptacle takes the held object."""
+FIT_SLACK = 1.1
+"""How much an axis-aligned box may exceed the receptacle's footprint and still fit (boxes of turned objects are
+larger than the objects: a kitchen knife's is 0.25 x 0.25 m, a plate's 0.24 x 0.25 m)."""
 
 
 def placement_row(object_type: str) -> frozenset[str] | None:
@@ -129,9 +132,11 @@ class ManipulationActions(WorldState):
         AI2-THOR tries the receptacle's spawn points one by one and places the object where it collides with
         nothing (``InstantiatePrefabTest.PlaceObjectReceptacle``). Boxes approximate that only where the box is the
         receptacle (pickupable receptacles): the held object's footprint must fit inside the receptacle's (turned
-        by 90 degrees if need be; objects AI2-THOR does not keep upright may lie on any side), and the footprints
-        of what it already holds plus the held one must not exceed its area. A fixed receptacle's box (a cabinet's
-        door, a counter) is not its receptacle volume, so it is not checked (docs/conformance.md).
+        by 90 degrees if need be; objects AI2-THOR does not keep upright may lie on any side), with
+        :data:`FIT_SLACK` for boxes that are axis-aligned around turned objects (a knife lying at 45 degrees has a
+        square box), and the footprints of what it already holds plus the held one must not exceed its area. A fixed
+        receptacle's box (a cabinet's door, a counter) is not its receptacle volume, so it is not checked
+        (docs/conformance.md).
         """
         if not r["pickupable"]:
             return True
@@ -141,7 +146,7 @@ class ManipulationActions(WorldState):
         sides = [sorted((hs[0], hs[2]))]
         if h["objectType"] not in ALWAYS_PLACE_UPRIGHT:
             sides += [sorted((hs[0], hs[1])), sorted((hs[1], hs[2]))]
-        fits = [sd for sd in sides if sd[0] <= rxz[0] + 1e-6 and sd[1] <= rxz[1] + 1e-6]
+        fits = [sd for sd in sides if sd[0] <= rxz[0] * FIT_SLACK and sd[1] <= rxz[1] * FIT_SLACK]
         if not fits:
             return False
         used = 0.0
