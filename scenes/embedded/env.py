@@ -19,6 +19,12 @@ State AI2-THOR lacks is kept out of the 42-key object metadata (so fidelity is u
   should not read it: some faults show only on use);
 - ``extra["extension_objects"]``: ids of objects of the extension types AI2-THOR lacks
   (:mod:`scenes.embedded.extensions`, e.g. the kitchen's Cake);
+- ``extra["extensions"]``: ``{objectId: [label, ...]}`` of every COAT extension situation in force at this step
+  (``dirty-not-dirtyable``, ``busy-timer``, ``faulty``...; the labels are documented in
+  :mod:`scenes.embedded.perturb`); ``{}`` when the episode is AI2-THOR-native at this step;
+- ``extra["perturbation_kinds"]`` / ``info["perturbation_kinds"]`` (at reset): ``{objectId: "native" |
+  "extension"}`` for every perturbed object (native: missing, dirty on a dirtyable object, broken on a breakable
+  one);
 - ``extra["scene_id"]`` (the scene's name) and ``extra["actionReturn"]`` (as ``info["actionReturn"]``), which
   perception and the skills read when ``ai2thor`` is not installed and ``SceneObs.event`` is None;
 - ``SceneObs.time`` / ``info["time"]``: simulated seconds since reset (every action takes ``step_seconds``;
@@ -78,7 +84,7 @@ def _event_class() -> Any:
     return _event_cls or None
 
 
-def _snapshot(o: dict[str, Any], visible: bool, distance: float) -> dict[str, Any]:
+def _snapshot(o: dict[str, Any], visible: bool, distance: float, interactable: bool) -> dict[str, Any]:
     """One object's observed metadata: the live dict's values with the view-dependent keys filled in.
 
     Containment lists are copied so that editing an observation cannot change the simulator; other nested
@@ -86,7 +92,7 @@ def _snapshot(o: dict[str, Any], visible: bool, distance: float) -> dict[str, An
     """
     d = o.copy()
     d["visible"] = visible
-    d["isInteractable"] = visible
+    d["isInteractable"] = interactable
     d["distance"] = distance
     r = d["receptacleObjectIds"]
     if r is not None:
@@ -162,10 +168,12 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         self.world: World | None = None
         self.scenario: dict[str, Any] = {}
         self.perturbed: dict[str, str] = {}
+        self.perturbation_kinds: dict[str, str] = {}
         self._last_obs: SceneObs | None = None
         self._renderer: Any = None
         self._prev: Any = None
         self._ext: tuple[tuple[int, int], list[str]] | None = None
+        self._ext_candidates: set[str] | None = None
         self._closed = False
 
     # ------------------------------------------------------------------ Gymnasium API
@@ -207,6 +215,7 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         self.world = World(self.scene_data, **self._world_kwargs)
         self._prev: Any = None
         self._ext = None
+        self._ext_candidates = None
         self.scenario = {}
         self.perturbed: dict[str, str] = {}
         if name is not None:
@@ -219,9 +228,13 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
 
             self.perturbed.update(apply_perturbations(self.world, perturb, seed=seed, busy_seconds=seconds))
         self.world.settle()
+        from .perturb import perturbation_kinds
+
+        self.perturbation_kinds = perturbation_kinds(self.world, self.perturbed)
         obs, info = self._observe(True, "", _INIT_RETURN, None, "Initialize")
         info["scenario"] = self.scenario
         info["perturbed"] = dict(self.perturbed)
+        info["perturbation_kinds"] = dict(self.perturbation_kinds)
         return obs, info
 
     def step(self, action: Action | dict[str, Any]) -> tuple[SceneObs, float, bool, bool, dict[str, Any]]:
@@ -295,8 +308,8 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         # what skills and perception read when ai2thor (and so the Event) is not installed: the scene's name
         # and the action's return value, under the names they look for
         extra = {"in_use": in_use, "held": w.held, "scene_id": w.scene_name, "scenario": self.scenario,
-                 "actionReturn": ret, "perturbed": self.perturbed,
-                 "extension_objects": self._extension_objects()}
+                 "actionReturn": ret, "perturbed": self.perturbed, "perturbation_kinds": self.perturbation_kinds,
+                 "extension_objects": self._extension_objects(), "extensions": self._extensions()}
         obs = SceneObs(
             objects=tuple(meta["objects"]),
             rgb=rgb,
@@ -317,6 +330,17 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         }
         return obs, info
 
+    def _extensions(self) -> dict[str, list[str]]:
+        """:func:`~scenes.embedded.perturb.extension_situations` (candidates found once per reset, plus the
+        objects the actions made extension situations of: new extension objects, claims and faults)."""
+        from .perturb import extension_candidates, extension_situations
+
+        w = self.world
+        assert w is not None
+        if self._ext_candidates is None:
+            self._ext_candidates = extension_candidates(w)
+        return extension_situations(w, self._ext_candidates | set(self._extension_objects()))
+
     def _extension_objects(self) -> list[str]:
         """Ids of extension-type objects (recomputed only when objects were added, removed or moved)."""
         w = self.world
@@ -332,26 +356,32 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         w = self.world
         assert w is not None
         w.visibility()
-        assert w.vis_arrays is not None
+        assert w.vis_arrays is not None and w.interactable_array is not None
         ids, varr, darr = w.vis_arrays
+        iarr = w.interactable_array
         dirty = w.take_dirty()
         prev = self._prev
         objs = w.objs
         if prev is None or prev[0] is not ids or prev[4] != w.pos:
             # first observation, objects added/removed, or the agent moved (every distance changed)
-            objects = [_snapshot(objs[k], v, d) for k, v, d in zip(ids, varr.tolist(), darr.tolist(), strict=True)]
+            objects = [
+                _snapshot(objs[k], v, d, i)
+                for k, v, d, i in zip(ids, varr.tolist(), darr.tolist(), iarr.tolist(), strict=True)
+            ]
         else:
-            _, pv, pd, plist, _ = prev
+            _, pv, pd, plist, _, pi = prev
             objects = plist[:]
-            changed = set(np.flatnonzero((varr != pv) | (darr != pd)).tolist()) if varr is not pv else set()
+            changed = (
+                set(np.flatnonzero((varr != pv) | (darr != pd) | (iarr != pi)).tolist()) if varr is not pv else set()
+            )
             if dirty:
                 index = {k: i for i, k in enumerate(ids)} if len(dirty) > 8 else None
                 for k in dirty:
                     if k in objs:
                         changed.add(index[k] if index is not None else ids.index(k))
             for i in changed:
-                objects[i] = _snapshot(objs[ids[i]], bool(varr[i]), float(darr[i]))
-        self._prev = (ids, varr, darr, objects, w.pos)
+                objects[i] = _snapshot(objs[ids[i]], bool(varr[i]), float(darr[i]), bool(iarr[i]))
+        self._prev = (ids, varr, darr, objects, w.pos, iarr)
         return objects
 
     def metadata_dict(self, ok: bool, err: str, ret: Any, code: str | None, last_action: str) -> dict[str, Any]:

@@ -9,9 +9,10 @@ Extension objects are marked by their type (:func:`is_extension`): fidelity repl
 recordings never contain them), real iTHOR scene dumps (``FloorPlanN``) refuse them, and observations list them
 in ``SceneObs.extra["extension_objects"]``. Only the hand-written embedded scenes place them.
 
-- ``Cake`` (pickupable, sliceable; Food; 1.0 kg; about 24 x 12 x 24 cm): ``SliceObject`` replaces it by
+- ``Cake`` (pickupable, sliceable; Food; 1.0 kg; about 24 x 12 x 24 cm): ``SliceObject`` turns it into
   :data:`EXTENSION_SLICES` ``CakeSliced`` pieces, exactly as Bread becomes ``BreadSliced`` (ids
-  ``<cake id>|CakeSliced_i``); it rests where Bread rests (Bread's compatible receptacles).
+  ``<cake id>|CakeSliced_i``); it rests where Bread rests (Bread's compatible receptacles; without
+  ``forceAction``, AI2-THOR's placement row of Bread, :data:`EXTENSION_PLACEMENT`).
 - ``CakeSliced`` (pickupable; not cookable): the pieces; they go where Bread slices go, except the Toaster.
 
 Example:
@@ -25,6 +26,7 @@ from __future__ import annotations
 from planner.schemas import THOR_COMPATIBLE_FIXES
 
 from ._types import TYPES, TypeInfo
+from .thor_rules import PLACEMENT_RESTRICTIONS
 
 _BREAD = TYPES["Bread"]
 
@@ -36,6 +38,13 @@ EXTENSION_TYPES: dict[str, TypeInfo] = {
 
 EXTENSION_SLICES: dict[str, int] = {"Cake": 8}
 """Number of pieces ``SliceObject`` makes of an extension type."""
+
+EXTENSION_PLACEMENT: dict[str, frozenset[str]] = {
+    "Cake": PLACEMENT_RESTRICTIONS["Bread"],
+    "CakeSliced": PLACEMENT_RESTRICTIONS["BreadSliced"] - {"Toaster"},
+}
+"""The receptacle types an extension type may go into without ``forceAction`` (its model type's row of AI2-THOR's
+``ReceptacleRestrictions.PlacementRestrictions``)."""
 
 COMPATIBLE_FIXES = THOR_COMPATIBLE_FIXES
 """See :data:`planner.schemas.THOR_COMPATIBLE_FIXES` (shared with the planner, which checks fits before acting)."""
@@ -59,4 +68,6 @@ def is_extension(object_type: str) -> bool:
     return object_type in EXTENSION_TYPES and object_type not in TYPES
 
 
-__all__ = ["ALL_TYPES", "COMPATIBLE_FIXES", "EXTENSION_SLICES", "EXTENSION_TYPES", "is_extension"]
+__all__ = [
+    "ALL_TYPES", "COMPATIBLE_FIXES", "EXTENSION_PLACEMENT", "EXTENSION_SLICES", "EXTENSION_TYPES", "is_extension",
+]  # fmt: skip

@@ -10,17 +10,28 @@ on unrelated actions (physics trigger order; e.g. ``open_fridge`` step 3 swaps t
 carries no state. Exact-order agreement is reported separately. Objects of the simulator's extension types
 (:mod:`scenes.embedded.extensions`, e.g. Cake) are never compared: AI2-THOR has no such objects.
 
+Action outcomes are compared too: ``lastActionSuccess`` and ``errorMessage`` of every recorded action
+(:attr:`TraceResult.outcome_agreement`). A real exception message ends in ``. trace: <C# stack trace>``, which the
+embedded simulator cannot reproduce; it matches when it equals the recorded message up to that suffix. So is
+``isInteractable`` (reported, not part of the agreement, like ``visible``).
+
+Run ``python -m scenes.embedded.fidelity [--data-dir DIR] [--out benchmarks/scenes.md]`` for the outcome table
+(the ``coat scenes fidelity`` command writes the state table).
+
 Example:
     >>> from scenes.thor.traces import load_traces                      # doctest: +SKIP
     >>> from scenes.embedded.fidelity import replay                     # doctest: +SKIP
     >>> for t in load_traces(frames=False):                             # doctest: +SKIP
-    ...     print(t.name, replay(t).agreement)
+    ...     print(t.name, replay(t).agreement, replay(t).outcome_agreement)
 """
 
 from __future__ import annotations
 
+import argparse
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from planner.errors import DataError
@@ -75,11 +86,24 @@ class TraceResult:
     changed: int = 0
     changed_matched: int = 0
     success_matched: int = 0
+    message_matched: int = 0
+    outcome_matched: int = 0
+    recorded_failures: int = 0
     explained: int = 0
     visible_tp: int = 0
     visible_fp: int = 0
     visible_fn: int = 0
+    interactable_tp: int = 0
+    interactable_fp: int = 0
+    interactable_fn: int = 0
     mismatches: list[Mismatch] = field(default_factory=list)
+    outcome_mismatches: list[tuple[int, str, bool, str, bool, str]] = field(default_factory=list)
+    """(step, action, recorded success, recorded errorMessage, simulated success, simulated errorMessage)."""
+
+    @property
+    def outcome_agreement(self) -> float:
+        """Share of recorded actions whose lastActionSuccess and errorMessage both match (see the module)."""
+        return self.outcome_matched / self.steps if self.steps else 1.0
 
     @property
     def agreement(self) -> float:
@@ -126,6 +150,12 @@ def _is_extension_object(*objs: dict[str, Any] | None) -> bool:
     return any(o is not None and is_extension(o["objectType"]) for o in objs)
 
 
+def same_message(recorded: str | None, simulated: str) -> bool:
+    """Whether the simulated errorMessage is the recorded one (up to the C# stack trace AI2-THOR appends)."""
+    recorded = recorded or ""
+    return recorded == simulated or (bool(simulated) and recorded.startswith(simulated + ". trace:"))
+
+
 def _norm(key: str, v: Any) -> Any:
     if key in LIST_KEYS:
         return None if v is None else frozenset(v)
@@ -159,15 +189,27 @@ def replay(trace: Trace, *, keys: Iterable[str] = COMPARED_KEYS, **world_kwargs:
     prev = {o["objectId"]: o for o in first["objects"]}
     for i in range(1, len(trace.actions)):
         act = trace.actions[i].to_thor()
-        ok, _err, _ret, _code = world.step(act)
+        ok, err, _ret, _code = world.step(act)
         rec = trace.events[i]
-        res.success_matched += int(ok == rec["lastActionSuccess"])
+        rec_ok, rec_err = bool(rec["lastActionSuccess"]), rec.get("errorMessage") or ""
+        res.success_matched += int(ok == rec_ok)
+        res.recorded_failures += int(not rec_ok)
+        msg_ok = same_message(rec_err, err)
+        res.message_matched += int(msg_ok)
+        res.outcome_matched += int(ok == rec_ok and msg_ok)
+        if ok != rec_ok or not msg_ok:
+            res.outcome_mismatches.append((i, act.get("action", "?"), rec_ok, rec_err, ok, err))
         vis, _ = world.visibility()
         rv_ = {o["objectId"] for o in rec["objects"] if o["visible"]}
         sv_ = {k for k, v in vis.items() if v}
         res.visible_tp += len(rv_ & sv_)
         res.visible_fp += len(sv_ - rv_)
         res.visible_fn += len(rv_ - sv_)
+        ri_ = {o["objectId"] for o in rec["objects"] if o.get("isInteractable")}
+        si_ = {k for k in sv_ if world.is_interactable(k)}
+        res.interactable_tp += len(ri_ & si_)
+        res.interactable_fp += len(si_ - ri_)
+        res.interactable_fn += len(ri_ - si_)
         rec_objs = {o["objectId"]: o for o in rec["objects"]}
         sim_ids = set(world.objs)
         for oid in sorted(set(rec_objs) | sim_ids):
@@ -194,4 +236,85 @@ def replay(trace: Trace, *, keys: Iterable[str] = COMPARED_KEYS, **world_kwargs:
     return res
 
 
-__all__ = ["PHYSICS_ONLY", "Mismatch", "TraceResult", "replay"]
+def outcome_report(results: list[TraceResult], command: str) -> str:
+    """Markdown table of action-outcome agreement per trace (lastActionSuccess, errorMessage, both)."""
+    lines = [
+        f"Command: `{command}`",
+        "",
+        "| trace | scene | actions | lastActionSuccess matched | errorMessage matched | both (outcome agreement) |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r.name} | {r.scene} | {r.steps} | {r.success_matched}/{r.steps} | {r.message_matched}/{r.steps} "
+            f"| {r.outcome_matched}/{r.steps} ({100 * r.outcome_agreement:.2f} %) |"
+        )
+    steps = sum(r.steps for r in results)
+    succ = sum(r.success_matched for r in results)
+    msg = sum(r.message_matched for r in results)
+    both = sum(r.outcome_matched for r in results)
+    lines.append(
+        f"| **all** | | {steps} | {succ}/{steps} | {msg}/{steps} | {both}/{steps} "
+        f"({100 * both / max(steps, 1):.2f} %) |"
+    )
+    tp = sum(r.interactable_tp for r in results)
+    fp = sum(r.interactable_fp for r in results)
+    fn = sum(r.interactable_fn for r in results)
+    fails = sum(r.recorded_failures for r in results)
+    lines += [
+        "",
+        f"The recordings hold {fails} failed action(s): "
+        + ("every recorded action succeeds, so the errorMessage column checks only that successes report an empty "
+           "message; the failure messages are checked against the C# in tests/scenes/test_conformance.py."
+           if not fails else "their messages are compared as above."),
+        "",
+        f"isInteractable after each action (not part of the agreement): recall {100 * tp / max(tp + fn, 1):.1f} %, "
+        f"precision {100 * tp / max(tp + fp, 1):.1f} % ({tp} agree, {fp} only in the simulator, {fn} only in "
+        "AI2-THOR).",
+        "",
+        "Outcome mismatches: "
+        + (
+            "; ".join(
+                f"{r.name} step {s} {a}: recorded {ro} {re!r}, simulated {so} {se!r}"
+                for r in results
+                for s, a, ro, re, so, se in r.outcome_mismatches
+            )
+            or "none."
+        ),
+    ]
+    return "\n".join(lines)
+
+
+def _replace_section(path: Path, tag: str, body: str) -> None:
+    start, end = f"<!-- scenes:{tag} -->", f"<!-- /scenes:{tag} -->"
+    block = f"{start}\n{body.rstrip()}\n{end}"
+    text = path.read_text(encoding="utf-8") if path.is_file() else "# Scenes: fidelity and speed\n"
+    if start in text and end in text:
+        text = re.sub(re.escape(start) + r".*?" + re.escape(end), lambda _: block, text, flags=re.S)
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    path.write_text(text, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Replay every recording and print (and with ``--out``, write) the action-outcome table."""
+    from ..thor.traces import load_traces
+
+    ap = argparse.ArgumentParser(prog="python -m scenes.embedded.fidelity", description=main.__doc__)
+    ap.add_argument("--data-dir", help="data root holding ai2thor/traces (default: the usual resolution)")
+    ap.add_argument("--out", type=Path, help="markdown file whose 'fidelity-outcomes' section to replace")
+    args = ap.parse_args(argv)
+    results = [replay(t) for t in load_traces(args.data_dir, frames=False)]
+    cmd = "python -m scenes.embedded.fidelity" + (f" --out {args.out}" if args.out else "")
+    report = outcome_report(results, cmd)
+    print(report)
+    if args.out:
+        _replace_section(args.out, "fidelity-outcomes", report)
+    return 0 if all(r.outcome_matched == r.steps for r in results) else 1
+
+
+__all__ = ["PHYSICS_ONLY", "Mismatch", "TraceResult", "main", "outcome_report", "replay", "same_message"]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

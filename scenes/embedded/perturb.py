@@ -30,6 +30,29 @@ The result ``{objectId: condition}`` is reported as ``info["perturbed"]`` and ``
 the ground truth of the episode, for benchmarks and tests; a robot's perception should not read it (hidden
 faults would not be hidden).
 
+Native or extension. Only three conditions are states AI2-THOR 5.0.0 itself can be in: ``missing``, ``dirty`` on
+an object AI2-THOR makes dirtyable, ``broken`` on an object AI2-THOR can break. Every other condition, and dirt or
+breakage forced on a type AI2-THOR cannot give it, is one of the simulator's COAT extensions.
+``info["perturbation_kinds"]`` (and ``SceneObs.extra["perturbation_kinds"]``) maps every perturbed objectId to
+``"native"`` or ``"extension"`` (:func:`perturbation_kinds`), so a benchmark can tell AI2-THOR-native episodes from
+extension ones.
+
+Extension situations in force. Every observation lists, in ``SceneObs.extra["extensions"]``, the objects whose
+situation AI2-THOR could not produce, with one or more of these labels (:func:`extension_situations`; an object
+with none is left out, so ``{}`` means the episode is AI2-THOR-native at that step):
+
+- ``dirty-not-dirtyable``: made dirtyable (and dirty) although AI2-THOR never makes its type dirtyable (knives,
+  forks...); the label stays after cleaning, since its ``dirtyable`` flag is still not AI2-THOR's;
+- ``broken-not-breakable``: ``isBroken`` on an object AI2-THOR cannot break;
+- ``broken-unusable``: broken and, as COAT's irreversible-using, refusing every action (``perturb`` ``broken`` and
+  breaks-on-pickup add this use claim; AI2-THOR lets actions on a broken object proceed);
+- ``busy-timer``: someone else uses it for a while (reversible-using; ``busy``, ``stove-in-use``, ``UseObject``);
+- ``busy-for-good``: someone else uses it and never stops (irreversible-using; ``busy-for-good``);
+- ``faulty``: an appliance that switches on but does nothing;
+- ``breaks-on-pickup``: armed to break when picked up; ``broke-on-pickup``: it did;
+- ``taken-on-approach``: armed to be taken when the robot comes near; ``taken-by-someone``: it was;
+- ``extension-type``: an object of a type AI2-THOR lacks (Cake, CakeSliced).
+
 Example:
     >>> from scenes.embedded import EmbeddedEnv
     >>> env = EmbeddedEnv("kitchen", frames=False)
@@ -48,9 +71,10 @@ from typing import Any
 
 from planner.errors import ConfigError
 
-from .extensions import ALL_TYPES
+from .extensions import ALL_TYPES, is_extension
 from .world import World
 from .world.constants import WATER_SOURCES
+from .world.faults import BROKEN_BY
 
 CONDITIONS: tuple[str, ...] = (
     "missing", "dirty", "busy", "busy-for-good", "broken", "faulty", "breaks-on-pickup", "taken-on-approach", "off",
@@ -189,7 +213,83 @@ def apply_perturbations(
     return done
 
 
+NATIVE = "native"
+EXTENSION = "extension"
+
+
+def perturbation_kinds(world: World, perturbed: dict[str, str]) -> dict[str, str]:
+    """``{objectId: "native" | "extension"}`` for the perturbations ``perturbed`` (``{objectId: condition}``).
+
+    Native: ``missing``; ``dirty`` on an object the scene made dirtyable; ``broken`` on an object it made
+    breakable (AI2-THOR's own flags, before any perturbation). Everything else is an extension.
+    """
+    out = {}
+    for oid, cond in perturbed.items():
+        dirtyable, breakable = world.native_flags.get(oid, (False, False))
+        native = cond == "missing" or (cond == "dirty" and dirtyable) or (cond == "broken" and breakable)
+        out[oid] = NATIVE if native else EXTENSION
+    return out
+
+
+def extension_candidates(world: World) -> set[str]:
+    """Objects that may be in an extension situation by their flags alone (checked once, after reset): extension
+    types, flags changed from the scene's, broken objects AI2-THOR cannot break. Actions never change these flags;
+    what they change later (use claims, faults, fired faults) :func:`extension_situations` reads from the world."""
+    native = world.native_flags
+    out = set()
+    for oid, o in world.objs.items():
+        if (is_extension(o["objectType"]) or (o["dirtyable"] and not native.get(oid, (True, True))[0])
+                or (o["isBroken"] and not o["breakable"])):
+            out.add(oid)
+    return out
+
+
+def extension_situations(world: World, candidates: set[str] | None = None) -> dict[str, list[str]]:
+    """The extension situations in force now: ``{objectId: [label, ...]}`` (labels in the module docstring).
+
+    Args:
+        world: The world.
+        candidates: :func:`extension_candidates` of the world after reset (None: compute it now); the objects
+            with a use claim, a fault or a fired fault are added.
+    """
+    if candidates is None:
+        candidates = extension_candidates(world)
+    ids = candidates | set(world.in_use) | world.faulty | set(world.break_on_pickup) | world.take_on_approach
+    ids |= set(world.fired)
+    out: dict[str, list[str]] = {}
+    native = world.native_flags
+    for oid in sorted(ids):
+        o = world.objs.get(oid)
+        if o is None:
+            continue
+        labels = []
+        if is_extension(o["objectType"]):
+            labels.append("extension-type")
+        if o["dirtyable"] and not native.get(oid, (True, True))[0]:
+            labels.append("dirty-not-dirtyable")
+        if o["isBroken"] and not o["breakable"]:
+            labels.append("broken-not-breakable")
+        claim = world.in_use.get(oid)
+        fired = world.fired.get(oid, ())
+        if claim is not None:
+            if claim.by == BROKEN_BY:
+                labels.append("broken-unusable")
+            elif "taken-by-someone" not in fired:
+                labels.append("busy-for-good" if claim.irreversible else "busy-timer")
+        if oid in world.faulty:
+            labels.append("faulty")
+        if oid in world.break_on_pickup:
+            labels.append("breaks-on-pickup")
+        if oid in world.take_on_approach:
+            labels.append("taken-on-approach")
+        labels.extend(sorted(fired))
+        if labels:
+            out[oid] = labels
+    return out
+
+
 __all__ = [
-    "CONDITIONS", "SPEC_KEYS", "WHICH", "Perturbation", "appliance_types", "apply_condition",
-    "apply_perturbations", "parse_perturbations",
+    "CONDITIONS", "EXTENSION", "NATIVE", "SPEC_KEYS", "WHICH", "Perturbation", "appliance_types", "apply_condition",
+    "apply_perturbations", "extension_candidates", "extension_situations", "parse_perturbations",
+    "perturbation_kinds",
 ]  # fmt: skip

@@ -109,6 +109,8 @@ class TopDownRenderer:
         labels = []
         ids: list[str] = []
         for k, o in order:
+            if k in world.inactive:
+                continue  # a sliced object's whole is deactivated: nothing to draw
             bb = o["axisAlignedBoundingBox"]
             c, s = bb["center"], bb["size"]
             p0 = self._px(c["x"] - s["x"] / 2, c["z"] - s["z"] / 2)

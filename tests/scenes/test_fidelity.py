@@ -23,6 +23,7 @@ def test_trace_replays_like_ai2thor(data_dir: Path, name: str) -> None:
     r = replay(trace)
     assert r.steps == len(trace.actions) - 1 and r.compared > 0
     assert r.success_matched == r.steps, "every action succeeds or fails as it did in AI2-THOR"
+    assert r.outcome_matched == r.steps, r.outcome_mismatches  # and with AI2-THOR's errorMessage
     # every remaining difference is AI2-THOR's physics alone (documented in PHYSICS_ONLY)
     assert not r.unexplained, [(m.step, m.object_id, m.key, m.recorded, m.simulated) for m in r.unexplained[:5]]
     assert r.agreement_rules == 1.0
@@ -37,6 +38,19 @@ def test_all_traces_overall(data_dir: Path) -> None:
     assert matched / compared >= 0.998
     # the only scene with physics-only divergences is FloorPlan1 (the falling DishSponge)
     assert {r.scene for r in results if r.mismatches} <= set(PHYSICS_ONLY)
+
+
+def test_outcome_report_and_message_matching(data_dir: Path) -> None:
+    from scenes.embedded.fidelity import outcome_report, same_message
+
+    # AI2-THOR appends the C# stack trace to an exception's message; the simulator's text is the part before it
+    assert same_message("NullReferenceException: x.. trace: at Foo()", "NullReferenceException: x.")
+    assert same_message("", "") and not same_message("", "NullReferenceException: x.")
+    assert not same_message("Target must be OFF to open!", "Target must be closed to Toggle On!")
+    results = [replay(read_trace(data_dir / "ai2thor/traces/pickup_mug", frames=False))]
+    text = outcome_report(results, "cmd")
+    assert "| pickup_mug | FloorPlan1_physics | 4 | 4/4 | 4/4 | 4/4 (100.00 %) |" in text
+    assert "Outcome mismatches: none." in text
 
 
 def test_replay_detects_a_wrong_rule(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:

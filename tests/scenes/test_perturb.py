@@ -152,7 +152,10 @@ def test_other_faulty_appliances_do_nothing(env: EmbeddedEnv, appliance: str, pu
         step(env, "DirtyObject", target)
     step(env, "PickupObject", target)
     receptacle = {"Fridge": "Fridge", "Faucet": "SinkBasin", "StoveKnob": "StoveBurner"}[appliance]
-    r = ids(obs, receptacle)[-1]
+    # a free burner (a burner holds one Pot, Pan or Kettle); a closed fridge takes nothing, even with forceAction
+    r = [k for k in ids(obs, receptacle) if receptacle != "StoveBurner" or not w.contents(k, recursive=False)][-1]
+    if appliance == "Fridge":
+        step(env, "OpenObject", r)
     assert step(env, "PutObject", r)[1]["action_success"]
     if appliance != "Fridge":
         switch = ids(obs, appliance)[0] if appliance == "Faucet" else next(
@@ -272,7 +275,9 @@ def test_the_kitchen_has_a_cake_on_a_counter_that_slices_like_bread(env: Embedde
     assert i["action_success"]
     pieces = [o for o in obs.objects if o["objectId"].startswith(cake + "|CakeSliced_")]
     assert len(pieces) == 8 and all(p["objectType"] == "CakeSliced" and p["pickupable"] for p in pieces)
-    assert set(obs.extra["extension_objects"]) == {p["objectId"] for p in pieces}
+    # the whole cake stays in the metadata, sliced and deactivated, as a sliced loaf does
+    assert set(obs.extra["extension_objects"]) == {cake} | {p["objectId"] for p in pieces}
+    assert obs.object(cake)["isSliced"] and not obs.object(cake)["visible"]
 
 
 def test_real_floorplan_dumps_refuse_extension_types(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -1,12 +1,14 @@
 """The embedded household simulator's state and rules, in AI2-THOR 5.0.0's vocabulary.
 
 :class:`World` holds object metadata dicts with exactly AI2-THOR's 42 keys and applies AI2-THOR actions to them
-(``PickupObject``, ``PutObject``, ``ToggleObjectOn``...). Failed actions are outcomes: for an impossible action
-or a bad argument :meth:`World.step` returns ``(False, errorMessage, ...)``; only a bug in the simulator itself
-raises. After every action the contextual rules run (:meth:`World.settle`):
-fridge -> Cold; running microwave, lit burner (via its StoveKnob), toaster, coffee machine -> Hot, cook, fill
-coffee; running faucet/shower over a basin -> clean and fill with water; time passing -> reversible use ends and
-hot/cold objects return to RoomTemp.
+(``PickupObject``, ``PutObject``, ``ToggleObjectOn``...) with the preconditions and error messages of AI2-THOR's
+C# (``docs/conformance.md``; tables in :mod:`scenes.embedded.thor_rules`). Failed actions are outcomes: for an
+impossible action or a bad argument :meth:`World.step` returns ``(False, errorMessage, ...)``; only a bug in the
+simulator itself raises. After every action the contextual rules run (:meth:`World.settle`):
+fridge -> Cold; running microwave, lit burner (via its StoveKnob), toaster -> Hot and cooked (the microwave does
+not toast bread); running coffee machine -> the mug at its attach point fills with hot coffee; running
+faucet/shower over a basin -> clean and fill with water; time passing -> reversible use ends and hot/cold objects
+return to RoomTemp.
 
 Where AI2-THOR's behaviour comes from physics (where exactly an object lands, trigger volumes), the rule is an
 approximation chosen to match the recorded traces; each is listed in ``benchmarks/scenes.md``.

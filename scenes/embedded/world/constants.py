@@ -18,9 +18,10 @@ FLOOR_TRIGGER_DEFAULT = 0.45
 evidence (real dumps: floor-contained objects rest below 0.47 m, table tops at 0.47-0.57 m are not)."""
 
 ENCLOSING = frozenset({"Fridge", "Cabinet", "Drawer", "Microwave", "Safe", "Box", "LaundryHamper", "Kettle"})
-"""Openable receptacles that hide their contents and take objects only when open (AI2-THOR: "Target openable
-Receptacle is CLOSED"). A Toilet's lid does not count: the recording CleanToilets puts a SprayBottle on a closed
-Toilet."""
+"""Openable receptacles whose closed doors hide their contents from the camera. Which closed receptacles refuse
+objects is AI2-THOR's ``MustBeOpenToPlaceObjectsIn`` (:mod:`scenes.embedded.thor_rules`), not this set: a closed
+Safe takes objects; a Toilet's lid hides nothing and takes them (the recording CleanToilets puts a SprayBottle on a
+closed Toilet)."""
 OBSTACLE_SHRINK = 0.1
 """Metres taken off each side of an obstacle's box: colliders are tighter than render boxes (trace
 prepare_going_to_bed walks 0.18 m from a DogBed's box)."""
@@ -31,9 +32,9 @@ ROOM_TEMP_AFTER = 10.0
 """AI2-THOR's ``SimObjPhysics.HowManySecondsUntilRoomTemp`` default: seconds after leaving a heat/cold zone."""
 ELECTRONICS = frozenset({"CellPhone", "Laptop", "Television"})
 """Broken ones switch off and cannot be turned on (object-types docs [S5])."""
-COOK_HEAT = frozenset({"Microwave", "StoveBurner"})
 SLICE_RESULT = {"Apple": 8, "Bread": 10, "Lettuce": 7, "Potato": 8, "Tomato": 7}
-"""Number of ``XSliced`` pieces SliceObject makes (not in the notes: AI2-THOR's prefabs decide; chosen)."""
+"""Number of ``XSliced`` pieces SliceObject makes (not in the notes: AI2-THOR's prefabs decide; chosen). An Egg
+becomes one EggCracked; a sliceable type not listed here (or among the extension types) cannot be sliced."""
 KNIVES = frozenset({"Knife", "ButterKnife"})
 WATER_SOURCES = frozenset({"Faucet", "ShowerHead"})
 BASINS = frozenset({"SinkBasin", "BathtubBasin"})

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..loader import SceneData
 from ..metadata import make_object_id
+from ..thor_rules import BEHIND_GLASS, NOT_VISIBLE, SEE_THROUGH, unknown_object
 from .constants import ENCLOSING, POSE_ONLY, ROOM_TEMP_AFTER, STEP_SECONDS, WATER_SOURCES
 from .containment import Containment
 from .faults import Faults
@@ -76,6 +77,9 @@ class World(
         self.faulty = set()
         self.break_on_pickup = {}
         self.take_on_approach = set()
+        self.fired = {}
+        self.native_flags = {k: (bool(o["dirtyable"]), bool(o["breakable"])) for k, o in self.objs.items()}
+        self.inactive = set()
         self.temp_clock = {}
         self.scene_bounds = scene.scene_bounds or self._bounds()
         self.floors = [k for k, o in self.objs.items() if o["objectType"] == "Floor"]
@@ -106,6 +110,7 @@ class World(
         self._heat = [o["objectId"] for o in objs if o["isHeatSource"] and not o["isColdSource"]]
         self._water = [o["objectId"] for o in objs if o["objectType"] in WATER_SOURCES]
         self._enclosures = [o["objectId"] for o in objs if o["objectType"] in ENCLOSING and o["openable"]]
+        self._glass = [o["objectId"] for o in objs if o["objectType"] in SEE_THROUGH]
 
     def step(self, action: dict[str, Any]) -> tuple[bool, str, Any, str | None]:
         """Apply one AI2-THOR action dict ``{"action": name, **params}``.
@@ -155,16 +160,24 @@ class World(
         return ok, err, ret, code
 
     def _target(self, p: dict[str, Any], *, need_visible: bool = True) -> dict[str, Any]:
+        """The action's target (AI2-THOR's ``getInteractableSimObjectFromId``).
+
+        Raises:
+            ActionFailed: no objectId (MissingArguments), an id no object has, or (without ``forceAction``) a
+                target that is not visible or visible only through glass, with AI2-THOR's messages.
+        """
         if "objectId" not in p:
-            raise ActionFailed(f"{self.last_action} needs an objectId", "MissingArguments")
+            raise ActionFailed(f"action: {self.last_action} is missing the following arguments: objectId",
+                               "MissingArguments")
         oid = p["objectId"]
         if not isinstance(oid, str) or oid not in self.objs:
-            raise ActionFailed(f"Object ID appears to be invalid. ({oid!r} is not in the scene)")
+            raise ActionFailed(unknown_object(str(oid)))
         o = self.objs[oid]
-        if need_visible and not p.get("forceAction", False) and not self.is_interactable(oid):
-            if self._in_frame_but_far(oid):
-                raise ActionFailed(f"{oid} is too far away to be interacted with")
-            raise ActionFailed(f"{oid} is not interactable and (perhaps it is occluded by something).")
+        if need_visible and not p.get("forceAction", False):
+            if not self.is_visible(oid):
+                raise ActionFailed(NOT_VISIBLE)
+            if not self.is_interactable(oid):
+                raise ActionFailed(BEHIND_GLASS)
         return o
 
     def remove_object(self, oid: str) -> None:
@@ -181,6 +194,7 @@ class World(
         del self.objs[oid]
         self._geo = None
         self.in_use.pop(oid, None)
+        self.inactive.discard(oid)
         self.geometry_version += 1
 
     def new_object_id(self, object_type: str, center: tuple[float, float, float]) -> str:

@@ -67,6 +67,7 @@ class Faults(Availability):
         for k in [k for k, g in self.break_on_pickup.items() if g == group]:
             del self.break_on_pickup[k]
         self.mark_broken(oid)
+        self.fired.setdefault(oid, set()).add("broke-on-pickup")
 
     def _approach_before(self, params: dict[str, Any]) -> None:
         oid = params.get("objectId")
@@ -93,6 +94,7 @@ class Faults(Availability):
         self.take_on_approach.discard(oid)
         if oid in self.objs and oid != self.held:
             self.set_in_use(oid, None, by=TAKEN_BY)
+            self.fired.setdefault(oid, set()).add("taken-by-someone")
             self.state_version += 1
 
 

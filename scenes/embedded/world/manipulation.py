@@ -1,4 +1,9 @@
-"""Manipulation action handlers: picking up, putting, dropping, throwing, opening and closing."""
+"""Manipulation action handlers: picking up, putting, dropping, throwing, opening and closing.
+
+Preconditions and error messages follow ``PhysicsRemoteFPSAgentController`` (``pickupObject``,
+``placeHeldObject``, ``DropHeldObject``, ``ThrowObject``, ``openObject``); the tables are in
+:mod:`~scenes.embedded.thor_rules`.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,45 @@ import math
 from typing import Any
 
 from ..extensions import ALL_TYPES as TYPES
+from ..extensions import EXTENSION_PLACEMENT
 from ..metadata import box_of
-from .constants import ENCLOSING, INF
+from ..thor_rules import (
+    ALWAYS_PLACE_UPRIGHT,
+    MUST_BE_OFF_TO_OPEN,
+    MUST_BE_OPEN_TO_PLACE_OBJECTS_IN,
+    OBJECT_SPECIFIC_RECEPTACLES,
+    PLACEMENT_RESTRICTIONS,
+    exception,
+    unknown_type,
+)
+from .constants import INF
 from .state import ActionFailed, WorldState, as_number, denoise, yaw_vectors
+
+NO_ROOM = "No valid positions to place object found"
+"""``placeHeldObject`` when no spawn point of the receptacle takes the held object."""
+FIT_SLACK = 1.1
+"""How much an axis-aligned box may exceed the receptacle's footprint and still fit (boxes of turned objects are
+larger than the objects: a kitchen knife's is 0.25 x 0.25 m, a plate's 0.24 x 0.25 m)."""
+
+
+def placement_row(object_type: str) -> frozenset[str] | None:
+    """The receptacle types ``object_type`` may go into without ``forceAction``; None = anywhere (no row).
+
+    Raises:
+        ActionFailed: a type the simulator does not know (neither AI2-THOR's nor an extension type).
+    """
+    if object_type in PLACEMENT_RESTRICTIONS:
+        return PLACEMENT_RESTRICTIONS[object_type]
+    if object_type in EXTENSION_PLACEMENT:
+        return EXTENSION_PLACEMENT[object_type]
+    if object_type in TYPES:
+        return None
+    raise ActionFailed(unknown_type(object_type))
+
+
+def _footprint(o: dict[str, Any]) -> tuple[float, float, float]:
+    _, s = box_of(o)
+    return s
 
 
 class ManipulationActions(WorldState):
@@ -18,9 +59,11 @@ class ManipulationActions(WorldState):
         o = self._target(p)
         oid = o["objectId"]
         if not o["pickupable"]:
-            raise ActionFailed(f"{oid} must have the property CanPickup to be picked up.")
+            raise ActionFailed(exception("InvalidOperationException", f"{oid} must have the property CanPickup to be "
+                                                                      "picked up."))
         if self.held is not None:
-            raise ActionFailed(f"Agent hand is full: already holding {self.held}; put or drop it first")
+            raise ActionFailed(exception("InvalidOperationException",
+                                         "Agent hand has something in it already! Can't pick up anything else"))
         self._check_free(oid)
         for c in self.contents(oid):
             self._check_free(c)
@@ -44,29 +87,73 @@ class ManipulationActions(WorldState):
             self._picked_up(oid)
         return oid
 
-    def _held_or_fail(self) -> dict[str, Any]:
+    def _held_or_fail(self, message: str = "Can't place an object if Agent isn't holding anything") -> dict[str, Any]:
         if self.held is None:
-            raise ActionFailed("Can't place an object if Agent isn't holding anything")
+            raise ActionFailed(message)
         return self.objs[self.held]
 
     def _a_PutObject(self, p: dict[str, Any]) -> None:
-        h = self._held_or_fail()
+        """``PhysicsRemoteFPSAgentController.placeHeldObject``, in its order of checks."""
         r = self._target(p)
+        h = self._held_or_fail()
         rid, hid = r["objectId"], h["objectId"]
+        rt, ht = r["objectType"], h["objectType"]
         if not r["receptacle"]:
             raise ActionFailed("This target object is NOT a receptacle!")
-        if rid == hid or rid in self.contents(hid):
-            raise ActionFailed(f"Cannot put {hid} into itself or into its own contents ({rid})")
-        if r["isBroken"]:
-            raise ActionFailed(f"{rid} is broken and cannot hold objects")
+        if rt not in TYPES:
+            raise ActionFailed(unknown_type(rt))
+        row = placement_row(ht)
+        if r["openable"] and rt in MUST_BE_OPEN_TO_PLACE_OBJECTS_IN and not r["isOpen"]:
+            raise ActionFailed("Target openable Receptacle is CLOSED, can't place if target is not open!")
         self._check_free(rid)
-        if not p.get("forceAction", False):
-            compat = TYPES[h["objectType"]].compatible if h["objectType"] in TYPES else ()
-            if compat and r["objectType"] not in compat:
-                raise ActionFailed(f"{h['name']} is not a valid Object Type to be placed in {r['name']}")
-            if r["openable"] and not r["isOpen"] and r["objectType"] in ENCLOSING:
-                raise ActionFailed("Target openable Receptacle is CLOSED, can't place if target is not open!")
+        if rt in OBJECT_SPECIFIC_RECEPTACLES:
+            # snapped to the attach point, with or without forceAction; one object at a time
+            if ht in OBJECT_SPECIFIC_RECEPTACLES[rt] and not self._occupied(rid):
+                self._place(hid, rid)
+                return
+            if self._occupied(rid):
+                raise ActionFailed(f"{r['name']} is full right now")
+            raise ActionFailed(f"{h['name']} is not a valid Object Type to be placed in {r['name']}")
+        if not p.get("forceAction", False) and row is not None and rt not in row:
+            raise ActionFailed(f"{h['name']} cannot be placed in {r['name']}")
+        # a broken receptacle has shattered (Break.cs swaps in the pieces and deactivates the object's children,
+        # its receptacle trigger boxes included), so it has no spawn point left
+        if rid == hid or rid in self.contents(hid) or r["isBroken"] or not self._has_room(r, h):
+            raise ActionFailed(NO_ROOM)
         self._place(hid, rid)
+
+    def _occupied(self, rid: str) -> bool:
+        """``ObjectSpecificReceptacle.isFull``: something that can move already sits in the receptacle."""
+        return bool(self.contents(rid, recursive=False))
+
+    def _has_room(self, r: dict[str, Any], h: dict[str, Any]) -> bool:
+        """Whether a receptacle that is itself an object (a Plate, Bowl, Pot, Box...) has room for the held object.
+
+        AI2-THOR tries the receptacle's spawn points one by one and places the object where it collides with
+        nothing (``InstantiatePrefabTest.PlaceObjectReceptacle``). Boxes approximate that only where the box is the
+        receptacle (pickupable receptacles): the held object's footprint must fit inside the receptacle's (turned
+        by 90 degrees if need be; objects AI2-THOR does not keep upright may lie on any side), with
+        :data:`FIT_SLACK` for boxes that are axis-aligned around turned objects (a knife lying at 45 degrees has a
+        square box), and the footprints of what it already holds plus the held one must not exceed its area. A fixed
+        receptacle's box (a cabinet's door, a counter) is not its receptacle volume, so it is not checked
+        (docs/conformance.md).
+        """
+        if not r["pickupable"]:
+            return True
+        rs = _footprint(r)
+        hs = _footprint(h)
+        rxz = sorted((rs[0], rs[2]))
+        sides = [sorted((hs[0], hs[2]))]
+        if h["objectType"] not in ALWAYS_PLACE_UPRIGHT:
+            sides += [sorted((hs[0], hs[1])), sorted((hs[1], hs[2]))]
+        fits = [sd for sd in sides if sd[0] <= rxz[0] * FIT_SLACK and sd[1] <= rxz[1] * FIT_SLACK]
+        if not fits:
+            return False
+        used = 0.0
+        for c in self.contents(r["objectId"], recursive=False):
+            cs = _footprint(self.objs[c])
+            used += cs[0] * cs[2]
+        return used + min(a * b for a, b in fits) <= rxz[0] * rxz[1] + 1e-9
 
     def _place(self, oid: str, rid: str) -> None:
         o = self.objs[oid]
@@ -96,8 +183,8 @@ class ManipulationActions(WorldState):
                 best, best_top = k, top
         return best
 
-    def _drop(self, hx: float, hz: float) -> dict[str, float]:
-        h = self._held_or_fail()
+    def _drop(self, hx: float, hz: float, message: str) -> dict[str, float]:
+        h = self._held_or_fail(message)
         hid = h["objectId"]
         hy = self.hand_position()[1]
         skip = {hid, *self.contents(hid)}
@@ -128,10 +215,10 @@ class ManipulationActions(WorldState):
 
     def _a_DropHandObject(self, p: dict[str, Any]) -> dict[str, float]:
         hx, _, hz = self.hand_position()
-        return self._drop(hx, hz)
+        return self._drop(hx, hz, exception("InvalidOperationException", "Nothing is in the agent's hand to drop!"))
 
     def _a_ThrowObject(self, p: dict[str, Any]) -> dict[str, float]:
-        h = self._held_or_fail()
+        h = self._held_or_fail(exception("InvalidOperationException", "Nothing in Hand to Throw!"))
         mag = as_number(p.get("moveMagnitude", 0.0), "moveMagnitude")
         if mag < 0 or not math.isfinite(mag):
             raise ActionFailed(f"moveMagnitude must be >= 0, got {mag}", "InvalidArgument")
@@ -139,21 +226,24 @@ class ManipulationActions(WorldState):
         (fx, fz), _ = yaw_vectors(self.yaw)
         dist = min(mag / 50.0, 3.0)
         hx, _, hz = self.hand_position()
-        out = self._drop(denoise(hx + fx * dist), denoise(hz + fz * dist))
+        out = self._drop(denoise(hx + fx * dist), denoise(hz + fz * dist), "")
         # thrown hard enough, breakable objects break (AI2-THOR: "if subjected to enough force")
         if mag >= 100.0 and self.objs[hid]["breakable"] and not self.objs[hid]["isBroken"]:
             self._break(hid)
         return out
 
     def _a_OpenObject(self, p: dict[str, Any]) -> None:
+        openness = p.get("openness", 1.0)
+        if not isinstance(openness, (int, float)) or isinstance(openness, bool):
+            raise ActionFailed(f"action: OpenObject has an invalid argument: openness (=={openness!r}). Cannot "
+                               "convert to: float", "InvalidArgument")
         o = self._target(p)
         oid = o["objectId"]
+        if not 0.0 <= openness <= 1.0:
+            raise ActionFailed("openness must be in [0:1]")
         if not o["openable"]:
             raise ActionFailed(f"{oid} is not an Openable object")
-        openness = p.get("openness", 1.0)
-        if not isinstance(openness, (int, float)) or isinstance(openness, bool) or not 0.0 <= openness <= 1.0:
-            raise ActionFailed(f"openness must be in [0, 1], got {openness!r}", "InvalidArgument")
-        if o["objectType"] == "Microwave" and o["isToggled"]:
+        if o["objectType"] in MUST_BE_OFF_TO_OPEN and o["isToggled"]:
             raise ActionFailed("Target must be OFF to open!")
         self._check_free(oid)
         o["openness"] = float(openness)

@@ -1,12 +1,26 @@
 """AI2-THOR's contextual state changes: time passing, heat, cold, running water, cooling down.
 
-A faulty appliance (:mod:`~scenes.embedded.world.faults`, an extension) is skipped: it may be switched on but
-heats, cools or runs water for nothing.
+- Cold: ``ColdZone.OnTriggerStay`` makes whatever is in a Fridge Cold.
+- Heat: ``HeatZone.OnTriggerStay`` (active while its Microwave, StoveBurner or Toaster is on) makes whatever is in
+  the zone Hot and cooks what is cookable, except that a zone with ``CanToastBread`` false (the Microwave's) does not
+  toast a BreadSliced. A StoveBurner holds only a Pot, Pan or Kettle (:mod:`~scenes.embedded.thor_rules`), so food
+  is cooked on it through the pot or pan it is in; the zone is approximated by the burner's contents, recursively.
+- Coffee: ``coffeemachine.Serve`` fills the object at a running CoffeeMachine's attach point (only a Mug can be
+  put there) with coffee when it is empty (``Fill.FillObject``: coffee is Hot).
+- Water: a running Faucet or ShowerHead's stream (a trigger tagged ``Liquid``) cleans the dirty
+  (``Dirty.OnTriggerStay``), fills the empty fillable with water (``Fill.OnTriggerStay``) and puts out a lit candle;
+  the stream is approximated by the contents of the basin under it.
+- Cooling down: ``SimObjPhysics.HowManySecondsUntilRoomTemp`` (10 s) after leaving every zone.
+
+What AI2-THOR has deactivated (the whole of a sliced object) is in no receptacle and takes no contextual effect;
+a broken object takes no water or coffee (a broken container has shattered: ``Break.BreakObject`` deactivates its
+colliders, so no stream or attach point reaches it). A faulty appliance (:mod:`~scenes.embedded.world.faults`,
+an extension) is skipped: it may be switched on but heats, cools or runs water for nothing.
 """
 
 from __future__ import annotations
 
-from .constants import COOK_HEAT
+from ..thor_rules import HEAT_ZONE_TOASTS_BREAD
 from .state import WorldState
 
 
@@ -48,31 +62,24 @@ class StateRules(WorldState):
                     in_source.add(c)
         for k in self._heat:
             o = objs.get(k)
-            if o is None or k in faulty:
+            if o is None or k in faulty or not o["isToggled"] or o["isBroken"]:
                 continue
             t = o["objectType"]
-            if o["isToggled"] and not o["isBroken"]:
-                for c in self.contents(k):
+            if t == "CoffeeMachine":
+                for c in self.contents(k, recursive=False):
                     co = objs[c]
-                    if t == "Toaster":
-                        if co["objectType"] == "BreadSliced":
-                            if not co["isCooked"]:
-                                co["isCooked"] = True
-                            self._set_temp(c, "Hot")
-                            in_source.add(c)
-                        continue
-                    if t == "CoffeeMachine":
-                        if co["objectType"] == "Mug" and co["canFillWithLiquid"] and not co["isBroken"]:
-                            if not co["isFilledWithLiquid"]:
-                                co["isFilledWithLiquid"] = True
-                                co["fillLiquid"] = "coffee"
-                                self._set_temp(c, "Hot")
-                            in_source.add(c)
-                        continue
-                    self._set_temp(c, "Hot")
-                    in_source.add(c)
-                    if t in COOK_HEAT and co["cookable"] and not co["isCooked"]:
-                        co["isCooked"] = True
+                    if co["canFillWithLiquid"] and not co["isFilledWithLiquid"] and not co["isBroken"]:
+                        self._fill(c, "coffee")  # type: ignore[attr-defined]
+                continue
+            if t not in HEAT_ZONE_TOASTS_BREAD:
+                continue  # no HeatZone known for this type: no effect (never a default)
+            toasts = HEAT_ZONE_TOASTS_BREAD[t]
+            for c in self.contents(k):
+                co = objs[c]
+                self._set_temp(c, "Hot")
+                in_source.add(c)
+                if co["cookable"] and not co["isCooked"] and (toasts or co["objectType"] != "BreadSliced"):
+                    co["isCooked"] = True
         for k in self._water:
             o = objs.get(k)
             if o is not None and o["isToggled"] and k not in faulty:
@@ -81,9 +88,11 @@ class StateRules(WorldState):
                         continue  # the basin was removed (a "missing" perturbation): the water runs nowhere
                     for c in self.contents(b):
                         co = objs[c]
+                        if co["isBroken"]:
+                            continue
                         if co["dirtyable"] and co["isDirty"]:
                             co["isDirty"] = False
-                        if co["canFillWithLiquid"] and not co["isFilledWithLiquid"] and not co["isBroken"]:
+                        if co["canFillWithLiquid"] and not co["isFilledWithLiquid"]:
                             co["isFilledWithLiquid"] = True
                             co["fillLiquid"] = "water"
                         if co["objectType"] == "Candle" and co["isToggled"]:

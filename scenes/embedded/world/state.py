@@ -137,12 +137,21 @@ class WorldState:
     _heat: list[str]
     _water: list[str]
     _enclosures: list[str]
+    _glass: list[str]
+    """See-through objects (ShowerGlass, ShowerDoor) that can stand between the camera and an object."""
+    inactive: set[str]
+    """Objects AI2-THOR keeps in the metadata but deactivates (the whole of a sliced object): never visible, in no
+    receptacle, touched by no contextual rule."""
     faulty: set[str]
     """Appliances that switch on but have no effect (:mod:`~scenes.embedded.world.faults`)."""
     break_on_pickup: dict[str, str]
     """objectId -> group: the first pickup of a group's member breaks it and disarms the group."""
     take_on_approach: set[str]
     """Objects someone else takes for good when the agent comes within reach."""
+    fired: dict[str, set[str]]
+    """Hidden faults that have shown (``broke-on-pickup``, ``taken-by-someone``), by objectId."""
+    native_flags: dict[str, tuple[bool, bool]]
+    """(dirtyable, breakable) of every object as the scene defined it, before any perturbation."""
 
 
 __all__ = ["ActionFailed", "ObjState", "UseClaim", "WorldState", "as_number", "denoise", "yaw_vectors"]

@@ -1,4 +1,11 @@
-"""Object-state action handlers: toggling, slicing, breaking, dirt, liquids, cooking, use by others, cooling."""
+"""Object-state action handlers: toggling, slicing, breaking, dirt, liquids, cooking, use by others, cooling.
+
+Preconditions and error messages follow ``PhysicsRemoteFPSAgentController`` (``toggleObject``, ``SliceObject``,
+``BreakObject``, ``DirtyObject``, ``CleanObject``, ``FillObjectWithLiquid``, ``EmptyLiquidFromObject``,
+``UseUpObject``, ``CookObject``) and the components they call (``SliceObject.Slice``, ``Break.BreakObject``,
+``Fill.FillObject``); nothing here is stricter than that C#, except what is marked as an extension (objects in use
+by someone else) or ALFRED's rule (``slice_requires_knife``, off by default).
+"""
 
 from __future__ import annotations
 
@@ -9,10 +16,11 @@ from typing import Any
 from ..extensions import ALL_TYPES as TYPES
 from ..extensions import EXTENSION_SLICES
 from ..metadata import LIQUIDS, aabb, box_of, oobb, vec
+from ..thor_rules import MUST_BE_CLOSED_TO_TURN_ON, exception, unknown_type
 from .constants import ELECTRONICS, KNIVES, SLICE_RESULT
 from .state import ActionFailed, ObjState, WorldState
 
-_SLICES = {**SLICE_RESULT, **EXTENSION_SLICES}
+_SLICES = {**SLICE_RESULT, **EXTENSION_SLICES, "Egg": 1}
 
 
 class StateChangeActions(WorldState):
@@ -23,21 +31,23 @@ class StateChangeActions(WorldState):
         oid, t = o["objectId"], o["objectType"]
         if not o["toggleable"]:
             if t == "StoveBurner":
-                raise ActionFailed(f"{oid} is not toggleable (a StoveBurner is switched by its StoveKnob)")
-            raise ActionFailed(f"{oid} is not toggleable")
+                # a burner reports isToggled but is switched by its StoveKnob (SelfControlled = false)
+                raise ActionFailed("target object is controlled by another sim object. target object cannot be "
+                                   "turned on/off directly")
+            raise ActionFailed("object is not toggleable.")
         self._check_free(oid)
         for c in o["controlledObjects"] or []:
             if c in self.objs:
                 self._check_free(c)
-        if on:
-            if o["isToggled"]:
-                raise ActionFailed("can't toggle object on if it's already on!")
-            if o["isBroken"]:
-                raise ActionFailed(f"{oid} is broken and cannot be turned on")
-            if t == "Microwave" and o["isOpen"]:
-                raise ActionFailed("Target must be closed to turn on! (a Microwave cannot run while open)")
-        elif not o["isToggled"]:
-            raise ActionFailed("can't toggle object off if it's already off!")
+        if o["isToggled"] == on:
+            raise ActionFailed("can't toggle object on if it's already on!" if on
+                               else "can't toggle object off if it's already off!")
+        if on and t in MUST_BE_CLOSED_TO_TURN_ON and o["isOpen"]:
+            raise ActionFailed("Target must be closed to Toggle On!")
+        # AI2-THOR checks only breakable objects; a broken object of a type it cannot break (an extension) is
+        # refused too
+        if on and o["isBroken"]:
+            raise ActionFailed("Target is broken and cannot be Toggled On!")
         o["isToggled"] = on
         for c in o["controlledObjects"] or []:
             if c in self.objs:
@@ -50,6 +60,7 @@ class StateChangeActions(WorldState):
         self._toggle(p, False)
 
     def _knife_check(self, p: dict[str, Any]) -> None:
+        # ALFRED's wrapper (env/thor_env.py), not AI2-THOR: off unless slice_requires_knife
         if self.slice_requires_knife and not p.get("forceAction", False):
             if self.held is None or self.objs[self.held]["objectType"] not in KNIVES:
                 raise ActionFailed("Agent should be holding a knife before slicing.")
@@ -57,25 +68,35 @@ class StateChangeActions(WorldState):
     def _a_SliceObject(self, p: dict[str, Any]) -> None:
         o = self._target(p)
         oid = o["objectId"]
+        if self.held == oid:
+            raise ActionFailed("target object cannot be sliced if it is in the agent's hand")
         if not o["sliceable"]:
             raise ActionFailed(f"{o['name']} Does not have the CanBeSliced property!")
-        if o["isSliced"]:
-            raise ActionFailed(f"{oid} is already sliced")
         self._check_free(oid)
         self._knife_check(p)
-        if o["objectType"] == "Egg":
-            self._crack(oid)
-            return
+        if o["isSliced"]:
+            return  # SliceObject.Slice: "if this is already sliced, we can't slice again" -- and the action succeeds
+        t = o["objectType"]
+        piece = "EggCracked" if t == "Egg" else f"{t}Sliced"
+        if t not in _SLICES or piece not in TYPES:
+            raise ActionFailed(unknown_type(piece))
         o["isSliced"] = True
-        self._spawn_pieces(oid, f"{o['objectType']}Sliced", _SLICES.get(o["objectType"], 4))
+        self._spawn_pieces(oid, piece, _SLICES[t])
 
     def _spawn_pieces(self, oid: str, piece_type: str, n: int) -> list[str]:
-        """Replace ``oid`` by ``n`` pieces ``<oid>|<PieceType>_i`` (AI2-THOR ids for slices)."""
+        """Add ``n`` pieces ``<oid>|<PieceType>_i`` where ``oid`` was and deactivate ``oid``.
+
+        As ``SliceObject.Slice`` and ``Break.BreakObject`` (egg) do: the new prefab's objects get inherited ids
+        (``PhysicsSceneManager.Generate_InheritedObjectID``) and start in their prefab's state (RoomTemp, clean;
+        cooked if a cooked object was sliced), and the whole object stays in the metadata, reporting ``isSliced``
+        / ``isBroken``, with its children deactivated: never visible, in no receptacle (:attr:`inactive`).
+        """
         o = self.objs[oid]
-        info = TYPES.get(piece_type)
+        info = TYPES[piece_type]
         c, s = box_of(o)
         parents = list(o["parentReceptacles"] or [])
         was_held = self.held == oid
+        cooked = bool(o["cookable"] and o["isCooked"] and "cookable" in info.flags)
         pieces = []
         for i in range(n):
             pid = f"{oid}|{piece_type}_{i}"
@@ -94,24 +115,29 @@ class StateChangeActions(WorldState):
                 sliceable=False,
                 isSliced=False,
                 breakable=False,
+                isBroken=False,
+                dirtyable=False,
+                isDirty=False,
                 isPickedUp=False,
                 pickupable=True,
-                cookable="cookable" in (info.flags if info else ()),
+                cookable="cookable" in info.flags,
+                isCooked=cooked,
+                temperature="RoomTemp",
                 mass=round(o["mass"] / n, 4),
                 parentReceptacles=list(parents) or None,
                 receptacleObjectIds=None,
             )
             self.objs[pid] = ObjState(m, self.dirty, self.writes)
             pieces.append(pid)
-        # the whole object is replaced: gone from receptacles and from the scene (AI2-THOR deactivates it)
+        # the whole object leaves every receptacle and the hand (its colliders are off), but stays in the metadata
         self._detach(oid)
         for p_ in parents:
             r = self.objs.get(p_)
             if r is not None:
                 r["receptacleObjectIds"] = [*(r["receptacleObjectIds"] or []), *pieces]
-        del self.objs[oid]
+        self.inactive.add(oid)
+        o["isPickedUp"] = False
         self._geo = None
-        self.in_use.pop(oid, None)
         self.temp_clock.pop(oid, None)
         if was_held:
             # AI2-THOR drops the object's pieces where it was; the hand is empty afterwards
@@ -125,12 +151,15 @@ class StateChangeActions(WorldState):
         return pieces
 
     def _crack(self, oid: str) -> None:
+        self.objs[oid]["isBroken"] = True
         self._spawn_pieces(oid, "EggCracked", 1)
 
     def _break(self, oid: str) -> None:
+        """``Break.BreakObject``: an Egg becomes an EggCracked; anything else is broken (switched off, spilled)."""
         o = self.objs[oid]
         if o["objectType"] == "Egg":
-            self._crack(oid)
+            if oid not in self.inactive:
+                self._crack(oid)
             return
         o["isBroken"] = True
         if o["objectType"] in ELECTRONICS and o["isToggled"]:
@@ -143,19 +172,20 @@ class StateChangeActions(WorldState):
         o = self._target(p)
         oid = o["objectId"]
         if not o["breakable"]:
-            raise ActionFailed(f"{oid} is not a Breakable object")
-        if o["isBroken"]:
-            raise ActionFailed(f"{oid} is already broken")
+            raise ActionFailed(f"{o['name']} does not have the CanBreak property!!")
         self._check_free(oid)
+        if self.held == oid:
+            # BreakObject on the held object: it leaves the hand first (its contents drop)
+            self._a_DropHandObject({})
         self._break(oid)
 
     def _a_DirtyObject(self, p: dict[str, Any]) -> None:
         o = self._target(p)
         oid = o["objectId"]
         if not o["dirtyable"]:
-            raise ActionFailed(f"{oid} is not a Dirtyable object")
+            raise ActionFailed(f"{o['name']} does not have CanBeDirty property!")
         if o["isDirty"]:
-            raise ActionFailed(f"{oid} is already dirty")
+            raise ActionFailed(f"{o['name']} is already dirty!")
         self._check_free(oid)
         o["isDirty"] = True
 
@@ -163,9 +193,9 @@ class StateChangeActions(WorldState):
         o = self._target(p)
         oid = o["objectId"]
         if not o["dirtyable"]:
-            raise ActionFailed(f"{oid} is not a Dirtyable object")
+            raise ActionFailed(f"{o['name']} does not have dirtyable property!")
         if not o["isDirty"]:
-            raise ActionFailed(f"{oid} is already clean")
+            raise ActionFailed(f"{o['name']} is already Clean!")
         self._check_free(oid)
         o["isDirty"] = False
 
@@ -174,28 +204,36 @@ class StateChangeActions(WorldState):
         oid = o["objectId"]
         liquid = p.get("fillLiquid")
         if liquid is None:
-            raise ActionFailed(
-                "FillObjectWithLiquid needs fillLiquid ('water', 'coffee' or 'wine')", "MissingArguments"
-            )
-        if liquid not in LIQUIDS:
-            raise ActionFailed(f"fillLiquid must be one of {list(LIQUIDS)}, got {liquid!r}", "InvalidArgument")
+            raise ActionFailed(exception("InvalidOperationException", "Missing Liquid string for FillObject action"))
+        if not isinstance(liquid, str):
+            raise ActionFailed(f"action: FillObjectWithLiquid has an invalid argument: fillLiquid (=={liquid!r}). "
+                               "Cannot convert to: string", "InvalidArgument")
+        liquid = liquid.lower()
         if not o["canFillWithLiquid"]:
-            raise ActionFailed(f"{oid} cannot be filled with liquid")
-        if o["isBroken"]:
-            raise ActionFailed(f"{oid} is broken and cannot hold liquid")
+            raise ActionFailed(exception("ArgumentException", f"{o['name']} does not have CanBeFilled property!"))
+        if liquid not in LIQUIDS:
+            raise ActionFailed(exception("ArgumentException", f"{liquid} is not a valid Liquid Type"))
         if o["isFilledWithLiquid"]:
-            raise ActionFailed("Object is already filled!")
+            raise ActionFailed(exception("InvalidOperationException", f"{o['name']} is already Filled!"))
         self._check_free(oid)
+        self._fill(oid, liquid)
+
+    def _fill(self, oid: str, liquid: str) -> None:
+        """``Fill.FillObject``: filled with ``liquid``; coffee is hot."""
+        o = self.objs[oid]
         o["isFilledWithLiquid"] = True
         o["fillLiquid"] = liquid
+        if liquid == "coffee":
+            o["temperature"] = "Hot"
+            self.temp_clock[oid] = self.time
 
     def _a_EmptyLiquidFromObject(self, p: dict[str, Any]) -> None:
         o = self._target(p)
         oid = o["objectId"]
         if not o["canFillWithLiquid"]:
-            raise ActionFailed(f"{oid} cannot be filled with liquid")
+            raise ActionFailed(f"{o['name']} does not have CanBeFilled property!")
         if not o["isFilledWithLiquid"]:
-            raise ActionFailed("Object is already empty!")
+            raise ActionFailed("object already empty")
         self._check_free(oid)
         o["isFilledWithLiquid"] = False
         o["fillLiquid"] = None
@@ -204,9 +242,9 @@ class StateChangeActions(WorldState):
         o = self._target(p)
         oid = o["objectId"]
         if not o["canBeUsedUp"]:
-            raise ActionFailed(f"{oid} cannot be used up")
+            raise ActionFailed(f"{o['name']} does not have CanBeUsedUp property!")
         if o["isUsedUp"]:
-            raise ActionFailed(f"{oid} is already used up")
+            raise ActionFailed("object already used up!")
         self._check_free(oid)
         o["isUsedUp"] = True
 
@@ -214,9 +252,9 @@ class StateChangeActions(WorldState):
         o = self._target(p)
         oid = o["objectId"]
         if not o["cookable"]:
-            raise ActionFailed(f"{oid} is not a Cookable object")
+            raise ActionFailed("target object is not cookable")
         if o["isCooked"]:
-            raise ActionFailed(f"{oid} is already cooked")
+            raise ActionFailed(f"{oid} is already Toasted!")
         self._check_free(oid)
         o["isCooked"] = True
 
