@@ -75,9 +75,13 @@ def _was_booked(cond: GoalCondition, oid: str, booked: Booked | None) -> bool:
 
 
 def members(object_id: str, objects: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The object with this id and the pieces it was sliced or cracked into (``<id>|<Type>Sliced_i``)."""
+    """The pieces an object was sliced or cracked into (``<id>|<Type>Sliced_i``) once it has some, else the object
+    itself (and any part whose id extends its own). AI2-THOR keeps a sliced whole in the metadata, ``isSliced`` and
+    never visible again: a sliced object is its pieces."""
     prefix = object_id + "|"
-    return [o for o in objects if o.get("objectId") == object_id or str(o.get("objectId", "")).startswith(prefix)]
+    out = [o for o in objects if o.get("objectId") == object_id or str(o.get("objectId", "")).startswith(prefix)]
+    pieces = [o for o in out if whole_of(str(o.get("objectId", ""))) == object_id]
+    return pieces or out
 
 
 def _centre(o: Mapping[str, Any]) -> tuple[float, float, float] | None:

@@ -40,6 +40,7 @@ from .schemas import (
     thor_object_name,
 )
 from .steps import Affordances, plan_steps
+from .thor_rules import HEAT_ZONE_TOASTS_BREAD
 from .understanding import TaskReader
 from .understanding.reader import READER_ENV
 
@@ -325,12 +326,20 @@ def misfits(spec: TaskSpec, role: str, bindings: Mapping[str, str], state: Scene
         if rec is None:
             return None
         t = thor_object_name(rec.category)
-        return f"{t}Sliced" if name in sliced and rec.object_id == oid else t
+        piece = t.endswith(("Sliced", "Cracked"))
+        return f"{t}Sliced" if name in sliced and rec.object_id == oid and not piece else t
 
     here = sorted({thor_object_name(r.category) for r in state.objects})
     vessels = [v for v in VESSEL_TYPES if v in here]
     no_vessel = spec.role("heating(vessel)") is None
+    cooked = any(g.item == "target" and g.prop == "isCooked" and g.value is True for g in spec.goals)
     out: dict[str, str] = {}
+    if role == "heating(source)" and cooked and "target" in bindings and kind("target", bindings["target"]) == \
+            "BreadSliced":
+        for r in state.objects:
+            t = thor_object_name(r.category)
+            if not HEAT_ZONE_TOASTS_BREAD.get(t, True):  # AI2-THOR's HeatZone.CanToastBread
+                out[r.object_id] = f"in AI2-THOR a {t} heats a bread slice but does not toast it"
     for receiver, placed in placements(spec):
         thing = kind(placed, bindings[placed]) if receiver == role and placed in bindings else None
         into = kind(receiver, bindings[receiver]) if placed == role and receiver in bindings else None
@@ -480,8 +489,9 @@ def _add_vessel(spec: TaskSpec, bindings: dict[str, str], state: SceneState, kb:
     if src is None or tgt is None:
         return spec
     thing = thor_object_name(tgt.category)
-    thing = f"{thing}Sliced" if any(t.sliced and t.name == "target" for t in spec.targets) and tgt.object_id == target \
-        else thing
+    if any(t.sliced and t.name == "target" for t in spec.targets) and tgt.object_id == target \
+            and not thing.endswith(("Sliced", "Cracked")):
+        thing = f"{thing}Sliced"
     here = sorted({thor_object_name(r.category) for r in state.objects})
     compat = compatible_receptacles(str(kb.root))
     if thing not in compat or vessel_for(thing, thor_object_name(src.category), here, str(kb.root)) is None:

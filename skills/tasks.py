@@ -51,11 +51,12 @@ def is_sliced(ctx: SkillContext, object_id: str) -> bool:
 
 
 def carried(ctx: SkillContext, object_id: str) -> str | None:
-    """The object itself, else its first piece (sliced targets), else None (missing)."""
-    if ctx.find(object_id) is not None:
-        return object_id
+    """The first piece of a sliced object (AI2-THOR keeps the sliced whole, out of sight), else the object itself,
+    else None (missing)."""
     rest = pieces(ctx, object_id)
-    return rest[0]["objectId"] if rest else None
+    if rest:
+        return rest[0]["objectId"]
+    return object_id if ctx.find(object_id) is not None else None
 
 
 def missing(object_id: str, what: str = "object") -> Unmet:
@@ -125,7 +126,7 @@ class Slice(Skill):
 
     def run(self, call: SkillCall, ctx: SkillContext) -> Outcome:
         target = call.target or ""
-        if ctx.find(target) is None:
+        if ctx.find(target) is None or is_sliced(ctx, target):
             return Outcome(True, "already sliced")
         held = ctx.held()
         tool = str(call.args.get("tool") or (held or {}).get("objectId", ""))

@@ -28,9 +28,10 @@ PACKAGES = ("planner", "perception", "skills", "scenes", "checker")
 COMPOSITION_ROOTS = ("planner.api", "planner.cli", "planner.bench", "planner.agents")
 """Planner modules (or packages) that may import scenes, perception and skills."""
 
-PLANNER_LEAVES = ("planner.schemas", "planner.errors", "planner._optional", "planner.paths", "planner.goals")
+PLANNER_LEAVES = ("planner.schemas", "planner.errors", "planner._optional", "planner.paths", "planner.goals",
+                  "planner.thor_rules")
 """The planner modules that scenes, perception and skills may import: contracts (and the task model), errors,
-extras, data paths."""
+extras, data paths, AI2-THOR's rule tables (one copy: the world enforces them, the planner plans by them)."""
 
 CHECKER_MAY_IMPORT = ("scenes",)
 """The project packages the checker may import (nothing of planner, skills or perception)."""

@@ -126,19 +126,20 @@ def _thor_types(root: str) -> frozenset[str]:
 
 
 def compatible_receptacles(data_dir: str | None = None) -> dict[str, frozenset[str]]:
-    """AI2-THOR's official "compatible receptacles" per object type (the data directory's type table).
+    """Where each object type may be put, as AI2-THOR decides it: its C# ``PlacementRestrictions`` rows
+    (:data:`planner.thor_rules.PLACEMENT_RESTRICTIONS`, the table the embedded world enforces), and the extension
+    types (a Cake goes where Bread goes). A type without a row is not listed: AI2-THOR lets it go anywhere.
 
-    With the few corrections of :data:`planner.schemas.THOR_COMPATIBLE_FIXES` (a mug in a microwave), as the
-    embedded simulator applies them.
+    ``data_dir`` is accepted for callers that pass one; the table is AI2-THOR's code, not data.
     """
-    root = str(resolve_data_dir(data_dir, need="ai2thor"))
-    out = {t: frozenset(r for r in row.get("compatible_receptacles") or () if r)
-           for t, row in _type_table(root).items()}
-    # a type whose row lists nothing (the table has [""] for Dumbbell, PaperTowelRoll ...) is not constrained, as the
-    # embedded simulator treats it: it is left out rather than fitting nowhere
-    out = {t: rs for t, rs in out.items() if rs}
+    from ..thor_rules import PLACEMENT_RESTRICTIONS
+
+    del data_dir
+    out = dict(PLACEMENT_RESTRICTIONS)
     for t, extra in THOR_COMPATIBLE_FIXES.items():
         out[t] = out.get(t, frozenset()) | frozenset(extra)
+    out["Cake"] = out["Bread"]  # the embedded world's extension table: a cake rests where bread rests,
+    out["CakeSliced"] = out["BreadSliced"] - {"Toaster"}  # its slices where bread slices go, but not in a toaster
     return out
 
 

@@ -24,9 +24,9 @@ Example:
 from __future__ import annotations
 
 from planner.schemas import THOR_COMPATIBLE_FIXES
+from planner.thor_rules import PLACEMENT_RESTRICTIONS
 
 from ._types import TYPES, TypeInfo
-from .thor_rules import PLACEMENT_RESTRICTIONS
 
 _BREAD = TYPES["Bread"]
 

@@ -120,11 +120,14 @@ def test_a_receptacle_ai2thor_refuses_is_named_with_what_would_take_the_object()
     assert "Drawer" in p.reason.split("it goes in or on", 1)[1] and "looked for" not in p.reason
 
 
-def test_a_type_the_receptacle_table_lists_nothing_for_is_not_constrained(data_dir) -> None:
-    """The table's Dumbbell row is [""]: the planner, like the embedded simulator, puts it anywhere, rather than
-    reading "fits nowhere"."""
+def test_the_planner_places_by_the_table_the_world_enforces(data_dir) -> None:
+    """One copy of AI2-THOR's C# PlacementRestrictions: the planner plans by it and the embedded world enforces it. A
+    type without a row (ScrubBrush) goes anywhere in AI2-THOR, so the planner leaves it unconstrained."""
     from planner.knowledge.alfred import compatible_receptacles
+    from planner.thor_rules import PLACEMENT_RESTRICTIONS
 
     compat = compatible_receptacles(str(data_dir))
-    assert "Dumbbell" not in compat and all(rs and "" not in rs for rs in compat.values())
+    assert all(compat[t] >= rs for t, rs in PLACEMENT_RESTRICTIONS.items())
+    assert "ScrubBrush" not in compat and all(rs and "" not in rs for rs in compat.values())
     assert "Safe" not in compat["CreditCard"] and compat["Towel"] == {"TowelHolder"}
+    assert "Toaster" in compat["BreadSliced"] and "Toaster" not in compat["CakeSliced"]

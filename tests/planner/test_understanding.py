@@ -267,7 +267,8 @@ def test_a_dish_names_the_roles_making_it_needs(reader) -> None:
     ("open the blinds, it is so gloomy in here", {"light_source": ("Blinds",)}),  # opened like a switch is worked
     ("put the TV on", {"entertainment": ("Television",)}),
     ("pack something I can eat on the bus", {"eating": ()}),  # a purpose without "to"
-    ("put the box up on the high shelf", {"storage": ("Shelf",), "increasing_height": ("Chair", "Footstool", "Ottoman", "Stool")}),  # stood on safely
+    ("put the box up on the high shelf", {"storage": ("Shelf",),  # stood on safely
+                                          "increasing_height": ("Chair", "Footstool", "Ottoman", "Stool")}),
     ("melt some butter in a pan", {"heating(source)": (), "heating(vessel)": ("Pan",)}),  # what it heats in
     ("set an alarm for 6", {"time": ()}),
     ("use the watering can to water the plants", {"carrying": ("WateringCan",)}),  # "use X to V": X is the tool
@@ -550,7 +551,8 @@ def test_a_place_the_request_rules_out_is_never_offered(data_dir) -> None:
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("run the hoover under the table", {"cleaning": ("VacuumCleaner",)}),  # the table is a landmark, no role
-    ("hang the painting above the sofa, I need to stand on something", {"increasing_height": ("Chair", "Footstool", "Ottoman", "Stool")}),
+    ("hang the painting above the sofa, I need to stand on something",
+     {"increasing_height": ("Chair", "Footstool", "Ottoman", "Stool")}),
     ("just out of the shower - pass me something to dry off with", {"cleaning": ()}),  # "the shower" is a noun
     ("my wrist is in a cast - could you spread butter on my bread?", {"cutting": ()}),  # " - " ends a clause
 ])

@@ -13,10 +13,7 @@ from typing import Any
 
 import pytest
 
-from scenes.base import Action
-from scenes.embedded import EmbeddedEnv, World, load_scene
-from scenes.embedded.loader import SceneData
-from scenes.embedded.thor_rules import (
+from planner.thor_rules import (
     BEHIND_GLASS,
     NOT_VISIBLE,
     OBJECT_SPECIFIC_RECEPTACLES,
@@ -24,6 +21,9 @@ from scenes.embedded.thor_rules import (
     unknown_object,
     unknown_type,
 )
+from scenes.base import Action
+from scenes.embedded import EmbeddedEnv, World, load_scene
+from scenes.embedded.loader import SceneData
 
 ROOM: dict[str, Any] = {
     "sceneName": "ConformanceRoom",

@@ -6,9 +6,10 @@ import copy
 import math
 from typing import Any
 
+from planner.thor_rules import BEHIND_GLASS, NOT_VISIBLE, SEE_THROUGH, unknown_object
+
 from ..loader import SceneData
 from ..metadata import make_object_id
-from ..thor_rules import BEHIND_GLASS, NOT_VISIBLE, SEE_THROUGH, unknown_object
 from .constants import ENCLOSING, POSE_ONLY, ROOM_TEMP_AFTER, STEP_SECONDS, WATER_SOURCES
 from .containment import Containment
 from .faults import Faults

@@ -2,7 +2,7 @@
 
 Preconditions and error messages follow ``PhysicsRemoteFPSAgentController`` (``pickupObject``,
 ``placeHeldObject``, ``DropHeldObject``, ``ThrowObject``, ``openObject``); the tables are in
-:mod:`~scenes.embedded.thor_rules`.
+:mod:`~planner.thor_rules`.
 """
 
 from __future__ import annotations
@@ -10,10 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..extensions import ALL_TYPES as TYPES
-from ..extensions import EXTENSION_PLACEMENT
-from ..metadata import box_of
-from ..thor_rules import (
+from planner.thor_rules import (
     ALWAYS_PLACE_UPRIGHT,
     MUST_BE_OFF_TO_OPEN,
     MUST_BE_OPEN_TO_PLACE_OBJECTS_IN,
@@ -22,6 +19,10 @@ from ..thor_rules import (
     exception,
     unknown_type,
 )
+
+from ..extensions import ALL_TYPES as TYPES
+from ..extensions import EXTENSION_PLACEMENT
+from ..metadata import box_of
 from .constants import INF
 from .state import ActionFailed, WorldState, as_number, denoise, yaw_vectors
 

@@ -13,10 +13,11 @@ import copy
 import math
 from typing import Any
 
+from planner.thor_rules import MUST_BE_CLOSED_TO_TURN_ON, exception, unknown_type
+
 from ..extensions import ALL_TYPES as TYPES
 from ..extensions import EXTENSION_SLICES
 from ..metadata import LIQUIDS, aabb, box_of, oobb, vec
-from ..thor_rules import MUST_BE_CLOSED_TO_TURN_ON, exception, unknown_type
 from .constants import ELECTRONICS, KNIVES, SLICE_RESULT
 from .state import ActionFailed, ObjState, WorldState
 
