@@ -21,7 +21,7 @@ from typing import Any
 import pydantic_core
 from pydantic import TypeAdapter, ValidationError
 
-from .errors import DataError, DataNotFoundError
+from .errors import ConfigError, DataError, DataNotFoundError
 
 ENV_VAR = "COAT_DATA_DIR"
 
@@ -52,14 +52,30 @@ def cache_data_dir() -> Path:
     return user_cache_dir() / "data"
 
 
+def expand_user(path: str | os.PathLike[str], what: str = "path") -> Path:
+    """``path`` with a leading ``~`` or ``~user`` expanded.
+
+    Raises:
+        ConfigError: naming ``what`` and the path when ``~user`` names no user (or ``~`` has no home directory),
+            instead of the RuntimeError pathlib raises.
+    """
+    p = Path(path)
+    try:
+        return p.expanduser()
+    except RuntimeError:
+        head = p.parts[0] if p.parts else str(p)
+        raise ConfigError(f"{what} {str(p)!r}: {head!r} names no user with a home directory here; "
+                          "give the full path") from None
+
+
 def candidate_dirs(data_dir: str | os.PathLike[str] | None = None) -> list[tuple[str, Path]]:
     """Return the (origin, path) pairs searched, in resolution order."""
     out: list[tuple[str, Path]] = []
     if data_dir is not None:
-        out.append(("--data-dir", Path(data_dir).expanduser()))
+        out.append(("--data-dir", expand_user(data_dir, "--data-dir")))
     env = os.environ.get(ENV_VAR)
     if env:
-        out.append((ENV_VAR, Path(env).expanduser()))
+        out.append((ENV_VAR, expand_user(env, ENV_VAR)))
     out.append(("user cache", cache_data_dir()))
     return out
 

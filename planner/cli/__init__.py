@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import ConfigError, PlannerError
+from ..paths import expand_user
 
 EXIT_ERROR = 1
 """A known error: bad input, missing data, an unusable path."""
@@ -102,7 +103,7 @@ def check_out_path(
         ConfigError: the path is a directory where a file is wanted (or a file where a directory is), its
             parent directory is missing, or it cannot be written; the message names the path.
     """
-    p = Path(path).expanduser()
+    p = expand_user(path, flag)
     where = f"{flag} {safe_text(p)}"
     if kind == "file" and p.is_dir():
         raise ConfigError(f"{where}: is a directory; give a file path inside it, e.g. {safe_text(p / 'out')}")

@@ -130,7 +130,7 @@ def _where(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    root = Path(args.data_dir).expanduser() if args.data_dir else data_mod.resolve_data_dir()
+    root = data_mod.expand_user(args.data_dir, "--data-dir") if args.data_dir else data_mod.resolve_data_dir()
     if not root.is_dir():
         raise DataNotFoundError(f"{root} is not a directory. Fix: run `coat data download --dest {root}`.")
     report = dl.verify_dir(root, tuple(args.only) if args.only else None)

@@ -15,7 +15,7 @@ from typing import Any
 
 from .._optional import require
 from ..errors import ConfigError, DataError, DownloadError, FetchError
-from ..paths import cache_data_dir
+from ..paths import cache_data_dir, expand_user
 from .checksums import atomic_write, checksum_problem, load_checksums
 from .sources import (
     DEFAULT_BASE_URL,
@@ -152,7 +152,7 @@ def download(
             f"download: retries={retries}, backoff={backoff}, timeout={timeout}; need retries >= 0, backoff >= 0, "
             "timeout > 0"
         )
-    root = Path(dest).expanduser() if dest is not None else cache_data_dir()
+    root = expand_user(dest, "--dest") if dest is not None else cache_data_dir()
     base_url = mirror or os.environ.get(MIRROR_ENV_VAR) or DEFAULT_BASE_URL
     checksums = load_checksums()
     todo = list(items) if items is not None else manifest(components, checksums)

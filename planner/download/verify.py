@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import DataError
+from ..paths import expand_user
 from .checksums import CHECKSUMS_FILE, atomic_write, checksum_problem, load_checksums, rgb_sha256, sha256_bytes
 from .sources import COAT_CODE_REPO, COAT_REPO, DEFAULT_COMPONENTS, THOR_REPO, TRACES, manifest
 
@@ -41,7 +42,7 @@ def verify_dir(root: str | os.PathLike[str], components: Iterable[str] | None = 
     Returns:
         A :class:`VerifyReport`; PNG frames are ``unchecked`` when Pillow is not installed.
     """
-    base = Path(root).expanduser()
+    base = expand_user(root, "data directory")
     if components is None:
         components = DEFAULT_COMPONENTS + (("traces",) if (base / "ai2thor" / "traces").is_dir() else ())
     checksums = load_checksums()
