@@ -14,7 +14,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -168,12 +170,39 @@ def _json_path_at(text: str, pos: int) -> str:
     return "/".join(str(f[1]) for f in stack if f[1] is not None)
 
 
+_HUGE_NUMBER = re.compile(r"[eE]\+?\d{3,}|\d{300,}")
+"""Text that may hold a number beyond a float's range (1.8e308), which parses as infinity."""
+
+
+class _NonFinite(ValueError):
+    """NaN or Infinity in JSON text (Python's json reads them; they are not JSON)."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _NonFinite(name)
+
+
+def _non_finite_at(doc: Any) -> list[Any] | None:
+    """The key path of the first infinite or NaN float in a parsed document, None when every number is finite."""
+    stack: list[tuple[list[Any], Any]] = [([], doc)]
+    while stack:
+        where, v = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            return where
+        if isinstance(v, dict):
+            stack += [([*where, k], x) for k, x in v.items()]
+        elif isinstance(v, list):
+            stack += [([*where, i], x) for i, x in enumerate(v)]
+    return None
+
+
 def read_json(path: Path, *, missing: str = "file is missing (run `coat data download`)") -> Any:
     """Parse a data file's JSON; an unreadable, non-UTF-8, malformed or truncated file is a DataError naming the
     file and, for malformed JSON, the key path where it breaks.
 
     The parser is pydantic-core's (the same values as :func:`json.loads`, about twice as fast, and it refuses
-    nesting deeper than a limit instead of overflowing the stack).
+    nesting deeper than a limit instead of overflowing the stack). ``NaN``, ``Infinity`` and numbers too large
+    for a float are refused too: no data file holds them, and they would pass every range check unnoticed.
     """
     try:
         text = path.read_text(encoding="utf-8")
@@ -182,11 +211,19 @@ def read_json(path: Path, *, missing: str = "file is missing (run `coat data dow
     except (OSError, UnicodeDecodeError) as e:
         raise DataError(path, "", f"cannot read the file as UTF-8 text: {e}") from e
     try:
-        return pydantic_core.from_json(text)
+        doc = pydantic_core.from_json(text, allow_inf_nan=False)  # NaN and Infinity are not JSON numbers
     except ValueError as e:
         msg = str(e)
+    else:
+        if _HUGE_NUMBER.search(text):  # 1e400 parses as inf: no number in a data file may be infinite
+            where = _non_finite_at(doc)
+            if where is not None:
+                raise DataError(path, "/".join(map(str, where)), "a number too large to hold (it reads as infinity)")
+        return doc
     try:  # where it breaks, as a key path: json's decoder reports the position
-        json.loads(text)
+        json.loads(text, parse_constant=_no_constant)
+    except _NonFinite as e:
+        raise DataError(path, "", f"{e} is not a number a data file may hold ({msg})") from None
     except json.JSONDecodeError as e:
         truncated = " (the file looks truncated)" if e.pos >= len(text.rstrip()) else ""
         raise DataError(path, _json_path_at(text, e.pos),

@@ -22,8 +22,11 @@ import re
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from ..arguments import PLOT_SUFFIXES
+from ..errors import ConfigError
 from .tasks import CONDITIONS
 
 SIDES: tuple[str, ...] = ("planner", "baseline")
@@ -202,6 +205,8 @@ def plot_bars(path: str, groups: list[str], series: list[tuple[str, list[float]]
     (matplotlib, the ``report`` extra); returns the path."""
     from .._optional import require
 
+    if Path(path).suffix.lower() not in PLOT_SUFFIXES:  # matplotlib would add ".png" and write elsewhere
+        raise ConfigError(f"plot {path!r}: give a picture file ending in {', '.join(PLOT_SUFFIXES)}")
     require("matplotlib", extra="report")
     import matplotlib
 

@@ -28,9 +28,11 @@ import os
 import sys
 import tempfile
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
+from ..arguments import COUNT, PLOT_SUFFIXES, POSITIVE_COUNT, SEED, Range
 from ..errors import ConfigError, PlannerError
 from ..paths import expand_user
 
@@ -85,6 +87,27 @@ def one_line(text: object, limit: int | None = None) -> str:
     return s if limit is None or len(s) <= limit else f"{s[: limit - 3]}..."
 
 
+def number(accepted: Range) -> Callable[[str], int | float]:
+    """An argparse ``type=`` for a numeric flag: the value parsed and checked against ``accepted`` (finite, in
+    range) while the arguments are read, before any work; a bad one is a usage error naming the flag, the value
+    and the accepted range (``argument --margin: must be a finite number >= 0, got 'nan'``)."""
+
+    def parse(text: str) -> int | float:
+        try:
+            return accepted.parse(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+
+    parse.accepted = accepted  # type: ignore[attr-defined]  # read by the tests that walk every flag
+    parse.__name__ = accepted.describe()
+    return parse
+
+
+SEED_ARG = number(SEED)
+COUNT_ARG = number(COUNT)
+POSITIVE_ARG = number(POSITIVE_COUNT)
+
+
 def check_out_path(
     path: str | os.PathLike[str], *, kind: Literal["file", "dir"], flag: str = "--out", makes_parents: bool = True
 ) -> Path:
@@ -131,6 +154,21 @@ def _can_write_in(folder: Path) -> bool:
             return True
     except OSError:
         return False
+
+
+def check_plot_path(path: str | os.PathLike[str], *, flag: str = "--plot") -> Path:
+    """Check a plot's path before the work starts: writable (:func:`check_out_path`) and ending in one of
+    :data:`PLOT_SUFFIXES`, so a plot is never written beside it under another name (``--plot /tmp`` as
+    ``/tmp.png``) nor refused after the run.
+
+    Raises:
+        ConfigError: naming the path and what is accepted.
+    """
+    p = check_out_path(path, kind="file", flag=flag)
+    if p.suffix.lower() not in PLOT_SUFFIXES:
+        raise ConfigError(f"{flag} {safe_text(p)}: give a picture file ending in {', '.join(PLOT_SUFFIXES)} "
+                          "(the suffix sets the format)")
+    return p
 
 
 class _Parser(argparse.ArgumentParser):

@@ -18,9 +18,10 @@ from pathlib import Path
 
 from .. import download as dl
 from .. import paths as data_mod
+from ..arguments import Range
 from ..download.sources import FLOORPLANS
 from ..errors import DataNotFoundError
-from . import echo
+from . import echo, number
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -55,7 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help=f"fetch only this part (repeatable): {', '.join(dl.COMPONENTS)}; "
         f"default: {' + '.join(dl.DEFAULT_COMPONENTS)} (traces are opt-in)",
     )
-    d.add_argument("--retries", type=int, default=3, help="extra attempts per file on transient errors (default 3)")
+    d.add_argument("--retries", type=number(Range(0, 20, integer=True)), default=3,
+                   help="extra attempts per file on transient errors (default 3)")
     d.add_argument("--quiet", action="store_true", help="no progress bar")
     d.set_defaults(func=_download)
 

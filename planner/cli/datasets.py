@@ -15,7 +15,7 @@ import argparse
 from typing import Any
 
 from ..schemas import QUESTION_SETS
-from . import check_out_path, safe_text
+from . import SEED_ARG, check_out_path, safe_text
 
 
 def register(subparsers: Any) -> None:
@@ -40,7 +40,7 @@ def register(subparsers: Any) -> None:
         )
 
     b = sub.add_parser("build", help="generate the sets into JSONL files plus manifest.json")
-    b.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    b.add_argument("--seed", type=SEED_ARG, default=0, help="master seed (default 0)")
     b.add_argument("--out", required=True, help="output directory")
     b.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     common(b)

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import check_out_path
+from . import COUNT_ARG, POSITIVE_ARG, check_out_path
 
 
 def register(subparsers: Any) -> None:
@@ -31,7 +31,7 @@ def register(subparsers: Any) -> None:
 
     a = sub.add_parser("agreement", help="agreement of metadata-derived variables with COAT's common values")
     a.add_argument("--material-rule", default="first", choices=["first", "densest", "prior"])
-    a.add_argument("--limit", type=int, default=None, help="only the first N floorplans")
+    a.add_argument("--limit", type=POSITIVE_ARG, default=None, help="only the first N floorplans")
     a.add_argument("--json", type=Path, default=None, help="write the full result here")
     a.set_defaults(func=_checked(_agreement))
 
@@ -45,15 +45,15 @@ def register(subparsers: Any) -> None:
     m.set_defaults(func=_checked(_mass_size))
 
     b = sub.add_parser("embedded", help="vision estimators on the embedded simulator's frames vs its metadata")
-    b.add_argument("--seeds", type=int, default=10, help="episodes per scene")
-    b.add_argument("--perturbations", type=int, default=12, help="random state changes per episode")
+    b.add_argument("--seeds", type=POSITIVE_ARG, default=10, help="episodes per scene")
+    b.add_argument("--perturbations", type=COUNT_ARG, default=12, help="random state changes per episode")
     b.add_argument("--json", type=Path, default=None)
     b.set_defaults(func=_checked(_embedded))
 
     t = sub.add_parser("sciworld", help="text estimator vs ScienceWorld's object tree on gold paths (starts a JVM)")
     t.add_argument("--tasks", default=None, help="comma-separated task names (default: 8 tasks, see --help)")
-    t.add_argument("--per-task", type=int, default=3, help="first N test variations of each task")
-    t.add_argument("--every", type=int, default=5, help="score every N gold steps (and the last)")
+    t.add_argument("--per-task", type=POSITIVE_ARG, default=3, help="first N test variations of each task")
+    t.add_argument("--every", type=POSITIVE_ARG, default=5, help="score every N gold steps (and the last)")
     t.add_argument("--json", type=Path, default=None)
     t.set_defaults(func=_checked(_sciworld))
 

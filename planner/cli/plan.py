@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ConfigError
-from . import check_out_path, safe_text
+from . import SEED_ARG, check_out_path, safe_text
 
 _FRAME_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
 
@@ -33,7 +33,7 @@ def register(sub: Any) -> None:
     p.add_argument("--scenario", default=None,
                    help="perturb the embedded scene: knife-dirty, no-knife, stove-in-use, mug-broken, "
                         "microwave-faulty, knife-breaks, burner-taken, random")
-    p.add_argument("--seed", type=int, default=0, help="scene seed")
+    p.add_argument("--seed", type=SEED_ARG, default=0, help="scene seed")
     p.add_argument("--llm", default="none",
                    help="model spec: none (default: COAT's annotations decide), local, local:gemma-270m, openai:M, "
                         "ollama:M, fake")

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import check_out_path, safe_text
+from . import POSITIVE_ARG, SEED_ARG, check_out_path, safe_text
 
 DEFAULT_REPORT = "benchmarks/scenes.md"
 
@@ -45,9 +45,9 @@ def register(subparsers: Any) -> None:
 
     be = sub.add_parser("bench", help="embedded simulator actions per second on a realistic action mix")
     be.add_argument("--scene", default="FloorPlan1", help="scene name (default FloorPlan1)")
-    be.add_argument("--actions", type=int, default=5000, help="number of actions (default 5000)")
-    be.add_argument("--seed", type=int, default=0)
-    be.add_argument("--repeats", type=int, default=3, help="runs; the best is reported (default 3)")
+    be.add_argument("--actions", type=POSITIVE_ARG, default=5000, help="number of actions (default 5000)")
+    be.add_argument("--seed", type=SEED_ARG, default=0)
+    be.add_argument("--repeats", type=POSITIVE_ARG, default=3, help="runs; the best is reported (default 3)")
     be.add_argument("--frames", action="store_true", help="also render frames and masks every step")
     be.add_argument("--data-dir", help="data root for FloorPlan scenes")
     be.add_argument("--out", help=f"Markdown report to update (e.g. {DEFAULT_REPORT})")
@@ -175,9 +175,6 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     from planner._optional import is_available
     from scenes.embedded.bench import benchmark
 
-    if args.actions <= 0 or args.repeats <= 0:
-        print("coat: error: --actions and --repeats must be > 0", file=sys.stderr)
-        return 2
     if args.out:
         check_out_path(args.out, kind="file")
     runs = [

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .._optional import require
+from ..arguments import Range, check_number
 from ..errors import ConfigError, DataError, DownloadError, FetchError
 from ..paths import cache_data_dir, expand_user
 from .checksums import atomic_write, checksum_problem, load_checksums
@@ -147,11 +148,9 @@ def download(
         ConfigError: for an unknown component or a negative retry count / backoff.
         DependencyNotInstalled: when traces are requested and Pillow is missing.
     """
-    if retries < 0 or backoff < 0 or timeout <= 0:
-        raise ConfigError(
-            f"download: retries={retries}, backoff={backoff}, timeout={timeout}; need retries >= 0, backoff >= 0, "
-            "timeout > 0"
-        )
+    check_number("retries", retries, Range(0, 20, integer=True))
+    check_number("backoff", backoff, Range(0, 600))
+    check_number("timeout", timeout, Range(0, 3600, low_open=True))
     root = expand_user(dest, "--dest") if dest is not None else cache_data_dir()
     base_url = mirror or os.environ.get(MIRROR_ENV_VAR) or DEFAULT_BASE_URL
     checksums = load_checksums()

@@ -242,7 +242,7 @@ def test_full_manifest_urls_and_checksums_match() -> None:
 def test_unknown_component_lists_valid_ones() -> None:
     with pytest.raises(ConfigError, match="coat, ai2thor, traces"):
         dl.manifest(["coats"])
-    with pytest.raises(ConfigError, match="retries=-1"):
+    with pytest.raises(ConfigError, match="retries must be an integer >= 0 and <= 20, got -1"):
         dl.download("unused", retries=-1)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from scenes.sciworld import CHANGE_OF_STATE_TASKS, broken_devices, resolve_task
 
+from ...arguments import POSITIVE_COUNT, Range, check_number
 from ...errors import ConfigError, SimulatorError
 from .agent import SciWorldAgent
 from .contracts import AgentConfig, EpisodeResult
@@ -37,8 +38,13 @@ def select_variations(task: str, split: str, limit: int | None = None,
     The change-of-state tasks have 30 variations: train 0-13, dev 14-20, test 21-29 (:data:`SPLITS`).
 
     Raises:
-        ConfigError: a task the agent does not play, or an unknown split.
+        ConfigError: a task the agent does not play, an unknown split, a ``limit`` below 1 or a variation out of
+            0-29 (``limit=-1`` would play all but the last).
     """
+    if limit is not None:
+        check_number("limit", limit, POSITIVE_COUNT)
+    for v in variations or ():
+        check_number("variation", v, Range(0, 29, integer=True))
     name = resolve_task(task)
     if name not in CHANGE_OF_STATE_TASKS:
         raise ConfigError(f"task {task!r} is not one the agent plays; valid: {', '.join(CHANGE_OF_STATE_TASKS)}")
@@ -47,7 +53,7 @@ def select_variations(task: str, split: str, limit: int | None = None,
     if split not in SPLITS:
         raise ConfigError(f"unknown split {split!r}; valid: {', '.join(SPLITS)}")
     out = list(SPLITS[split])
-    return out[:limit] if limit else out
+    return out[:limit] if limit is not None else out
 
 
 def _make_sciworld_env(task: str, step_limit: int) -> Any:
@@ -195,6 +201,7 @@ def run_benchmark(
     """
     from tqdm import tqdm
 
+    check_number("step_limit", step_limit, POSITIVE_COUNT)
     make_env = make_env or _make_sciworld_env
     plan = [(task, select_variations(task, split, limit, variations)) for task in tasks]  # validate before a JVM
     agents = [SciWorldAgent(c, data_dir=data_dir) for c in configs]
