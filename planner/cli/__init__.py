@@ -35,6 +35,10 @@ from typing import Literal
 from ..arguments import COUNT, PLOT_SUFFIXES, POSITIVE_COUNT, SEED, Range
 from ..errors import ConfigError, PlannerError
 from ..paths import expand_user
+from ..terminal import SafeFormatter, echo, one_line, safe_text
+
+__all__ = ["EXIT_ERROR", "EXIT_INTERNAL", "build_parser", "check_out_path", "check_plot_path", "echo", "main", "number",
+           "one_line", "safe_text"]
 
 EXIT_ERROR = 1
 """A known error: bad input, missing data, an unusable path."""
@@ -54,37 +58,6 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "planner.cli.perception",
     "planner.cli.bench",
 )
-
-
-def safe_text(text: object) -> str:
-    """``text`` fit for a terminal: control characters, escape sequences, bidi overrides, lone surrogates and
-    other invisible characters are shown as Python escapes (``\\x1b``, ``\\u202e``) instead of acting."""
-    s = str(text)
-    if s.isprintable():
-        return s
-    return "".join(c if c.isprintable() else _escape(c) for c in s)
-
-
-_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
-
-
-def _escape(c: str) -> str:
-    if c in _NAMED:
-        return _NAMED[c]
-    n = ord(c)
-    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
-
-
-def echo(text: object = "") -> None:
-    """Print ``text`` on stdout with every line made safe (:func:`safe_text`): for lines holding user text."""
-    print("\n".join(safe_text(line) for line in str(text).split("\n")))
-
-
-def one_line(text: object, limit: int | None = None) -> str:
-    """``text`` as one safe line (lines joined with "; "), shortened to ``limit`` characters."""
-    s = "; ".join(part.strip() for part in str(text).splitlines() if part.strip())
-    s = safe_text(s)
-    return s if limit is None or len(s) <= limit else f"{s[: limit - 3]}..."
 
 
 def number(accepted: Range) -> Callable[[str], int | float]:
@@ -224,7 +197,9 @@ def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     level = logging.DEBUG if args.verbose else logging.WARNING
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    handler = logging.StreamHandler()
+    handler.setFormatter(SafeFormatter("%(levelname)s %(name)s: %(message)s"))  # paths in warnings are user text
+    logging.basicConfig(level=level, handlers=[handler])
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
@@ -233,7 +208,7 @@ def _main(argv: list[str] | None) -> int:
 
 def _say(line: str) -> None:
     try:
-        print(line, file=sys.stderr)
+        echo(line, file=sys.stderr)
     except (OSError, ValueError):  # stderr closed: the exit code still tells
         pass
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from . import COUNT_ARG, POSITIVE_ARG, SEED_ARG, check_out_path, check_plot_path
+from . import COUNT_ARG, POSITIVE_ARG, SEED_ARG, check_out_path, check_plot_path, echo
 
 
 def register(subparsers: Any) -> None:
@@ -143,10 +143,10 @@ def _understanding(args: argparse.Namespace) -> int:
     print_table(summary, file=out)
     if "loto" in summary:
         lo = summary["loto"]
-        print(f"COAT tasks leave-one-task-out: role precision {lo['role_precision']} %, recall {lo['role_recall']} %, "
+        echo(f"COAT tasks leave-one-task-out: role precision {lo['role_precision']} %, recall {lo['role_recall']} %, "
               f"exact role set {lo['exact_roles']} %, understood {lo['understood']} % ({lo['tasks']} tasks)", file=out)
     if args.json:
-        print(json.dumps(summary, sort_keys=True))
+        echo(json.dumps(summary, sort_keys=True))
     return 0
 
 
@@ -190,7 +190,7 @@ def _directives(args: argparse.Namespace) -> int:
         plot_summary(summary, args.plot)
     print_table(summary, file=sys.stderr if args.json else sys.stdout)
     if args.json:
-        print(json.dumps(summary, sort_keys=True))
+        echo(json.dumps(summary, sort_keys=True))
     return 0
 
 
@@ -303,5 +303,5 @@ def _tasks(args: argparse.Namespace) -> int:
     if args.by_task:
         print_table(summary, "by_task_type", file=table_out)
     if args.json:
-        print(json.dumps(summary, sort_keys=True))
+        echo(json.dumps(summary, sort_keys=True))
     return 0

@@ -20,7 +20,7 @@ from typing import Any
 from ..arguments import Range
 from ..errors import ConfigError
 from ..schemas import QUESTION_SETS
-from . import COUNT_ARG, SEED_ARG, check_out_path, number
+from . import COUNT_ARG, SEED_ARG, check_out_path, echo, number
 
 log = logging.getLogger(__name__)
 
@@ -187,12 +187,12 @@ def _eval_handler(args: argparse.Namespace) -> int:
         pipeline = "single+prior"
     rows = _run_one(args, kb, llm, info, args.set_name, pipeline, args.out, args.variation)
     summary = summarize(rows)
-    print(format_summary(summary, _labels(kb, args.set_name)))
+    echo(format_summary(summary, _labels(kb, args.set_name)))
     if args.set_name == "task_u":
         paper = "; ".join(f"{m}: " + "/".join(str(v) for v in accs.values()) for m, accs in PAPER_TASK_U.items())
-        print(f"\npaper (Task-u accuracy % for 2/3/4/5 options): {paper}")
+        echo(f"\npaper (Task-u accuracy % for 2/3/4/5 options): {paper}")
     if args.out:
-        print(f"\nrows: {args.out}")
+        echo(f"\nrows: {args.out}")
     return 0
 
 
@@ -274,7 +274,8 @@ def ablation_report(kb: Any, results: dict[str, dict[str, list[dict[str, Any]]]]
             details += ["", f"<details><summary>{set_name} / {p}: full table</summary>", "",
                         format_summary(s, labels), "", "</details>"]
     text = "\n".join(lines + details) + "\n"
-    (out / "report.md").write_text(text, encoding="utf-8")
+    # a path in the command is written as given, undecodable bytes (surrogate escapes) included
+    (out / "report.md").write_text(text, encoding="utf-8", errors="surrogateescape")
     return text
 
 
@@ -312,7 +313,7 @@ def _ablate_handler(args: argparse.Namespace) -> int:
         "limit": args.limit,
     }
     ablation_report(kb, results, meta, out)
-    print(f"report: {out / 'report.md'}")
+    echo(f"report: {out / 'report.md'}")
     return 0
 
 

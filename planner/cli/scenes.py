@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import POSITIVE_ARG, SEED_ARG, check_out_path, safe_text
+from . import POSITIVE_ARG, SEED_ARG, check_out_path, echo
 
 DEFAULT_REPORT = "benchmarks/scenes.md"
 
@@ -65,14 +65,14 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
     ids = scenes.registry_ids(args.family)
     if not ids:
-        print(f"coat: error: no ids in family {safe_text(repr(args.family))}", file=sys.stderr)
+        echo(f"coat: error: no ids in family {args.family!r}", file=sys.stderr)
         return 1
     shown = ids if args.expand else compact_ids(ids)
     for i in shown:
         first_id = i if i in ids else next(x for x in ids if x.split("/")[0] == i.split("/")[0])
         s = scenes.spec(first_id)
         note = "" if extra_available(s) else f"  (needs extra '{s.extra}')"
-        print(f"{i:60s} {s.entry_point}{note}")
+        echo(f"{i:60s} {s.entry_point}{note}")
     return 0
 
 
@@ -158,11 +158,11 @@ def _cmd_fidelity(args: argparse.Namespace) -> int:
     results = [replay(t) for t in load_traces(args.data_dir, frames=False)]
     cmd = "coat scenes fidelity" + (f" --out {args.out}" if args.out else "")
     report = fidelity_report(results, cmd)
-    print(report)
+    echo(report)
     if args.details:
         for r in results:
             for m in r.mismatches:
-                print(
+                echo(
                     f"{r.name} step {m.step} {m.action}: {m.object_id} {m.key}: recorded {m.recorded!r}, "
                     f"simulated {m.simulated!r}"
                 )
@@ -205,7 +205,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             "when measured",
         ]
     )
-    print(body)
+    echo(body)
     if args.out:
         _replace_section(Path(args.out), "bench-frames" if args.frames else "bench", body)
     return 0

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import COUNT_ARG, POSITIVE_ARG, check_out_path
+from . import COUNT_ARG, POSITIVE_ARG, check_out_path, echo
 
 _FAMILIES = "boil, melt, freeze, change-the-state-of-matter-of"
 
@@ -77,8 +77,8 @@ def _run(args: argparse.Namespace) -> int:
     results = run_benchmark(args.tasks, split=args.split, limit=args.limit, variations=variations, configs=configs,
                             step_limit=args.step_limit, out=args.out, data_dir=args.data_dir,
                             progress=not args.no_progress, resume=not args.no_resume)
-    print(summarize(results))
-    print(f"{len(results)} episodes in {time.perf_counter() - t0:.0f} s")
+    echo(summarize(results))
+    echo(f"{len(results)} episodes in {time.perf_counter() - t0:.0f} s")
     if args.out:
         meta = {"tasks": args.tasks, "split": args.split, "limit": args.limit, "variations": args.variations,
                 "llm": args.llm, "interpret": args.interpret, "policies": args.policies,

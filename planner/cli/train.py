@@ -18,7 +18,7 @@ import argparse
 from typing import Any
 
 from ..errors import ConfigError
-from . import POSITIVE_ARG, SEED_ARG, safe_text
+from . import POSITIVE_ARG, SEED_ARG, echo, safe_text
 
 
 def register(subparsers: Any) -> None:
@@ -60,7 +60,7 @@ def _handler(args: argparse.Namespace) -> int:
     kb = load_knowledge(args.data_dir)
     manifest = train_dir(kb, out, seed=args.seed, folds=args.folds, split=args.split, options=options,
                          checksums=data_checksums(args.data_dir), progress=not args.no_progress)
-    print(f"trained: {out} (seed {args.seed}, {manifest['folds']} folds by {manifest['split']}, "
+    echo(f"trained: {out} (seed {args.seed}, {manifest['folds']} folds by {manifest['split']}, "
           f"encoder {manifest['encoder']})")
     return 0
 
