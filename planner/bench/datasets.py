@@ -97,7 +97,7 @@ from pydantic import ValidationError
 
 from ..arguments import COUNT, SEED, check_number
 from ..errors import ConfigError, DataError, DataNotFoundError, UnknownIdError
-from ..paths import data_checksums, file_sha256, read_json
+from ..paths import data_checksums, file_sha256, read_json, read_lines
 from ..schemas import QUESTION_SETS, Question
 
 if TYPE_CHECKING:
@@ -444,7 +444,7 @@ def load_questions(
     root = Path(path)
     if root.is_dir():
         files = _variation_files(root, set, variation)
-    elif root.is_file():
+    elif root.exists():  # a file (a device or FIFO is refused when read)
         if set is not None:
             check_set(set)
         files = [root]
@@ -452,18 +452,15 @@ def load_questions(
         raise DataNotFoundError(f"question file or directory {root} does not exist")
     out: list[Question] = []
     for file in files:
-        with open(file, encoding="utf-8") as f:
-            for lineno, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    q = Question.model_validate_json(line)
-                except ValidationError as e:
-                    first = e.errors()[0]
-                    where = ".".join(str(x) for x in first.get("loc", ())) or "<line>"
-                    raise DataError(file, f"line {lineno}", f"invalid question at {where}: {first.get('msg')}") from e
-                if (set is None or q.set == set) and (variation is None or q.variation == variation):
-                    out.append(q)
+        for lineno, line in read_lines(file):  # bounded, UTF-8 checked per line
+            try:
+                q = Question.model_validate_json(line)
+            except ValidationError as e:
+                first = e.errors()[0]
+                where = ".".join(str(x) for x in first.get("loc", ())) or "<line>"
+                raise DataError(file, f"line {lineno}", f"invalid question at {where}: {first.get('msg')}") from e
+            if (set is None or q.set == set) and (variation is None or q.variation == variation):
+                out.append(q)
     return out
 
 

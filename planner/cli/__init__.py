@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import errno
 import importlib
 import logging
 import os
@@ -96,13 +97,16 @@ def check_out_path(
         The path, with ``~`` expanded.
 
     Raises:
-        ConfigError: the path is a directory where a file is wanted (or a file where a directory is), its
-            parent directory is missing, or it cannot be written; the message names the path.
+        ConfigError: the path is a directory where a file is wanted (or a file where a directory is), a device,
+            FIFO or socket, its parent directory is missing, or it cannot be written; the message names the path.
     """
     p = expand_user(path, flag)
+    _OUTPUTS.append(p)
     where = f"{flag} {safe_text(p)}"
     if kind == "file" and p.is_dir():
         raise ConfigError(f"{where}: is a directory; give a file path inside it, e.g. {safe_text(p / 'out')}")
+    if kind == "file" and p.exists() and not p.is_file():  # /dev/zero would be read forever, /dev/full never hold
+        raise ConfigError(f"{where}: is a device, FIFO or socket, not a regular file; give a file path")
     if kind == "dir" and p.exists() and not p.is_dir():
         raise ConfigError(f"{where}: is a file, not a directory; give a directory (it is created when missing)")
     if p.exists():
@@ -185,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         _quiet_stdout()
         return EXIT_ERROR
     except OSError as e:
+        if e.filename is None and e.errno in _DISK_ERRNOS:  # ENOSPC, EFBIG... name the output paths given
+            e.filename = ", ".join(str(p) for p in _OUTPUTS) or "(the output; the system did not say which file)"
         if e.filename is None:
             return _internal(e, argv)
         _say(f"coat: error: {_os_message(e)}")
@@ -194,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    _OUTPUTS.clear()
     parser = build_parser()
     args = parser.parse_args(argv)
     level = logging.DEBUG if args.verbose else logging.WARNING
@@ -203,6 +210,8 @@ def _main(argv: list[str] | None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    if getattr(args, "data_dir", None) is not None:  # every command that takes it: '~nosuchuser/x' is named here
+        args.data_dir = str(expand_user(args.data_dir, "--data-dir"))
     return int(args.func(args) or 0)
 
 
@@ -221,6 +230,14 @@ def _quiet_stdout() -> None:
         pass
 
 
+_DISK_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EFBIG", "EDQUOT", "EROFS", "EIO") if hasattr(errno, n))
+"""Errors of a disk that would not take what was written: no space, past the file-size limit (``ulimit -f``; Python
+ignores SIGXFSZ, so the write fails instead), over quota, read-only, an I/O error."""
+_OUTPUTS: list[Path] = []
+"""The output paths of the running command (:func:`check_out_path` records them), named when a write fails
+without saying where."""
+
+
 def _os_message(e: OSError) -> str:
     what = {
         FileNotFoundError: "does not exist (or a parent directory is missing)",
@@ -230,7 +247,10 @@ def _os_message(e: OSError) -> str:
         FileExistsError: "already exists",
     }.get(type(e), e.strerror or type(e).__name__)
     paths = " -> ".join(safe_text(f) for f in (e.filename, e.filename2) if f is not None)
-    return f"{paths}: {what}"
+    hint = {errno.ENOSPC: "; free some space and run again (what was written is kept)",
+            errno.EFBIG: "; the file-size limit (ulimit -f) stops it: raise the limit or write elsewhere",
+            }.get(e.errno or 0, "")
+    return f"{paths}: {what}{hint}"
 
 
 def log_dir() -> Path:

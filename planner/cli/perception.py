@@ -205,15 +205,16 @@ def _sciworld(args: argparse.Namespace) -> int:
 def _estimate(args: argparse.Namespace) -> int:
     from perception.metadata import MetadataEstimator
     from perception.priors import TypePriors
+    from planner.errors import ConfigError
     from scenes.base import SceneObs
+    from scenes.embedded.loader import load_scene_file
 
     root = _root(args)
-    f = root / "ai2thor" / "floorplans" / f"{args.scene.removesuffix('_physics')}_physics.json"
-    if not f.is_file():
-        from planner.errors import ConfigError
-
+    name = args.scene.removesuffix("_physics")
+    f = root / "ai2thor" / "floorplans" / f"{name}_physics.json"
+    if not (name.startswith("FloorPlan") and name[9:].isdigit()) or not f.exists():
         raise ConfigError(f"no floorplan {args.scene!r} in {f.parent}; use e.g. FloorPlan1, FloorPlan201")
-    objs = tuple(json.loads(f.read_text()).values())
+    objs = tuple(load_scene_file(f).objects)  # validated and bounded: a damaged file is a DataError naming it
     est = MetadataEstimator(priors=TypePriors.from_data_dir(root), visible_only=args.visible_only)
     scene = est.estimate(SceneObs(objects=objs, extra={"scene_id": f.stem}))
     for r in scene.objects:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .._optional import require
 from ..errors import ConfigError, DataError
+from ..paths import writing
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +89,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "wb") as f:
+        with writing(path), open(tmp, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())

@@ -104,6 +104,24 @@ def _produce(item: Item, base_url: str, fetch_kw: Mapping[str, Any]) -> dict[str
     raise ConfigError(f"unknown item kind {item.kind!r}; valid: copy, templates, trace")
 
 
+def check_mirror(url: str, what: str = "--mirror") -> str:
+    """``url`` when it can serve the pinned files: ``http(s)://host[/path]`` or ``file:///dir``.
+
+    Raises:
+        ConfigError: naming ``what`` and the URL otherwise (``bogus``, ``ftp://x``, ``http://``), before any fetch.
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # an unbalanced [ in the host
+        parts = urlsplit("")
+    if parts.scheme in ("http", "https") and parts.netloc or parts.scheme == "file" and parts.path:
+        return url
+    raise ConfigError(f"{what} {url!r} is not a mirror URL: give http(s)://host/path or file:///directory, laid out "
+                      f"like {DEFAULT_BASE_URL} (<owner>/<repo>/<commit>/<path>)")
+
+
 @dataclass
 class DownloadReport:
     """What :func:`download` did: labels of items fetched and skipped (already present and verified)."""
@@ -152,7 +170,8 @@ def download(
     check_number("backoff", backoff, Range(0, 600))
     check_number("timeout", timeout, Range(0, 3600, low_open=True))
     root = expand_user(dest, "--dest") if dest is not None else cache_data_dir()
-    base_url = mirror or os.environ.get(MIRROR_ENV_VAR) or DEFAULT_BASE_URL
+    base_url = check_mirror(mirror or os.environ.get(MIRROR_ENV_VAR) or DEFAULT_BASE_URL,
+                            "--mirror" if mirror else MIRROR_ENV_VAR if os.environ.get(MIRROR_ENV_VAR) else "base URL")
     checksums = load_checksums()
     todo = list(items) if items is not None else manifest(components, checksums)
     if any(i.kind == "trace" for i in todo):

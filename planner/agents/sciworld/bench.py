@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from scenes.sciworld import CHANGE_OF_STATE_TASKS, broken_devices, resolve_task
 
 from ...arguments import POSITIVE_COUNT, Range, check_number
 from ...errors import ConfigError, SimulatorError
+from ...paths import MAX_ROWS_BYTES, read_bounded
 from .agent import SciWorldAgent
 from .contracts import AgentConfig, EpisodeResult
 
@@ -92,11 +94,11 @@ def read_episodes(path: str | Path) -> list[EpisodeResult]:
     p = Path(path)
     if not p.exists():
         return out
-    for n, line in enumerate(p.read_text().splitlines(), 1):
-        if not line.strip():
+    for n, raw in enumerate(read_bounded(p, limit=MAX_ROWS_BYTES).split(b"\n"), 1):  # a device or FIFO: refused
+        if not raw.strip():
             continue
         try:
-            out.append(EpisodeResult.model_validate_json(line))
+            out.append(EpisodeResult.model_validate_json(raw))  # bytes: not UTF-8 is a ValueError too
         except ValueError:
             logger.warning("%s:%d is not an episode row; skipped", p, n)
     return out
@@ -125,6 +127,13 @@ def dead_episode(task: str, variation: int, config: AgentConfig, options: dict[s
                          options=options, failure=f"the simulator died: {why}", error=why)
 
 
+def _ends_with_newline(path: Path) -> bool:
+    """Whether a non-empty file's last byte is a line break (read without reading the file)."""
+    with open(path, "rb") as f:
+        f.seek(-1, os.SEEK_END)
+        return f.read(1) == b"\n"
+
+
 class _Rows:
     """``episodes.jsonl``, appended to; earlier rows are read first (finished episodes are skipped)."""
 
@@ -136,7 +145,9 @@ class _Rows:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.earlier = read_episodes(self.path) if resume else []
-        cut = self.path.exists() and self.path.stat().st_size and not self.path.read_bytes().endswith(b"\n")
+        if self.path.exists() and not self.path.is_file():
+            raise ConfigError(f"{self.path}: is a device, FIFO or socket, not a regular file; give another --out")
+        cut = self.path.exists() and self.path.stat().st_size > 0 and not _ends_with_newline(self.path)
         self.file = open(self.path, "a")  # noqa: SIM115 - closed by close()
         if cut:
             self.file.write("\n")  # a crash cut the last row short: the next row starts on its own line
