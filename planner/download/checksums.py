@@ -40,6 +40,25 @@ def load_checksums(path: str | os.PathLike[str] = CHECKSUMS_FILE) -> dict[str, t
     return out
 
 
+def load_fetched(path: str | os.PathLike[str] = CHECKSUMS_FILE) -> dict[str, tuple[str, int]]:
+    """Return ``{<owner>/<repo>/<commit>/<path>: (sha256 hex, size in bytes)}`` of every upstream file fetched.
+
+    Raises:
+        DataError: when the table is missing or malformed.
+    """
+    try:
+        raw = json.loads(Path(path).read_text(encoding="utf-8")).get("fetched", {})
+    except (OSError, ValueError, AttributeError) as e:
+        raise DataError(path, "fetched", f"cannot read the table of fetched files: {e}") from e
+    out: dict[str, tuple[str, int]] = {}
+    for key, pin in raw.items():
+        digest_, size = (pin.get("sha256"), pin.get("bytes")) if isinstance(pin, dict) else (None, None)
+        if not (isinstance(digest_, str) and len(digest_) == 64 and isinstance(size, int) and size >= 0):
+            raise DataError(path, f"fetched/{key}", f"expected {{sha256: 64 hex digits, bytes: a size}}, got {pin!r}")
+        out[key] = (digest_, size)
+    return out
+
+
 def sha256_bytes(data: bytes) -> str:
     """Return the hex SHA-256 of ``data``."""
     return hashlib.sha256(data).hexdigest()

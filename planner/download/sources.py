@@ -132,6 +132,10 @@ class Item:
         """Return the URLs this item fetches, in ``sources`` order."""
         return tuple(repo.url(path, base_url) for repo, path in self.sources)
 
+    def source_keys(self) -> tuple[str, ...]:
+        """``<owner>/<repo>/<commit>/<path>`` of each source: its key in the table of fetched files' checksums."""
+        return tuple(f"{repo.slug}/{repo.commit}/{path}" for repo, path in self.sources)
+
 
 def _copy(component: str, out: str, repo: Repo, path: str) -> Item:
     return Item(component, "copy", out, (out,), ((repo, path),))
