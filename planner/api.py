@@ -19,7 +19,18 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Literal
 
-from .arguments import check_data_args, check_decision_args, check_plan_args, check_type, load_kb, make_backend, shown
+from .arguments import (
+    COUNT,
+    SEED,
+    check_data_args,
+    check_decision_args,
+    check_number,
+    check_plan_args,
+    check_type,
+    load_kb,
+    make_backend,
+    shown,
+)
 from .errors import ConfigError
 from .scene_planner import Interpret, plan_in_state, roles_for
 from .schemas import ExecutionTrace, Plan, SceneState, TaskSpec
@@ -41,6 +52,7 @@ def _check_scene_args(seed: Any, options: Any) -> None:
     """A seed is an int or None, reset options a dict with str keys or None."""
     if seed is not None:
         check_type("seed", seed, int, "an int or None")
+        check_number("seed", seed, SEED)
     if options is not None:
         check_type("options", options, dict, "a dict of scene reset options (e.g. {'scenario': 'knife-dirty'}) or None")
         bad = [k for k in options if not isinstance(k, str)]
@@ -212,9 +224,7 @@ def execute_plan(
     """
     check_type("plan_", plan_, Plan, "a planner.schemas.Plan (what plan() returns)")
     check_decision_args(llm=llm, planner=planner, strategy=strategy, kb=kb, data_dir=data_dir)
-    check_type("max_replans", max_replans, int, "an int >= 0")
-    if max_replans < 0:
-        raise ConfigError(f"max_replans must be >= 0, got {max_replans}")
+    check_number("max_replans", max_replans, COUNT)
     from .agents.household import HouseholdLoop
 
     kb = load_kb(kb, data_dir)

@@ -1,18 +1,28 @@
 """The arguments every planning call shares, checked at the boundary: each error names the argument, its value and
-what is accepted (:mod:`planner.api` and :mod:`planner.scene_planner` call these first)."""
+what is accepted (:mod:`planner.api` and :mod:`planner.scene_planner` call these first).
+
+Numbers are checked here too, wherever they enter (command-line flags, API arguments, ``--option KEY=VALUE``,
+manifests): a :class:`Range` says what is accepted (finite, an integer or not, the bounds) and names it in the
+error, so NaN, infinities and out-of-range values are refused before any work starts.
+
+The module is light (the knowledge base and pipelines are imported where they are used), so the command line
+can build its flag types from it.
+"""
 
 from __future__ import annotations
 
+import math
+import numbers
 import os
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError
-from .knowledge import KnowledgeBase
-from .pipeline import PIPELINES
 from .schemas import TaskSpec
 
 if TYPE_CHECKING:
+    from .knowledge import KnowledgeBase
     from .llm import LLMBackend
 
 MAX_TASK_CHARS = 2000
@@ -36,6 +46,102 @@ def check_type(name: str, value: Any, types: type | tuple[type, ...], accepted: 
 
 def _as_tuple(types: type | tuple[type, ...]) -> tuple[type, ...]:
     return types if isinstance(types, tuple) else (types,)
+
+
+@dataclass(frozen=True)
+class Range:
+    """The numbers an argument accepts: always finite; an integer when ``integer``; at least ``low`` and at most
+    ``high`` (either bound excluded when ``low_open`` / ``high_open``; None: no bound).
+
+    Example:
+        >>> Range(0, 1, high_open=True).check("dropout", 0.5)
+        0.5
+        >>> Range(0, integer=True).describe()
+        'an integer >= 0'
+    """
+
+    low: float | None = None
+    high: float | None = None
+    integer: bool = False
+    low_open: bool = False
+    high_open: bool = False
+
+    def describe(self) -> str:
+        """What is accepted, in words: ``an integer >= 1``, ``a finite number > 0 and <= 600``."""
+        what = "an integer" if self.integer else "a finite number"
+        bounds = []
+        if self.low is not None:
+            bounds.append(f"{'>' if self.low_open else '>='} {_bound(self.low)}")
+        if self.high is not None:
+            bounds.append(f"{'<' if self.high_open else '<='} {_bound(self.high)}")
+        return " ".join([what, " and ".join(bounds)]).strip()
+
+    def problem(self, value: Any) -> str | None:
+        """Why ``value`` is not accepted (``must be ..., got ...``), or None when it is."""
+        ok_type = isinstance(value, numbers.Integral if self.integer else numbers.Real) and not isinstance(value, bool)
+        if ok_type and self._inside(value):
+            return None
+        return f"must be {self.describe()}, got {shown(value)}"
+
+    def _inside(self, value: Any) -> bool:
+        v = float(value) if not isinstance(value, numbers.Integral) else value
+        if isinstance(v, float) and not math.isfinite(v):
+            return False
+        if self.low is not None and (v <= self.low if self.low_open else v < self.low):
+            return False
+        return self.high is None or (v < self.high if self.high_open else v <= self.high)
+
+    def check(self, name: str, value: Any) -> Any:
+        """``value`` when accepted.
+
+        Raises:
+            TypeError: ``value`` is not a number (a bool is not one), or not an integer where one is due.
+            ConfigError: NaN, an infinity or a number out of range; the message names ``name``, the value and the
+                accepted range.
+        """
+        problem = self.problem(value)
+        if problem is None:
+            return value
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or (
+                self.integer and not isinstance(value, numbers.Integral)):
+            raise TypeError(f"{name} {problem}")
+        raise ConfigError(f"{name} {problem}")
+
+    def parse(self, text: str) -> int | float:
+        """``text`` (a command-line value) as a number in range.
+
+        Raises:
+            ValueError: not a number, or not accepted; the message says what is.
+        """
+        try:
+            value: int | float = int(text) if self.integer else float(text)
+        except ValueError:
+            raise ValueError(f"must be {self.describe()}, got {shown(text)}") from None
+        problem = self.problem(value)
+        if problem is not None:
+            raise ValueError(f"must be {self.describe()}, got {shown(text)}")
+        return value
+
+
+PLOT_SUFFIXES = (".png", ".pdf", ".svg")
+"""Picture files a plot is written as (matplotlib takes the format from the suffix, and adds ``.png`` to a path
+without one)."""
+def _bound(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+SEED = Range(0, 2**32 - 1, integer=True)
+"""A random seed (numpy and torch take any of these)."""
+COUNT = Range(0, integer=True)
+"""A count that may be zero (re-plans, retries, perturbations)."""
+POSITIVE_COUNT = Range(1, integer=True)
+"""A count of at least one (episodes, seeds, repeats, a limit)."""
+
+
+def check_number(name: str, value: Any, accepted: Range) -> Any:
+    """``accepted.check(name, value)``: the value when accepted, else a TypeError / ConfigError naming ``name``,
+    the value and the accepted range."""
+    return accepted.check(name, value)
 
 
 def check_choice(name: str, value: Any, allowed: Collection[str]) -> None:
@@ -85,6 +191,8 @@ def check_llm(llm: Any) -> None:
 def check_data_args(kb: Any, data_dir: Any) -> None:
     """``kb`` is a KnowledgeBase or None and ``data_dir`` a path or None; else TypeError."""
     if kb is not None:
+        from .knowledge import KnowledgeBase
+
         check_type("kb", kb, KnowledgeBase, "a planner.knowledge.KnowledgeBase (load_knowledge()) or None")
     if data_dir is not None:
         check_type("data_dir", data_dir, (str, os.PathLike), "a directory path (str or os.PathLike) or None")
@@ -95,6 +203,8 @@ def check_data_args(kb: Any, data_dir: Any) -> None:
 
 def check_decision_args(*, llm: Any, planner: Any, strategy: Any, kb: Any, data_dir: Any) -> None:
     """The arguments every planning call shares: the model, pipeline, strategy and knowledge."""
+    from .pipeline import PIPELINES
+
     check_llm(llm)
     check_choice("planner", planner, tuple(PIPELINES))
     check_choice("strategy", strategy, STRATEGIES)
@@ -136,6 +246,7 @@ def make_backend(llm: LLMBackend | str | None) -> LLMBackend | None:
 
 
 __all__ = [
-    "INTERPRETS", "MAX_TASK_CHARS", "STRATEGIES", "check_choice", "check_data_args", "check_decision_args",
-    "check_llm", "check_plan_args", "check_task", "check_type", "load_kb", "make_backend", "shown",
+    "COUNT", "INTERPRETS", "MAX_TASK_CHARS", "PLOT_SUFFIXES", "POSITIVE_COUNT", "SEED", "STRATEGIES", "Range",
+    "check_choice", "check_data_args", "check_decision_args", "check_llm", "check_number", "check_plan_args",
+    "check_task", "check_type", "load_kb", "make_backend", "shown",
 ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from .arguments import Range, check_number
 from .errors import ConfigError
 from .object_selector import ObjectSelector
 from .pipeline import DecisionPipeline
@@ -63,8 +64,7 @@ class SinglePromptBaseline(DecisionPipeline):
                     "an object prior needs an ObjectSelector with keep_rule='ensemble' over a scoring model "
                     f"(got {prior!r} with {getattr(prior.llm, 'model_id', None)!r})"
                 )
-            if prior_weight < 0:
-                raise ConfigError(f"prior_weight must be >= 0, got {prior_weight}")
+            check_number("prior_weight", prior_weight, Range(0))  # NaN would make every option tie: always A
         self.prior = prior
         self.prior_weight = prior_weight
 
@@ -81,6 +81,7 @@ class SinglePromptBaseline(DecisionPipeline):
         weight = kwargs.pop("object_prior", None)
         prior = None
         if weight is not None:
+            check_number("object_prior", weight, Range(0))
             s1 = {k: kwargs[k] for k in ("signals", "scale", "encoder", "cost") if k in kwargs}
             prior = ObjectSelector("llm", llm, kb, keep_rule="ensemble", **s1)
         return cls(strategy, llm, kb, cost=kwargs.get("cost"), prior=prior, prior_weight=weight or 0.0,

@@ -53,6 +53,7 @@ from pydantic import BaseModel, ValidationInfo, field_validator
 
 from . import prompting
 from ._optional import install_hint, is_available
+from .arguments import Range, check_number
 from .errors import ConfigError, SelectionError
 from .schemas import ObjectSelection, canonical_object_name
 from .selection import (
@@ -203,8 +204,7 @@ class ObjectSelector:
             raise ConfigError(f"unknown keep_rule {keep_rule!r}; valid: {', '.join(KEEP_RULES)}")
         if margin is None:
             margin = DEFAULT_ENSEMBLE_MARGIN if keep_rule == "ensemble" else DEFAULT_MARGIN
-        if margin < 0:
-            raise ConfigError(f"margin must be >= 0, got {margin}")
+        margin = float(check_number("margin", margin, Range(0)))  # NaN would keep no object
         signals = tuple(signals) if signals is not None else default_signals(encoder)
         bad = [x for x in signals if x not in SIGNALS]
         if bad or not signals or len(set(signals)) != len(signals):

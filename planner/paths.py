@@ -11,17 +11,22 @@ A data directory has ``coat/`` (the COAT annotations) and, for scenes and percep
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
+import math
 import os
+import re
+import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pydantic_core
 from pydantic import TypeAdapter, ValidationError
 
-from .errors import DataError, DataNotFoundError
+from .errors import ConfigError, DataError, DataNotFoundError
 
 ENV_VAR = "COAT_DATA_DIR"
 
@@ -52,14 +57,30 @@ def cache_data_dir() -> Path:
     return user_cache_dir() / "data"
 
 
+def expand_user(path: str | os.PathLike[str], what: str = "path") -> Path:
+    """``path`` with a leading ``~`` or ``~user`` expanded.
+
+    Raises:
+        ConfigError: naming ``what`` and the path when ``~user`` names no user (or ``~`` has no home directory),
+            instead of the RuntimeError pathlib raises.
+    """
+    p = Path(path)
+    try:
+        return p.expanduser()
+    except RuntimeError:
+        head = p.parts[0] if p.parts else str(p)
+        raise ConfigError(f"{what} {str(p)!r}: {head!r} names no user with a home directory here; "
+                          "give the full path") from None
+
+
 def candidate_dirs(data_dir: str | os.PathLike[str] | None = None) -> list[tuple[str, Path]]:
     """Return the (origin, path) pairs searched, in resolution order."""
     out: list[tuple[str, Path]] = []
     if data_dir is not None:
-        out.append(("--data-dir", Path(data_dir).expanduser()))
+        out.append(("--data-dir", expand_user(data_dir, "--data-dir")))
     env = os.environ.get(ENV_VAR)
     if env:
-        out.append((ENV_VAR, Path(env).expanduser()))
+        out.append((ENV_VAR, expand_user(env, ENV_VAR)))
     out.append(("user cache", cache_data_dir()))
     return out
 
@@ -152,25 +173,159 @@ def _json_path_at(text: str, pos: int) -> str:
     return "/".join(str(f[1]) for f in stack if f[1] is not None)
 
 
+_HUGE_NUMBER = re.compile(r"[eE]\+?\d{3,}|\d{300,}")
+"""Text that may hold a number beyond a float's range (1.8e308), which parses as infinity."""
+
+
+class _NonFinite(ValueError):
+    """NaN or Infinity in JSON text (Python's json reads them; they are not JSON)."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _NonFinite(name)
+
+
+def _non_finite_at(doc: Any) -> list[Any] | None:
+    """The key path of the first infinite or NaN float in a parsed document, None when every number is finite."""
+    stack: list[tuple[list[Any], Any]] = [([], doc)]
+    while stack:
+        where, v = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            return where
+        if isinstance(v, dict):
+            stack += [([*where, k], x) for k, x in v.items()]
+        elif isinstance(v, list):
+            stack += [([*where, i], x) for i, x in enumerate(v)]
+    return None
+
+
+@contextlib.contextmanager
+def writing(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Name ``path`` in an OSError raised inside (a full disk, ``ulimit -f``: the system names no file), so the
+    command line reports it as a one-line error naming the file."""
+    try:
+        yield
+    except OSError as e:
+        if e.filename is None:
+            e.filename = str(path)
+        raise
+
+
+MAX_DATA_BYTES = 256 * 2**20
+"""Largest data file read (a floorplan is about 1 MB, a trace event a few MB)."""
+MAX_ROWS_BYTES = 2**30
+"""Largest results or requests file read (an evaluation of every question is tens of MB)."""
+
+_KINDS = {stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device", stat.S_IFIFO: "a FIFO (named pipe)",
+          stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a directory"}
+
+
+def read_bounded(path: str | os.PathLike[str], *, limit: int = MAX_DATA_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes.
+
+    A device (``/dev/zero`` would be read forever), a FIFO (a read would wait for a writer), a socket or a
+    directory is refused before anything is read; the file is opened without blocking, so a FIFO is seen as one.
+
+    Raises:
+        ConfigError: not a regular file, or larger than ``limit``; the message names the path.
+        OSError: the file cannot be opened (with its name: the CLI's one-line error).
+    """
+    p = Path(path)
+    fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = _KINDS.get(stat.S_IFMT(st.st_mode), "not a regular file")
+            raise ConfigError(f"{p}: is {kind}, not a regular file; give a file")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ConfigError(f"{p}: larger than {limit:,} bytes; that is more than a file of this kind holds")
+    return data
+
+
+def read_lines(path: str | os.PathLike[str], *, limit: int = MAX_ROWS_BYTES) -> list[tuple[int, str]]:
+    """``(line number, text)`` of every non-blank line of a UTF-8 text file read with :func:`read_bounded`.
+
+    Raises:
+        DataError: a line that is not UTF-8, naming the file and the line.
+        ConfigError: a device, FIFO or a file over ``limit``.
+    """
+    out: list[tuple[int, str]] = []
+    for i, raw in enumerate(read_bounded(path, limit=limit).split(b"\n"), 1):
+        if raw.strip():
+            try:
+                out.append((i, raw.decode("utf-8")))
+            except UnicodeDecodeError as e:
+                raise DataError(path, f"line {i}", f"not UTF-8 text (byte {e.start + 1} of the line)") from None
+    return out
+
+
+def read_json_lines(path: str | os.PathLike[str], *, what: str = "row", torn_last: bool = False,
+                    limit: int = MAX_ROWS_BYTES) -> list[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` of every non-blank line of a JSONL file (results, requests).
+
+    Args:
+        path: The file (read with :func:`read_bounded`).
+        what: What one line holds, for messages ("result row", "request").
+        torn_last: Skip a last line that is not valid JSON (a run interrupted while writing it) instead of refusing.
+        limit: Largest file read.
+
+    Raises:
+        DataError: a line that is not UTF-8, not JSON or not a JSON object (``[]``, ``null``, a number), naming
+            the file and the line.
+        ConfigError: a device, FIFO or a file over ``limit`` (see :func:`read_bounded`).
+    """
+    lines = [(i, raw) for i, raw in enumerate(read_bounded(path, limit=limit).split(b"\n"), 1) if raw.strip()]
+    out: list[tuple[int, dict[str, Any]]] = []
+    for i, raw in lines:
+        torn = torn_last and i == lines[-1][0]  # interrupted while writing the last line: it is simply redone
+        try:
+            value = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as e:
+            if torn:  # cut inside a multi-byte character
+                continue
+            raise DataError(path, f"line {i}", f"not UTF-8 text (byte {e.start + 1} of the line)") from None
+        except json.JSONDecodeError as e:
+            if torn:
+                continue
+            raise DataError(path, f"line {i}", f"not valid JSON ({e.msg} at column {e.colno})") from None
+        if not isinstance(value, dict):
+            raise DataError(path, f"line {i}", f"expected a JSON object (one {what}), got {type(value).__name__} "
+                            f"{json.dumps(value)[:40]}")
+        out.append((i, value))
+    return out
+
+
 def read_json(path: Path, *, missing: str = "file is missing (run `coat data download`)") -> Any:
     """Parse a data file's JSON; an unreadable, non-UTF-8, malformed or truncated file is a DataError naming the
     file and, for malformed JSON, the key path where it breaks.
 
     The parser is pydantic-core's (the same values as :func:`json.loads`, about twice as fast, and it refuses
-    nesting deeper than a limit instead of overflowing the stack).
+    nesting deeper than a limit instead of overflowing the stack). ``NaN``, ``Infinity`` and numbers too large
+    for a float are refused too: no data file holds them, and they would pass every range check unnoticed.
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path).decode("utf-8")
     except FileNotFoundError as e:
         raise DataError(path, "", missing) from e
+    except ConfigError as e:  # a device, a FIFO, a file too large
+        raise DataError(path, "", str(e).removeprefix(f"{path}: ")) from None
     except (OSError, UnicodeDecodeError) as e:
         raise DataError(path, "", f"cannot read the file as UTF-8 text: {e}") from e
     try:
-        return pydantic_core.from_json(text)
+        doc = pydantic_core.from_json(text, allow_inf_nan=False)  # NaN and Infinity are not JSON numbers
     except ValueError as e:
         msg = str(e)
+    else:
+        if _HUGE_NUMBER.search(text):  # 1e400 parses as inf: no number in a data file may be infinite
+            where = _non_finite_at(doc)
+            if where is not None:
+                raise DataError(path, "/".join(map(str, where)), "a number too large to hold (it reads as infinity)")
+        return doc
     try:  # where it breaks, as a key path: json's decoder reports the position
-        json.loads(text)
+        json.loads(text, parse_constant=_no_constant)
+    except _NonFinite as e:
+        raise DataError(path, "", f"{e} is not a number a data file may hold ({msg})") from None
     except json.JSONDecodeError as e:
         truncated = " (the file looks truncated)" if e.pos >= len(text.rstrip()) else ""
         raise DataError(path, _json_path_at(text, e.pos),

@@ -6,7 +6,6 @@ iTHOR scenes after reset).
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -23,12 +22,15 @@ from ..priors import TypePriors, default_priors
 
 
 def load_floorplans(floorplans_dir: Path) -> Iterable[tuple[str, list[dict[str, Any]]]]:
-    """Yield (scene name, object metadata list) for every ``FloorPlan*_physics.json`` in the directory."""
-    files = sorted(floorplans_dir.glob("FloorPlan*_physics.json"), key=lambda p: int(p.stem[9:].split("_")[0]))
-    for f in files:
-        with open(f, encoding="utf-8") as fh:
-            data = json.load(fh)
-        yield f.stem, list(data.values()) if isinstance(data, dict) else list(data)
+    """Yield (scene name, object metadata list) for every ``FloorPlan<N>_physics.json`` in the directory.
+
+    Each file is read by the validated scene loader: a damaged one is a DataError naming the file and the key.
+    """
+    from scenes.embedded.loader import load_scene_file
+
+    files = [p for p in floorplans_dir.glob("FloorPlan*_physics.json") if p.stem[9:].split("_")[0].isdigit()]
+    for f in sorted(files, key=lambda p: int(p.stem[9:].split("_")[0])):
+        yield f.stem, load_scene_file(f).objects
 
 
 def agreement(

@@ -95,8 +95,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from ..arguments import COUNT, SEED, check_number
 from ..errors import ConfigError, DataError, DataNotFoundError, UnknownIdError
-from ..paths import data_checksums, file_sha256
+from ..paths import data_checksums, file_sha256, read_json, read_lines
 from ..schemas import QUESTION_SETS, Question
 
 if TYPE_CHECKING:
@@ -312,6 +313,7 @@ def write_sets(
     Returns:
         The manifest written.
     """
+    check_number("seed", seed, SEED)
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     checksums = data_checksums(data_dir if data_dir is not None else kb.root)
@@ -358,13 +360,31 @@ def _read_manifest(root: Path) -> dict[str, Any] | None:
     path = root / MANIFEST
     if not path.is_file():
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise DataError(path, "", f"not valid JSON ({e}); delete it and rebuild") from e
+    data = read_json(path, missing="no manifest.json; rebuild with `coat datasets build`")
     if not isinstance(data, dict):
         raise DataError(path, "", "expected a JSON object")
+    _check_manifest_numbers(path, data)
     return data
+
+
+def _check_manifest_numbers(path: Path, data: dict[str, Any]) -> None:
+    """The manifest's seed and question counts are what a build writes: a seed, and counts >= 0 per variation."""
+    if "seed" in data and SEED.problem(data["seed"]):
+        raise DataError(path, "seed", f"{SEED.problem(data['seed'])}; delete it and rebuild")
+    for key in ("counts", "totals"):
+        table = data.get(key, {})
+        if not isinstance(table, dict):
+            raise DataError(path, key, "expected an object per question set; delete it and rebuild")
+        for s, per in table.items():
+            cells = per.items() if key == "counts" and isinstance(per, dict) else [("", per)]
+            if key == "counts" and not isinstance(per, dict):
+                raise DataError(path, f"{key}/{s}", "expected an object of variation -> questions")
+            for v, n in cells:
+                where = f"{key}/{s}" + (f"/{v}" if v else "")
+                if key == "counts" and not str(v).isdigit():
+                    raise DataError(path, where, f"a variation is a number >= 0, got {v!r}; delete it and rebuild")
+                if COUNT.problem(n):
+                    raise DataError(path, where, f"question count {COUNT.problem(n)}; delete it and rebuild")
 
 
 def read_manifest(out: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -424,7 +444,7 @@ def load_questions(
     root = Path(path)
     if root.is_dir():
         files = _variation_files(root, set, variation)
-    elif root.is_file():
+    elif root.exists():  # a file (a device or FIFO is refused when read)
         if set is not None:
             check_set(set)
         files = [root]
@@ -432,18 +452,15 @@ def load_questions(
         raise DataNotFoundError(f"question file or directory {root} does not exist")
     out: list[Question] = []
     for file in files:
-        with open(file, encoding="utf-8") as f:
-            for lineno, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    q = Question.model_validate_json(line)
-                except ValidationError as e:
-                    first = e.errors()[0]
-                    where = ".".join(str(x) for x in first.get("loc", ())) or "<line>"
-                    raise DataError(file, f"line {lineno}", f"invalid question at {where}: {first.get('msg')}") from e
-                if (set is None or q.set == set) and (variation is None or q.variation == variation):
-                    out.append(q)
+        for lineno, line in read_lines(file):  # bounded, UTF-8 checked per line
+            try:
+                q = Question.model_validate_json(line)
+            except ValidationError as e:
+                first = e.errors()[0]
+                where = ".".join(str(x) for x in first.get("loc", ())) or "<line>"
+                raise DataError(file, f"line {lineno}", f"invalid question at {where}: {first.get('msg')}") from e
+            if (set is None or q.set == set) and (variation is None or q.variation == variation):
+                out.append(q)
     return out
 
 

@@ -36,7 +36,8 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-from ..errors import ConfigError, DataError
+from ..errors import ConfigError
+from ..paths import read_json_lines, writing
 from ..prompting import templates_hash
 from ..schemas import Decision, Option, Question
 
@@ -178,24 +179,14 @@ def read_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """Rows of a JSONL results file ([] when it does not exist); a torn last line is ignored.
 
     Raises:
-        DataError: a line other than the last is not valid JSON.
+        DataError: a line other than the last is not valid JSON, or a line is not UTF-8 or not a JSON object
+            (``[]``, ``null``), naming the file and the line.
+        ConfigError: ``path`` is a device or FIFO (``/dev/zero`` would be read forever), or too large.
     """
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         return []
-    lines = p.read_text(encoding="utf-8").splitlines()
-    rows = []
-    for i, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as e:
-            if i == len(lines):  # interrupted while writing the last row: it is simply redone
-                log.warning("%s: ignoring a truncated last line", p)
-                continue
-            raise DataError(p, f"line {i}", f"not valid JSON ({e})") from e
-    return rows
+    return [row for _, row in read_json_lines(p, what="result row", torn_last=True)]
 
 
 def _check_resume(rows: Sequence[Mapping[str, Any]], run: Mapping[str, Any], path: Path) -> None:
@@ -318,8 +309,9 @@ def run_eval(
             row = question_row(q, decision, {**run, "set": q.set})
             done[q.id] = row
             if f is not None:
-                f.write(json.dumps(row) + "\n")
-                f.flush()
+                with writing(path):  # type: ignore[arg-type]
+                    f.write(json.dumps(row) + "\n")
+                    f.flush()
             if bar is not None:
                 bar.update(1)
     finally:

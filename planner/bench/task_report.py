@@ -22,9 +22,13 @@ import re
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from ..arguments import PLOT_SUFFIXES
+from ..errors import ConfigError
 from ..safety import by_kind
+from ..terminal import echo, rich_text, safe_text
 from .tasks import CONDITIONS, GOAL_KINDS
 
 SIDES: tuple[str, ...] = ("planner", "baseline")
@@ -228,18 +232,19 @@ def print_rows(title: str, head: list[str], rows: list[list[str]], *, file: Any)
         from rich.console import Console
         from rich.table import Table
 
-        t = Table(title=title)
+        t = Table(title=rich_text(title))  # Text: markup and escapes in a name or path are shown, not acted on
         for i, c in enumerate(head):
-            t.add_column(c, justify="left" if i == 0 else "right")
+            t.add_column(rich_text(c), justify="left" if i == 0 else "right")
         for r in rows:
-            t.add_row(*r)
+            t.add_row(*(rich_text(x) for x in r))
         Console(file=file, width=200).print(t)
         return
+    rows = [[safe_text(x) for x in r] for r in rows]  # widths of what is printed
     widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(head)]
-    print(title, file=file)
+    echo(title, file=file)
     for r in [head, *rows]:
         cells = (x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths, strict=True)))
-        print("  ".join(cells), file=file)
+        echo("  ".join(cells), file=file)
 
 
 def plot_bars(path: str, groups: list[str], series: list[tuple[str, list[float]]], *, ylabel: str,
@@ -248,6 +253,8 @@ def plot_bars(path: str, groups: list[str], series: list[tuple[str, list[float]]
     (matplotlib, the ``report`` extra); returns the path."""
     from .._optional import require
 
+    if Path(path).suffix.lower() not in PLOT_SUFFIXES:  # matplotlib would add ".png" and write elsewhere
+        raise ConfigError(f"plot {path!r}: give a picture file ending in {', '.join(PLOT_SUFFIXES)}")
     require("matplotlib", extra="report")
     import matplotlib
 

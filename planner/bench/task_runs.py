@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
+from ..paths import read_json_lines, writing
 
 if TYPE_CHECKING:
     from ..knowledge import KnowledgeBase
@@ -225,21 +226,18 @@ def open_rows(path: str | Path, cfg_hash: str, *, resume: bool) -> dict[str, dic
 
     Raises:
         ConfigError: the file has rows and ``resume`` is False, or rows of another config hash.
+        DataError: a line that is not UTF-8, not JSON or not a JSON object, naming the file and the line.
     """
     p = Path(path)
+    if p.exists() and not p.is_file():  # /dev/zero has no size and would swallow every row appended
+        raise ConfigError(f"{p}: is a device, FIFO or socket, not a regular file; choose another --out")
     if not p.exists() or p.stat().st_size == 0:
         return {}
     if not resume:
         raise ConfigError(f"{p} already has results; refusing to overwrite them. Choose another --out, or pass "
                           "--resume to add the missing episodes of the same config")
     rows: dict[str, dict[str, Any]] = {}
-    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ConfigError(f"{p}:{n}: not a JSON row ({e}); refusing to append to it") from None
+    for n, row in read_json_lines(p, what="episode row"):  # bounded; UTF-8, JSON and an object per line
         if row.get("config_hash") != cfg_hash:
             raise ConfigError(f"{p}:{n}: rows of config {row.get('config_hash')!r}, this run is {cfg_hash!r}; "
                               "resume only with the same settings (or choose another --out)")
@@ -251,7 +249,7 @@ def append_row(path: str | Path, row: dict[str, Any]) -> None:
     """Append one row (a JSON line) to ``path``."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    with p.open("a", encoding="utf-8") as f:
+    with writing(p), p.open("a", encoding="utf-8") as f:
         f.write(json.dumps(row, sort_keys=True) + "\n")
 
 

@@ -91,7 +91,7 @@ class TaskBenchConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     episodes: int = Field(default=140, gt=0)
-    seed: int = 0
+    seed: int = Field(default=0, ge=0, le=2**32 - 1)
     llm: str | None = None
     """Model spec (None: knowledge only)."""
     strategy: str = "knowledge"

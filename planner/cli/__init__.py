@@ -22,16 +22,24 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import errno
 import importlib
 import logging
 import os
 import sys
 import tempfile
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
+from ..arguments import COUNT, PLOT_SUFFIXES, POSITIVE_COUNT, SEED, Range
 from ..errors import ConfigError, PlannerError
+from ..paths import expand_user
+from ..terminal import SafeFormatter, echo, one_line, safe_text
+
+__all__ = ["EXIT_ERROR", "EXIT_INTERNAL", "build_parser", "check_out_path", "check_plot_path", "echo", "main", "number",
+           "one_line", "safe_text"]
 
 EXIT_ERROR = 1
 """A known error: bad input, missing data, an unusable path."""
@@ -53,35 +61,25 @@ _COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
-def safe_text(text: object) -> str:
-    """``text`` fit for a terminal: control characters, escape sequences, bidi overrides, lone surrogates and
-    other invisible characters are shown as Python escapes (``\\x1b``, ``\\u202e``) instead of acting."""
-    s = str(text)
-    if s.isprintable():
-        return s
-    return "".join(c if c.isprintable() else _escape(c) for c in s)
+def number(accepted: Range) -> Callable[[str], int | float]:
+    """An argparse ``type=`` for a numeric flag: the value parsed and checked against ``accepted`` (finite, in
+    range) while the arguments are read, before any work; a bad one is a usage error naming the flag, the value
+    and the accepted range (``argument --margin: must be a finite number >= 0, got 'nan'``)."""
+
+    def parse(text: str) -> int | float:
+        try:
+            return accepted.parse(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+
+    parse.accepted = accepted  # type: ignore[attr-defined]  # read by the tests that walk every flag
+    parse.__name__ = accepted.describe()
+    return parse
 
 
-_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
-
-
-def _escape(c: str) -> str:
-    if c in _NAMED:
-        return _NAMED[c]
-    n = ord(c)
-    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
-
-
-def echo(text: object = "") -> None:
-    """Print ``text`` on stdout with every line made safe (:func:`safe_text`): for lines holding user text."""
-    print("\n".join(safe_text(line) for line in str(text).split("\n")))
-
-
-def one_line(text: object, limit: int | None = None) -> str:
-    """``text`` as one safe line (lines joined with "; "), shortened to ``limit`` characters."""
-    s = "; ".join(part.strip() for part in str(text).splitlines() if part.strip())
-    s = safe_text(s)
-    return s if limit is None or len(s) <= limit else f"{s[: limit - 3]}..."
+SEED_ARG = number(SEED)
+COUNT_ARG = number(COUNT)
+POSITIVE_ARG = number(POSITIVE_COUNT)
 
 
 def check_out_path(
@@ -99,13 +97,16 @@ def check_out_path(
         The path, with ``~`` expanded.
 
     Raises:
-        ConfigError: the path is a directory where a file is wanted (or a file where a directory is), its
-            parent directory is missing, or it cannot be written; the message names the path.
+        ConfigError: the path is a directory where a file is wanted (or a file where a directory is), a device,
+            FIFO or socket, its parent directory is missing, or it cannot be written; the message names the path.
     """
-    p = Path(path).expanduser()
+    p = expand_user(path, flag)
+    _OUTPUTS.append(p)
     where = f"{flag} {safe_text(p)}"
     if kind == "file" and p.is_dir():
         raise ConfigError(f"{where}: is a directory; give a file path inside it, e.g. {safe_text(p / 'out')}")
+    if kind == "file" and p.exists() and not p.is_file():  # /dev/zero would be read forever, /dev/full never hold
+        raise ConfigError(f"{where}: is a device, FIFO or socket, not a regular file; give a file path")
     if kind == "dir" and p.exists() and not p.is_dir():
         raise ConfigError(f"{where}: is a file, not a directory; give a directory (it is created when missing)")
     if p.exists():
@@ -130,6 +131,21 @@ def _can_write_in(folder: Path) -> bool:
             return True
     except OSError:
         return False
+
+
+def check_plot_path(path: str | os.PathLike[str], *, flag: str = "--plot") -> Path:
+    """Check a plot's path before the work starts: writable (:func:`check_out_path`) and ending in one of
+    :data:`PLOT_SUFFIXES`, so a plot is never written beside it under another name (``--plot /tmp`` as
+    ``/tmp.png``) nor refused after the run.
+
+    Raises:
+        ConfigError: naming the path and what is accepted.
+    """
+    p = check_out_path(path, kind="file", flag=flag)
+    if p.suffix.lower() not in PLOT_SUFFIXES:
+        raise ConfigError(f"{flag} {safe_text(p)}: give a picture file ending in {', '.join(PLOT_SUFFIXES)} "
+                          "(the suffix sets the format)")
+    return p
 
 
 class _Parser(argparse.ArgumentParser):
@@ -173,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         _quiet_stdout()
         return EXIT_ERROR
     except OSError as e:
+        if e.filename is None and e.errno in _DISK_ERRNOS:  # ENOSPC, EFBIG... name the output paths given
+            e.filename = ", ".join(str(p) for p in _OUTPUTS) or "(the output; the system did not say which file)"
         if e.filename is None:
             return _internal(e, argv)
         _say(f"coat: error: {_os_message(e)}")
@@ -182,19 +200,24 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    _OUTPUTS.clear()
     parser = build_parser()
     args = parser.parse_args(argv)
     level = logging.DEBUG if args.verbose else logging.WARNING
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    handler = logging.StreamHandler()
+    handler.setFormatter(SafeFormatter("%(levelname)s %(name)s: %(message)s"))  # paths in warnings are user text
+    logging.basicConfig(level=level, handlers=[handler])
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    if getattr(args, "data_dir", None) is not None:  # every command that takes it: '~nosuchuser/x' is named here
+        args.data_dir = str(expand_user(args.data_dir, "--data-dir"))
     return int(args.func(args) or 0)
 
 
 def _say(line: str) -> None:
     try:
-        print(line, file=sys.stderr)
+        echo(line, file=sys.stderr)
     except (OSError, ValueError):  # stderr closed: the exit code still tells
         pass
 
@@ -207,6 +230,14 @@ def _quiet_stdout() -> None:
         pass
 
 
+_DISK_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EFBIG", "EDQUOT", "EROFS", "EIO") if hasattr(errno, n))
+"""Errors of a disk that would not take what was written: no space, past the file-size limit (``ulimit -f``; Python
+ignores SIGXFSZ, so the write fails instead), over quota, read-only, an I/O error."""
+_OUTPUTS: list[Path] = []
+"""The output paths of the running command (:func:`check_out_path` records them), named when a write fails
+without saying where."""
+
+
 def _os_message(e: OSError) -> str:
     what = {
         FileNotFoundError: "does not exist (or a parent directory is missing)",
@@ -216,7 +247,10 @@ def _os_message(e: OSError) -> str:
         FileExistsError: "already exists",
     }.get(type(e), e.strerror or type(e).__name__)
     paths = " -> ".join(safe_text(f) for f in (e.filename, e.filename2) if f is not None)
-    return f"{paths}: {what}"
+    hint = {errno.ENOSPC: "; free some space and run again (what was written is kept)",
+            errno.EFBIG: "; the file-size limit (ulimit -f) stops it: raise the limit or write elsewhere",
+            }.get(e.errno or 0, "")
+    return f"{paths}: {what}{hint}"
 
 
 def log_dir() -> Path:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from . import COUNT_ARG, POSITIVE_ARG, SEED_ARG, check_out_path, check_plot_path, echo
 
 
 def register(subparsers: Any) -> None:
@@ -34,8 +35,8 @@ def register(subparsers: Any) -> None:
     sub = p.add_subparsers(dest="bench_command", metavar="BENCH")
     t = sub.add_parser("tasks", help="household episodes (ALFRED types, COAT tasks) in seven conditions",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    t.add_argument("--episodes", type=int, default=140, help="episodes (spread evenly over the conditions)")
-    t.add_argument("--seed", type=int, default=0, help="episode seed (same seed, same episodes)")
+    t.add_argument("--episodes", type=POSITIVE_ARG, default=140, help="episodes (spread evenly over the conditions)")
+    t.add_argument("--seed", type=SEED_ARG, default=0, help="episode seed (same seed, same episodes)")
     t.add_argument("--llm", default="none", metavar="SPEC",
                    help="the planner's model: none (knowledge only, default), local, fake, openai:<model> ...")
     t.add_argument("--strategy", default=None, help="knowledge, llm or hybrid (default: knowledge without a "
@@ -44,7 +45,7 @@ def register(subparsers: Any) -> None:
                    help="scene ids (default: the 120 iTHOR floorplans and the four embedded scenes); 'embedded' "
                         "and 'ithor' name those groups")
     t.add_argument("--conditions", nargs="+", default=None, metavar="C", help="a subset of the conditions")
-    t.add_argument("--max-replans", type=int, default=3, help="re-plan budget of the closed loop")
+    t.add_argument("--max-replans", type=COUNT_ARG, default=3, help="re-plan budget of the closed loop")
     t.add_argument("--json", action="store_true", help="print one JSON summary on stdout (the rest on stderr)")
     t.add_argument("--out", default=None, metavar="DIR", help="write episodes.jsonl and summary.json here")
     t.add_argument("--resume", action="store_true", help="with --out: add only the episodes not yet there")
@@ -111,9 +112,7 @@ def _understanding(args: argparse.Namespace) -> int:
     )
     from ..knowledge import load_knowledge
 
-    out_dir = Path(args.out) if args.out else None
-    if out_dir is not None and (out_dir / "summary.json").exists():
-        raise ConfigError(f"--out {out_dir} already holds a run (summary.json); give a new directory")
+    out_dir = _check_outputs(args)
     if args.interpret == "model" and args.llm in (None, "", "none"):
         raise ConfigError("--interpret model needs a generating model: --llm openai:<model> or ollama:<model>")
     reqs = load_requests(args.split, args.requests)
@@ -144,10 +143,10 @@ def _understanding(args: argparse.Namespace) -> int:
     print_table(summary, file=out)
     if "loto" in summary:
         lo = summary["loto"]
-        print(f"COAT tasks leave-one-task-out: role precision {lo['role_precision']} %, recall {lo['role_recall']} %, "
+        echo(f"COAT tasks leave-one-task-out: role precision {lo['role_precision']} %, recall {lo['role_recall']} %, "
               f"exact role set {lo['exact_roles']} %, understood {lo['understood']} % ({lo['tasks']} tasks)", file=out)
     if args.json:
-        print(json.dumps(summary, sort_keys=True))
+        echo(json.dumps(summary, sort_keys=True))
     return 0
 
 
@@ -170,9 +169,7 @@ def _directives(args: argparse.Namespace) -> int:
     from ..bench.directives import by_group, load_directives, plot_summary, print_table, run_directive, summarize
     from ..knowledge import load_knowledge
 
-    out_dir = Path(args.out) if args.out else None
-    if out_dir is not None and (out_dir / "summary.json").exists():
-        raise ConfigError(f"--out {out_dir} already holds a run (summary.json); give a new directory")
+    out_dir = _check_outputs(args)
     reqs = load_directives(args.split, args.requests)
     kb = load_knowledge(args.data_dir)
     from tqdm.auto import tqdm
@@ -193,8 +190,20 @@ def _directives(args: argparse.Namespace) -> int:
         plot_summary(summary, args.plot)
     print_table(summary, file=sys.stderr if args.json else sys.stdout)
     if args.json:
-        print(json.dumps(summary, sort_keys=True))
+        echo(json.dumps(summary, sort_keys=True))
     return 0
+
+
+def _check_outputs(args: argparse.Namespace) -> Path | None:
+    """``--out`` (a new run's directory) and ``--plot``, checked before anything runs; the output directory."""
+    if args.plot:
+        check_plot_path(args.plot)
+    if not args.out:
+        return None
+    out_dir = check_out_path(args.out, kind="dir")
+    if (out_dir / "summary.json").exists():
+        raise ConfigError(f"--out {out_dir} already holds a run (summary.json); give a new directory")
+    return out_dir
 
 
 def _write_run(out_dir: Path, rows_file: str, rows: list[Any], summary: dict[str, Any]) -> None:
@@ -271,9 +280,9 @@ def _tasks(args: argparse.Namespace) -> int:
     from ..knowledge import load_knowledge
 
     cfg = config_from_args(args)
-    out_dir = Path(args.out) if args.out else None
-    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
-        raise ConfigError(f"--out {out_dir} is a file; give a directory")
+    if args.plot:
+        check_plot_path(args.plot)
+    out_dir = check_out_path(args.out, kind="dir") if args.out else None
     kb = load_knowledge(args.data_dir)
     llm = None
     if cfg.llm is not None:
@@ -294,5 +303,5 @@ def _tasks(args: argparse.Namespace) -> int:
     if args.by_task:
         print_table(summary, "by_task_type", file=table_out)
     if args.json:
-        print(json.dumps(summary, sort_keys=True))
+        echo(json.dumps(summary, sort_keys=True))
     return 0

@@ -18,9 +18,10 @@ from pathlib import Path
 
 from .. import download as dl
 from .. import paths as data_mod
+from ..arguments import Range
 from ..download.sources import FLOORPLANS
 from ..errors import DataNotFoundError
-from . import echo
+from . import echo, number
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -55,7 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help=f"fetch only this part (repeatable): {', '.join(dl.COMPONENTS)}; "
         f"default: {' + '.join(dl.DEFAULT_COMPONENTS)} (traces are opt-in)",
     )
-    d.add_argument("--retries", type=int, default=3, help="extra attempts per file on transient errors (default 3)")
+    d.add_argument("--retries", type=number(Range(0, 20, integer=True)), default=3,
+                   help="extra attempts per file on transient errors (default 3)")
     d.add_argument("--quiet", action="store_true", help="no progress bar")
     d.set_defaults(func=_download)
 
@@ -130,7 +132,7 @@ def _where(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    root = Path(args.data_dir).expanduser() if args.data_dir else data_mod.resolve_data_dir()
+    root = data_mod.expand_user(args.data_dir, "--data-dir") if args.data_dir else data_mod.resolve_data_dir()
     if not root.is_dir():
         raise DataNotFoundError(f"{root} is not a directory. Fix: run `coat data download --dest {root}`.")
     report = dl.verify_dir(root, tuple(args.only) if args.only else None)

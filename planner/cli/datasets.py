@@ -15,7 +15,7 @@ import argparse
 from typing import Any
 
 from ..schemas import QUESTION_SETS
-from . import check_out_path, safe_text
+from . import SEED_ARG, check_out_path, echo, safe_text
 
 
 def register(subparsers: Any) -> None:
@@ -40,7 +40,7 @@ def register(subparsers: Any) -> None:
         )
 
     b = sub.add_parser("build", help="generate the sets into JSONL files plus manifest.json")
-    b.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    b.add_argument("--seed", type=SEED_ARG, default=0, help="master seed (default 0)")
     b.add_argument("--out", required=True, help="output directory")
     b.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     common(b)
@@ -68,7 +68,7 @@ def _build(args: argparse.Namespace) -> int:
     )
     built = args.sets or list(QUESTION_SETS)
     total = sum(manifest["totals"].get(s, 0) for s in built)
-    print(f"wrote {total:,} questions ({', '.join(built)}) to {safe_text(args.out)} (seed {args.seed})")
+    echo(f"wrote {total:,} questions ({', '.join(built)}) to {safe_text(args.out)} (seed {args.seed})")
     return 0
 
 
@@ -94,20 +94,20 @@ def _stats(args: argparse.Namespace) -> int:
             counts.setdefault(s, {})[v] = n
         source = "computed in memory (counts are the same for every seed)"
 
-    print(f"COAT question sets: {source}")
-    print(f"{'set':<14} {'var':>3} {'opts':>4}  {'mix':<36} {'questions':>10}")
+    echo(f"COAT question sets: {source}")
+    echo(f"{'set':<14} {'var':>3} {'opts':>4}  {'mix':<36} {'questions':>10}")
     grand = 0
     for s in wanted:
         if not counts.get(s):
-            print(f"{s:<14} (not built)")
+            echo(f"{s:<14} (not built)")
             continue
         for var in variations(kb, s):
             if var.number in counts[s]:
-                print(f"{s:<14} {var.number:>3} {var.n_options:>4}  {var.label:<36} {counts[s][var.number]:>10,}")
+                echo(f"{s:<14} {var.number:>3} {var.n_options:>4}  {var.label:<36} {counts[s][var.number]:>10,}")
         total = sum(counts[s].values())
         grand += total
         paper = PAPER_TOTALS.get(s)
         vs = f"paper ~{paper:,} ({(total - paper) / paper:+.1%})" if paper else "paper: not reported"
-        print(f"{s + ' total':<62} {total:>10,}   {vs}")
-    print(f"{'all sets':<62} {grand:>10,}")
+        echo(f"{s + ' total':<62} {total:>10,}   {vs}")
+    echo(f"{'all sets':<62} {grand:>10,}")
     return 0

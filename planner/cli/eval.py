@@ -17,13 +17,18 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from ..arguments import Range
 from ..errors import ConfigError
 from ..schemas import QUESTION_SETS
-from . import check_out_path
+from . import COUNT_ARG, SEED_ARG, check_out_path, echo, number
 
 log = logging.getLogger(__name__)
 
 ABLATE_SETS: tuple[str, ...] = ("full_ideal", "full_moderate", "task1", "task2")
+TIMEOUT = Range(0, 86_400, low_open=True)
+"""Seconds one model request may take: more than 0, at most a day."""
+CONCURRENCY = Range(1, 64, integer=True)
+"""Questions decided at once."""
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -38,15 +43,16 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--llm", default=None, metavar="SPEC",
                    help="model spec: local, local:gemma-270m, openai:<model>, ollama:<model>, fake "
                         "(default: local for llm/hybrid; none for knowledge)")
-    p.add_argument("--limit", type=int, default=300, help="questions per set, stratified over variations (0 = all)")
-    p.add_argument("--seed", type=int, default=0, help="question-set seed and sampling seed")
+    p.add_argument("--limit", type=COUNT_ARG, default=300,
+                   help="questions per set, stratified over variations (0 = all)")
+    p.add_argument("--seed", type=SEED_ARG, default=0, help="question-set seed and sampling seed")
     p.add_argument("--questions", default=None, metavar="DIR",
                    help="read questions from a `coat datasets build` output instead of generating them")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the model-call cache")
     p.add_argument("--data-dir", default=None, help="COAT data root (default: $COAT_DATA_DIR or the user cache)")
     p.add_argument("--keep-rule", choices=("ensemble", "margin", "yesno"), default="ensemble",
                    help="stage 1 rule for scoring models (see planner.object_selector)")
-    p.add_argument("--margin", type=float, default=None,
+    p.add_argument("--margin", type=number(Range(0)), default=None,
                    help="stage 1 margin: summed scaled signals for --keep-rule ensemble (default 2), nats for "
                         "margin (default 2)")
     p.add_argument("--scale", choices=("reference", "question"), default="reference",
@@ -57,24 +63,24 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stage1-strategy", choices=("llm", "knowledge", "hybrid", "learned"), default=None,
                    help="two-stage only: a different strategy for stage 1 (e.g. knowledge, to measure the model's "
                         "stage 2 behind a perfect stage 1)")
-    p.add_argument("--object-prior", type=float, default=None, metavar="W",
+    p.add_argument("--object-prior", type=number(Range(0)), default=None, metavar="W",
                    help="add W x stage 1's ensemble score of each option's object to the single prompt's scores "
                         "(the same signals two-stage filters on; scoring models). eval: with --pipeline single; "
                         "ablate: adds a third pipeline, single+prior")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+    p.add_argument("--timeout", type=number(TIMEOUT), default=60.0, metavar="SECONDS",
                    help="seconds one request to a model server may take (openai:, ollama:); a failing server is "
                         "retried twice with backoff, then the run stops with an error and resumes later")
-    p.add_argument("--concurrency", type=int, default=1, metavar="N",
+    p.add_argument("--concurrency", type=number(CONCURRENCY), default=1, metavar="N",
                    help="questions decided at once, for models behind a server (openai:, ollama:); rows are "
                         "written in question order, as a sequential run writes them")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--blend", type=float, default=None, metavar="W",
+    p.add_argument("--blend", type=number(Range(0)), default=None, metavar="W",
                    help="learned strategy: add W x the --llm scoring model's task affinity to stage 1's logit "
                         "(planner.learned.blend; chosen per fold on inner folds: local:gemma-270m, template task, "
                         "W 1 on four folds of five, 0.5 on one)")
     p.add_argument("--blend-template", default="task", choices=("task", "utility"),
                    help="--blend: the affinity's prompt pair (planner.learned.blend.TEMPLATES)")
-    p.add_argument("--blend-keep", type=float, default=None, metavar="T",
+    p.add_argument("--blend-keep", type=number(Range()), default=None, metavar="T",
                    help="--blend: stage 1 keeps objects whose blended logit is >= T (default: the head's threshold)")
 
 
@@ -83,7 +89,7 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("eval", help="evaluate a decision pipeline on a COAT question set",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--set", required=True, choices=QUESTION_SETS, dest="set_name", help="question set")
-    p.add_argument("--variation", type=int, default=None, help="only this variation")
+    p.add_argument("--variation", type=COUNT_ARG, default=None, help="only this variation")
     p.add_argument("--pipeline", choices=("two-stage", "single"), default="two-stage")
     p.add_argument("--out", default=None, metavar="FILE.jsonl", help="append one row per question; resumes")
     _common(p)
@@ -181,12 +187,12 @@ def _eval_handler(args: argparse.Namespace) -> int:
         pipeline = "single+prior"
     rows = _run_one(args, kb, llm, info, args.set_name, pipeline, args.out, args.variation)
     summary = summarize(rows)
-    print(format_summary(summary, _labels(kb, args.set_name)))
+    echo(format_summary(summary, _labels(kb, args.set_name)))
     if args.set_name == "task_u":
         paper = "; ".join(f"{m}: " + "/".join(str(v) for v in accs.values()) for m, accs in PAPER_TASK_U.items())
-        print(f"\npaper (Task-u accuracy % for 2/3/4/5 options): {paper}")
+        echo(f"\npaper (Task-u accuracy % for 2/3/4/5 options): {paper}")
     if args.out:
-        print(f"\nrows: {args.out}")
+        echo(f"\nrows: {args.out}")
     return 0
 
 
@@ -268,7 +274,8 @@ def ablation_report(kb: Any, results: dict[str, dict[str, list[dict[str, Any]]]]
             details += ["", f"<details><summary>{set_name} / {p}: full table</summary>", "",
                         format_summary(s, labels), "", "</details>"]
     text = "\n".join(lines + details) + "\n"
-    (out / "report.md").write_text(text, encoding="utf-8")
+    # a path in the command is written as given, undecodable bytes (surrogate escapes) included
+    (out / "report.md").write_text(text, encoding="utf-8", errors="surrogateescape")
     return text
 
 
@@ -306,7 +313,7 @@ def _ablate_handler(args: argparse.Namespace) -> int:
         "limit": args.limit,
     }
     ablation_report(kb, results, meta, out)
-    print(f"report: {out / 'report.md'}")
+    echo(f"report: {out / 'report.md'}")
     return 0
 
 

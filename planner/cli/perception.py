@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import check_out_path
+from . import COUNT_ARG, POSITIVE_ARG, check_out_path, echo
 
 
 def register(subparsers: Any) -> None:
@@ -31,7 +30,7 @@ def register(subparsers: Any) -> None:
 
     a = sub.add_parser("agreement", help="agreement of metadata-derived variables with COAT's common values")
     a.add_argument("--material-rule", default="first", choices=["first", "densest", "prior"])
-    a.add_argument("--limit", type=int, default=None, help="only the first N floorplans")
+    a.add_argument("--limit", type=POSITIVE_ARG, default=None, help="only the first N floorplans")
     a.add_argument("--json", type=Path, default=None, help="write the full result here")
     a.set_defaults(func=_checked(_agreement))
 
@@ -45,15 +44,15 @@ def register(subparsers: Any) -> None:
     m.set_defaults(func=_checked(_mass_size))
 
     b = sub.add_parser("embedded", help="vision estimators on the embedded simulator's frames vs its metadata")
-    b.add_argument("--seeds", type=int, default=10, help="episodes per scene")
-    b.add_argument("--perturbations", type=int, default=12, help="random state changes per episode")
+    b.add_argument("--seeds", type=POSITIVE_ARG, default=10, help="episodes per scene")
+    b.add_argument("--perturbations", type=COUNT_ARG, default=12, help="random state changes per episode")
     b.add_argument("--json", type=Path, default=None)
     b.set_defaults(func=_checked(_embedded))
 
     t = sub.add_parser("sciworld", help="text estimator vs ScienceWorld's object tree on gold paths (starts a JVM)")
     t.add_argument("--tasks", default=None, help="comma-separated task names (default: 8 tasks, see --help)")
-    t.add_argument("--per-task", type=int, default=3, help="first N test variations of each task")
-    t.add_argument("--every", type=int, default=5, help="score every N gold steps (and the last)")
+    t.add_argument("--per-task", type=POSITIVE_ARG, default=3, help="first N test variations of each task")
+    t.add_argument("--every", type=POSITIVE_ARG, default=5, help="score every N gold steps (and the last)")
     t.add_argument("--json", type=Path, default=None)
     t.set_defaults(func=_checked(_sciworld))
 
@@ -95,16 +94,15 @@ def _agreement(args: argparse.Namespace) -> int:
     )
     if args.json:
         args.json.write_text(json.dumps(res, indent=1))
-    out = sys.stdout
-    out.write(f"objects {res['objects']}, scored (type in COAT) {res['scored']}, rule={res['material_rule']}\n")
-    out.write(f"{'variable':<16}{'all':>18}{'from metadata':>18}{'from prior':>18}\n")
+    echo(f"objects {res['objects']}, scored (type in COAT) {res['scored']}, rule={res['material_rule']}")
+    echo(f"{'variable':<16}{'all':>18}{'from metadata':>18}{'from prior':>18}")
     for var, d in res["per_variable"].items():
         cells = []
         for k in ("all", "metadata", "prior"):
             c = d.get(k)
             cells.append(f"{c['agree']}/{c['n']} {100 * c['rate']:.1f}%" if c else "-")
-        out.write(f"{var:<16}" + "".join(f"{c:>18}" for c in cells) + "\n")
-    out.write(f"estimation time: {1e6 * res['seconds_per_object']:.1f} us/object\n")
+        echo(f"{var:<16}" + "".join(f"{c:>18}" for c in cells))
+    echo(f"estimation time: {1e6 * res['seconds_per_object']:.1f} us/object")
     return 0
 
 
@@ -121,19 +119,18 @@ def _frames(args: argparse.Namespace) -> int:
     res = frames_eval(root, classifier=clf, priors=TypePriors.from_data_dir(root))
     if args.json:
         args.json.write_text(json.dumps(res, indent=1))
-    out = sys.stdout
-    out.write(f"frames {res['frames']}, visible objects {res['objects']} (boxes projected from metadata)\n")
-    out.write(f"{'state':<10}{'n':>6}{'pos':>6}{'acc':>8}{'majority':>10}{'TP':>5}\n")
+    echo(f"frames {res['frames']}, visible objects {res['objects']} (boxes projected from metadata)")
+    echo(f"{'state':<10}{'n':>6}{'pos':>6}{'acc':>8}{'majority':>10}{'TP':>5}")
     for st, d in res["states"].items():
         acc = f"{100 * d['accuracy']:.1f}" if d["accuracy"] is not None else "-"
         maj = f"{100 * d['majority_baseline']:.1f}" if d["majority_baseline"] is not None else "-"
-        out.write(f"{st:<10}{d['n']:>6}{d['positives']:>6}{acc:>8}{maj:>10}{d['true_positives']:>5}\n")
-    out.write(f"{'variable':<16}{'vision+prior':>14}{'prior only':>12}{'by vision':>11}\n")
+        echo(f"{st:<10}{d['n']:>6}{d['positives']:>6}{acc:>8}{maj:>10}{d['true_positives']:>5}")
+    echo(f"{'variable':<16}{'vision+prior':>14}{'prior only':>12}{'by vision':>11}")
     for var, d in res["variables"].items():
-        out.write(
-            f"{var:<16}{100 * d['rate']:>13.1f}%{100 * d['prior_only_rate']:>11.1f}%{d['decided_by_vision']:>11}\n"
+        echo(
+            f"{var:<16}{100 * d['rate']:>13.1f}%{100 * d['prior_only_rate']:>11.1f}%{d['decided_by_vision']:>11}"
         )
-    out.write(f"estimation time: {1e3 * res['seconds_per_object']:.2f} ms/object\n")
+    echo(f"estimation time: {1e3 * res['seconds_per_object']:.2f} ms/object")
     return 0
 
 
@@ -145,12 +142,12 @@ def _mass_size(args: argparse.Namespace) -> int:
     if args.json:
         args.json.write_text(json.dumps(res, indent=1))
     t = res["test"]
-    sys.stdout.write(
+    echo(
         f"calibrated on even floorplans ({res['calibration']['objects']} objects, log-log slope "
         f"{res['calibration']['exponent_fit']}); tested on odd ({t['objects']} objects):\n"
         f"  per-material coefficients {100 * t['per_material']:.1f}%   single coefficient "
         f"{100 * t['single_coefficient']:.1f}%   majority '{t['majority_bucket']}' "
-        f"{100 * t['majority_baseline']:.1f}%\n"
+        f"{100 * t['majority_baseline']:.1f}%"
     )
     return 0
 
@@ -163,21 +160,20 @@ def _embedded(args: argparse.Namespace) -> int:
     res = embedded_eval(seeds=args.seeds, perturbations=args.perturbations, priors=priors)
     if args.json:
         args.json.write_text(json.dumps(res, indent=1))
-    out = sys.stdout
-    out.write(f"frames {res['frames']}\n")
+    echo(f"frames {res['frames']}")
     for name, r in res["estimators"].items():
-        out.write(f"== {name}: {r['objects']} visible objects, {1e3 * r['seconds_per_object']:.2f} ms/object\n")
-        out.write(f"{'state':<10}{'n':>6}{'pos':>6}{'acc':>8}{'majority':>10}{'recall':>8}{'prec':>8}\n")
+        echo(f"== {name}: {r['objects']} visible objects, {1e3 * r['seconds_per_object']:.2f} ms/object")
+        echo(f"{'state':<10}{'n':>6}{'pos':>6}{'acc':>8}{'majority':>10}{'recall':>8}{'prec':>8}")
         for st, d in r["states"].items():
             f = [
                 ("-" if d[k] is None else f"{100 * d[k]:.1f}")
                 for k in ("accuracy", "majority_baseline", "recall", "precision")
             ]
-            out.write(f"{st:<10}{d['n']:>6}{d['positives']:>6}{f[0]:>8}{f[1]:>10}{f[2]:>8}{f[3]:>8}\n")
-        out.write(f"{'variable':<16}{'vision+prior':>14}{'prior only':>12}{'by vision':>11}\n")
+            echo(f"{st:<10}{d['n']:>6}{d['positives']:>6}{f[0]:>8}{f[1]:>10}{f[2]:>8}{f[3]:>8}")
+        echo(f"{'variable':<16}{'vision+prior':>14}{'prior only':>12}{'by vision':>11}")
         for var, d in r["variables"].items():
-            out.write(
-                f"{var:<16}{100 * d['rate']:>13.1f}%{100 * d['prior_only_rate']:>11.1f}%{d['decided_by_vision']:>11}\n"
+            echo(
+                f"{var:<16}{100 * d['rate']:>13.1f}%{100 * d['prior_only_rate']:>11.1f}%{d['decided_by_vision']:>11}"
             )
     return 0
 
@@ -189,39 +185,39 @@ def _sciworld(args: argparse.Namespace) -> int:
     res = text_eval(tasks, per_task=args.per_task, every=args.every)
     if args.json:
         args.json.write_text(json.dumps(res, indent=1))
-    out = sys.stdout
-    out.write(f"{len(res['episodes'])} episodes, {res['snapshots']} scored snapshots\n")
+    echo(f"{len(res['episodes'])} episodes, {res['snapshots']} scored snapshots")
 
     def cell(d: dict[str, Any]) -> str:
         return f"{d['agree']}/{d['n']} {100 * d['rate']:.1f}%" if d["n"] else "-"
 
     for var in ("temperature", "material"):
-        out.write(f"{var}: " + "  ".join(f"{k}={cell(v)}" for k, v in res[var].items()) + "\n")
+        echo(f"{var}: " + "  ".join(f"{k}={cell(v)}" for k, v in res[var].items()))
     b = res["broken"]
-    out.write(
+    echo(
         f"broken: {b['broken_devices']} broken of {b['devices']} device sightings; found {b['true_positive']}, "
-        f"false alarms {b['false_positive']}, missed {b['false_negative']}\n"
+        f"false alarms {b['false_positive']}, missed {b['false_negative']}"
     )
-    out.write(f"mass: {res['mass']}\n")
-    out.write(f"estimation time: {1e6 * res['seconds_per_object']:.1f} us/object\n")
+    echo(f"mass: {res['mass']}")
+    echo(f"estimation time: {1e6 * res['seconds_per_object']:.1f} us/object")
     return 0
 
 
 def _estimate(args: argparse.Namespace) -> int:
     from perception.metadata import MetadataEstimator
     from perception.priors import TypePriors
+    from planner.errors import ConfigError
     from scenes.base import SceneObs
+    from scenes.embedded.loader import load_scene_file
 
     root = _root(args)
-    f = root / "ai2thor" / "floorplans" / f"{args.scene.removesuffix('_physics')}_physics.json"
-    if not f.is_file():
-        from planner.errors import ConfigError
-
+    name = args.scene.removesuffix("_physics")
+    f = root / "ai2thor" / "floorplans" / f"{name}_physics.json"
+    if not (name.startswith("FloorPlan") and name[9:].isdigit()) or not f.exists():
         raise ConfigError(f"no floorplan {args.scene!r} in {f.parent}; use e.g. FloorPlan1, FloorPlan201")
-    objs = tuple(json.loads(f.read_text()).values())
+    objs = tuple(load_scene_file(f).objects)  # validated and bounded: a damaged file is a DataError naming it
     est = MetadataEstimator(priors=TypePriors.from_data_dir(root), visible_only=args.visible_only)
     scene = est.estimate(SceneObs(objects=objs, extra={"scene_id": f.stem}))
     for r in scene.objects:
         unk = f"  (prior: {', '.join(r.unknown)})" if r.unknown else ""
-        sys.stdout.write(f"{r.object_id:<48} {r.state.as_text()}{unk}\n")
+        echo(f"{r.object_id:<48} {r.state.as_text()}{unk}")
     return 0

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ConfigError
-from . import check_out_path, safe_text
+from ..terminal import rich_text
+from . import SEED_ARG, check_out_path, echo, safe_text
 
 _FRAME_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
 
@@ -33,7 +34,7 @@ def register(sub: Any) -> None:
     p.add_argument("--scenario", default=None,
                    help="perturb the embedded scene: knife-dirty, no-knife, stove-in-use, mug-broken, "
                         "microwave-faulty, knife-breaks, burner-taken, random")
-    p.add_argument("--seed", type=int, default=0, help="scene seed")
+    p.add_argument("--seed", type=SEED_ARG, default=0, help="scene seed")
     p.add_argument("--llm", default="none",
                    help="model spec: none (default: COAT's annotations decide), local, local:gemma-270m, openai:M, "
                         "ollama:M, fake")
@@ -63,9 +64,9 @@ def _tasks(args: argparse.Namespace) -> int:
     kb = load_knowledge(args.data_dir)
     utilities = [kb.resolve_utility(args.utility)] if args.utility else list(kb.utilities)
     for u in utilities:
-        print(f"{u}: objects {', '.join(kb.utility_objects(u))}")
+        echo(f"{u}: objects {', '.join(kb.utility_objects(u))}")
         for task in kb.tasks(u):
-            print(f"  {task!r}: context objects {', '.join(kb.context_objects(u, task))}")
+            echo(f"  {task!r}: context objects {', '.join(kb.context_objects(u, task))}")
     return 0
 
 
@@ -89,7 +90,7 @@ def _run(args: argparse.Namespace) -> int:
         out: dict[str, Any] = {"plan": p.model_dump(mode="json"), "understood": p.understood}
         if trace is not None:
             out["execution"] = trace.model_dump(mode="json")
-        sys.stdout.write(json.dumps(out, indent=2) + "\n")
+        echo(json.dumps(out, indent=2))
     else:
         _print_plan(p, state, trace)
     if not p.understood:
@@ -134,32 +135,29 @@ class _Out:
 
     def line(self, text: str, style: str | None = None) -> None:
         if self.console is not None:
-            from rich.text import Text
-
-            self.console.print(Text(safe_text(text), style=style or ""), highlight=False)
+            self.console.print(rich_text(text, style or ""), highlight=False)
         else:
-            print(safe_text(text))
+            echo(text)
 
     def table(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], bold_row: int | None) -> None:
         title = safe_text(title)
         rows = [[safe_text(v) for v in row] for row in rows]
         if self.console is not None:
             from rich.table import Table
-            from rich.text import Text
 
-            table = Table(title=Text(title), show_lines=False)
+            table = Table(title=rich_text(title), show_lines=False)
             for col in columns:
-                table.add_column(Text(col))
+                table.add_column(rich_text(col))
             for i, row in enumerate(rows):
-                table.add_row(*(Text(v) for v in row), style="bold green" if i == bold_row else None)
+                table.add_row(*(rich_text(v) for v in row), style="bold green" if i == bold_row else None)
             self.console.print(table)
             return
         widths = [max(len(c), *(len(r[k]) for r in rows)) for k, c in enumerate(columns)]
-        print(title)
-        print("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)))
+        echo(title)
+        echo("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)))
         for i, row in enumerate(rows):
             mark = " <- chosen" if i == bold_row else ""
-            print("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) + mark)
+            echo("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) + mark)
 
 
 _COLUMNS = ("rank", "object", "mass", "material", "temperature", "already_in_use", "condition", "stage 1")
@@ -243,9 +241,9 @@ def _save_frames(args: argparse.Namespace, p: Any, frames: tuple[Any, Any] | Non
             frames = (env.render(), None)
     shown = [f for f in frames if f is not None and hasattr(f, "shape")]
     if not shown:
-        sys.stderr.write(f"coat: scene {safe_text(args.scene)} renders no frame\n")
+        echo(f"coat: scene {args.scene} renders no frame", file=sys.stderr)
         return
     image = np.concatenate(shown, axis=1) if len(shown) == 2 else shown[0]
     if not cv2.imwrite(args.frame, cv2.cvtColor(image, cv2.COLOR_RGB2BGR)):
         raise ConfigError(f"--frame {safe_text(args.frame)}: the picture could not be written there")
-    sys.stderr.write(f"frame{'s before | after' if len(shown) == 2 else ''} written to {safe_text(args.frame)}\n")
+    echo(f"frame{'s before | after' if len(shown) == 2 else ''} written to {args.frame}", file=sys.stderr)

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import check_out_path, safe_text
+from . import POSITIVE_ARG, SEED_ARG, check_out_path, echo
 
 DEFAULT_REPORT = "benchmarks/scenes.md"
 
@@ -45,9 +45,9 @@ def register(subparsers: Any) -> None:
 
     be = sub.add_parser("bench", help="embedded simulator actions per second on a realistic action mix")
     be.add_argument("--scene", default="FloorPlan1", help="scene name (default FloorPlan1)")
-    be.add_argument("--actions", type=int, default=5000, help="number of actions (default 5000)")
-    be.add_argument("--seed", type=int, default=0)
-    be.add_argument("--repeats", type=int, default=3, help="runs; the best is reported (default 3)")
+    be.add_argument("--actions", type=POSITIVE_ARG, default=5000, help="number of actions (default 5000)")
+    be.add_argument("--seed", type=SEED_ARG, default=0)
+    be.add_argument("--repeats", type=POSITIVE_ARG, default=3, help="runs; the best is reported (default 3)")
     be.add_argument("--frames", action="store_true", help="also render frames and masks every step")
     be.add_argument("--data-dir", help="data root for FloorPlan scenes")
     be.add_argument("--out", help=f"Markdown report to update (e.g. {DEFAULT_REPORT})")
@@ -65,14 +65,14 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
     ids = scenes.registry_ids(args.family)
     if not ids:
-        print(f"coat: error: no ids in family {safe_text(repr(args.family))}", file=sys.stderr)
+        echo(f"coat: error: no ids in family {args.family!r}", file=sys.stderr)
         return 1
     shown = ids if args.expand else compact_ids(ids)
     for i in shown:
         first_id = i if i in ids else next(x for x in ids if x.split("/")[0] == i.split("/")[0])
         s = scenes.spec(first_id)
         note = "" if extra_available(s) else f"  (needs extra '{s.extra}')"
-        print(f"{i:60s} {s.entry_point}{note}")
+        echo(f"{i:60s} {s.entry_point}{note}")
     return 0
 
 
@@ -158,11 +158,11 @@ def _cmd_fidelity(args: argparse.Namespace) -> int:
     results = [replay(t) for t in load_traces(args.data_dir, frames=False)]
     cmd = "coat scenes fidelity" + (f" --out {args.out}" if args.out else "")
     report = fidelity_report(results, cmd)
-    print(report)
+    echo(report)
     if args.details:
         for r in results:
             for m in r.mismatches:
-                print(
+                echo(
                     f"{r.name} step {m.step} {m.action}: {m.object_id} {m.key}: recorded {m.recorded!r}, "
                     f"simulated {m.simulated!r}"
                 )
@@ -175,9 +175,6 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     from planner._optional import is_available
     from scenes.embedded.bench import benchmark
 
-    if args.actions <= 0 or args.repeats <= 0:
-        print("coat: error: --actions and --repeats must be > 0", file=sys.stderr)
-        return 2
     if args.out:
         check_out_path(args.out, kind="file")
     runs = [
@@ -208,7 +205,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             "when measured",
         ]
     )
-    print(body)
+    echo(body)
     if args.out:
         _replace_section(Path(args.out), "bench-frames" if args.frames else "bench", body)
     return 0

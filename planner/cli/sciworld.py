@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import check_out_path
+from . import COUNT_ARG, POSITIVE_ARG, check_out_path, echo
 
 _FAMILIES = "boil, melt, freeze, change-the-state-of-matter-of"
 
@@ -34,7 +34,7 @@ def register(sub: Any) -> None:
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--tasks", nargs="+", default=["boil"], help=f"any of {_FAMILIES}")
     p.add_argument("--split", default="test", help="train, dev, test or all")
-    p.add_argument("--limit", type=int, default=None, help="first N variations of the split per task")
+    p.add_argument("--limit", type=POSITIVE_ARG, default=None, help="first N variations of the split per task")
     p.add_argument("--variations", default="", type=_variations,
                    help="explicit variations, e.g. 0,1,2,3 (overrides --split)")
     p.add_argument("--llm", default="none", help="none (COAT knowledge), local, fake, openai:<model>...")
@@ -42,8 +42,8 @@ def register(sub: Any) -> None:
                    help="how a phase is put to COAT: its annotated analogue (mapped) or ScienceWorld's words")
     p.add_argument("--policies", nargs="+", default=["coat", "default"], choices=["coat", "default"])
     p.add_argument("--no-device-specs", action="store_true", help="find weak devices only by trying them")
-    p.add_argument("--step-limit", type=int, default=150, help="ScienceWorld's envStepLimit (moves)")
-    p.add_argument("--max-replans", type=int, default=10, help="re-plan budget per episode (COAT agent)")
+    p.add_argument("--step-limit", type=POSITIVE_ARG, default=150, help="ScienceWorld's envStepLimit (moves)")
+    p.add_argument("--max-replans", type=COUNT_ARG, default=10, help="re-plan budget per episode (COAT agent)")
     p.add_argument("--out", default=None, help="directory for episodes.jsonl and summary.md")
     p.add_argument("--no-resume", action="store_true",
                    help="play every episode even if --out holds it already (rows are still appended)")
@@ -77,8 +77,8 @@ def _run(args: argparse.Namespace) -> int:
     results = run_benchmark(args.tasks, split=args.split, limit=args.limit, variations=variations, configs=configs,
                             step_limit=args.step_limit, out=args.out, data_dir=args.data_dir,
                             progress=not args.no_progress, resume=not args.no_resume)
-    print(summarize(results))
-    print(f"{len(results)} episodes in {time.perf_counter() - t0:.0f} s")
+    echo(summarize(results))
+    echo(f"{len(results)} episodes in {time.perf_counter() - t0:.0f} s")
     if args.out:
         meta = {"tasks": args.tasks, "split": args.split, "limit": args.limit, "variations": args.variations,
                 "llm": args.llm, "interpret": args.interpret, "policies": args.policies,

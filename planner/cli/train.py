@@ -18,15 +18,16 @@ import argparse
 from typing import Any
 
 from ..errors import ConfigError
+from . import POSITIVE_ARG, SEED_ARG, echo, safe_text
 
 
 def register(subparsers: Any) -> None:
     """Add ``train`` to the ``coat`` CLI."""
     p = subparsers.add_parser("train", help="train the learned selectors (strategy 'learned')",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--seed", type=int, default=0, help="training seed (also the fold split's)")
+    p.add_argument("--seed", type=SEED_ARG, default=0, help="training seed (also the fold split's)")
     p.add_argument("--out", default=None, metavar="DIR", help="output directory (default: the user cache)")
-    p.add_argument("--folds", type=int, default=1, metavar="K",
+    p.add_argument("--folds", type=POSITIVE_ARG, default=1, metavar="K",
                    help="also train K models, each without one fold of (utility, task) combinations, or of object "
                         "types with --split objects (K >= 2)")
     p.add_argument("--split", default="combinations", metavar="KIND",
@@ -49,8 +50,6 @@ def _handler(args: argparse.Namespace) -> int:
     from ..paths import data_checksums
     from . import check_out_path
 
-    if args.folds < 1:
-        raise ConfigError(f"--folds must be >= 1, got {args.folds}")
     if args.split not in SPLITS:
         raise ConfigError(f"--split {args.split!r} is not a split kind; accepted: {', '.join(SPLITS)}")
     if args.split != "combinations" and args.folds < 2:
@@ -61,49 +60,36 @@ def _handler(args: argparse.Namespace) -> int:
     kb = load_knowledge(args.data_dir)
     manifest = train_dir(kb, out, seed=args.seed, folds=args.folds, split=args.split, options=options,
                          checksums=data_checksums(args.data_dir), progress=not args.no_progress)
-    print(f"trained: {out} (seed {args.seed}, {manifest['folds']} folds by {manifest['split']}, "
+    echo(f"trained: {out} (seed {args.seed}, {manifest['folds']} folds by {manifest['split']}, "
           f"encoder {manifest['encoder']})")
     return 0
 
 
-_RANGES: dict[str, tuple[float, float | None]] = {"hidden": (2, None), "dropout": (0, 1), "cos_features": (0, 2),
-                                                 "keep_logit": (float("-inf"), None), "rules_k": (1, None),
-                                                 "rules_utility": (float("-inf"), None)}
-
-
 def parse_options(items: list[str]) -> dict[str, Any]:
-    """``KEY=VALUE`` training options, each converted to its default's type.
+    """``KEY=VALUE`` training options, each parsed as its default's type and checked against its range
+    (:data:`planner.learned.train.OPTION_RANGES`) before any data is loaded.
 
     Raises:
-        ConfigError: not ``KEY=VALUE``, an unknown key (the message lists the accepted ones), or a value
-            that is not a number of the key's type.
+        ConfigError: not ``KEY=VALUE``, an unknown key (the message lists the accepted ones), or a value that is
+            not a number of the key's type, not finite or out of range (the message names the accepted range).
     """
-    from ..learned.train import DEFAULTS, STAGE2
+    from ..learned.train import DEFAULTS, OPTION_RANGES, option_value
 
-    choices = {"stage2": STAGE2}
     out: dict[str, Any] = {}
     for item in items:
         key, sep, raw = item.partition("=")
-        key = key.strip()
+        key, raw = key.strip(), raw.strip()
         if not sep:
-            raise ConfigError(f"--option {item!r}: give KEY=VALUE, e.g. --option hard_weight=3")
+            raise ConfigError(f"--option {safe_text(repr(item))}: give KEY=VALUE, e.g. --option hard_weight=3")
         if key not in DEFAULTS:
-            raise ConfigError(f"--option {key!r} is not a training option; accepted: {', '.join(DEFAULTS)}")
-        kind = type(DEFAULTS[key])
-        if key in choices:
-            if raw.strip() not in choices[key]:
-                raise ConfigError(f"--option {key}={raw.strip()!r}: accepted: {', '.join(choices[key])}")
-            out[key] = raw.strip()
-            continue
+            raise ConfigError(f"--option {safe_text(repr(key))} is not a training option; accepted: "
+                              f"{', '.join(DEFAULTS)}")
         try:
-            value = kind(raw.strip())
-        except ValueError:
-            raise ConfigError(f"--option {key}={raw!r}: not {'an integer' if kind is int else 'a number'}") from None
-        low, high = _RANGES.get(key, (0, None))
-        if value < low or (high is not None and value >= high):
-            rule = f">= {low}" + (f" and < {high}" if high is not None else "")
-            raise ConfigError(f"--option {key}={raw.strip()}: must be {rule}")
-        out[key] = value
+            value = OPTION_RANGES[key].parse(raw) if key in OPTION_RANGES else raw
+            out[key] = option_value(key, value)
+        except (ValueError, ConfigError) as e:
+            problem = str(e).removeprefix(f"option {key} ")
+            raise ConfigError(f"--option {key}={safe_text(raw)}: {problem}") from None
     return out
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .._optional import require
 from ..errors import ConfigError, DataError
+from ..paths import writing
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,25 @@ def load_checksums(path: str | os.PathLike[str] = CHECKSUMS_FILE) -> dict[str, t
             if not (isinstance(digest, str) and len(digest) == 64):
                 raise DataError(path, f"{algo}.{key}", f"expected a 64-character hex digest, got {digest!r}")
             out[key] = (algo, digest)
+    return out
+
+
+def load_fetched(path: str | os.PathLike[str] = CHECKSUMS_FILE) -> dict[str, tuple[str, int]]:
+    """Return ``{<owner>/<repo>/<commit>/<path>: (sha256 hex, size in bytes)}`` of every upstream file fetched.
+
+    Raises:
+        DataError: when the table is missing or malformed.
+    """
+    try:
+        raw = json.loads(Path(path).read_text(encoding="utf-8")).get("fetched", {})
+    except (OSError, ValueError, AttributeError) as e:
+        raise DataError(path, "fetched", f"cannot read the table of fetched files: {e}") from e
+    out: dict[str, tuple[str, int]] = {}
+    for key, pin in raw.items():
+        digest_, size = (pin.get("sha256"), pin.get("bytes")) if isinstance(pin, dict) else (None, None)
+        if not (isinstance(digest_, str) and len(digest_) == 64 and isinstance(size, int) and size >= 0):
+            raise DataError(path, f"fetched/{key}", f"expected {{sha256: 64 hex digits, bytes: a size}}, got {pin!r}")
+        out[key] = (digest_, size)
     return out
 
 
@@ -88,7 +108,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "wb") as f:
+        with writing(path), open(tmp, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())

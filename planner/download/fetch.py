@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from .._optional import require
+from ..arguments import Range, check_number
 from ..errors import ConfigError, DataError, DownloadError, FetchError
-from ..paths import cache_data_dir
-from .checksums import atomic_write, checksum_problem, load_checksums
+from ..paths import cache_data_dir, expand_user
+from .checksums import CHECKSUMS_FILE, atomic_write, checksum_problem, load_checksums, load_fetched, sha256_bytes
 from .sources import (
     DEFAULT_BASE_URL,
     DEFAULT_COMPONENTS,
@@ -36,20 +37,42 @@ class _ItemFailed(Exception):
     """One item's outputs failed their checksums; collected into the final DownloadError."""
 
 
-def fetch(url: str, *, retries: int = 3, backoff: float = 1.0, timeout: float = 60.0) -> bytes:
+MAX_FETCH_BYTES = 64 * 2**20
+"""Largest body :func:`fetch` reads when the caller does not say (the largest pinned file is 3.5 MB)."""
+DEADLINE = 600.0
+"""Seconds one file may take, retries included (a server sending a byte every few seconds never times out)."""
+_CHUNK = 1 << 16
+
+
+class _Final(Exception):
+    """A failure retrying would not mend (too large, past the deadline)."""
+
+
+def fetch(url: str, *, retries: int = 3, backoff: float = 1.0, timeout: float = 60.0,
+          max_bytes: int = MAX_FETCH_BYTES, deadline: float = DEADLINE) -> bytes:
     """GET ``url`` and return its body, retrying transient failures with exponential backoff.
 
     Client errors (404, 403, ...) fail at once; timeouts, connection errors and 5xx/429 are retried
-    ``retries`` times, waiting ``backoff * 2**attempt`` seconds in between.
+    ``retries`` times, waiting ``backoff * 2**attempt`` seconds in between. A body is never read past
+    ``max_bytes`` (an announced larger one is not read at all), and the whole fetch, retries included, stops
+    ``deadline`` seconds after it started (each read also times out after ``timeout``).
 
     Raises:
-        FetchError: with a one-line reason after the last attempt.
+        FetchError: with a one-line reason: after the last attempt, or at once for a body over ``max_bytes`` or
+            a fetch past its ``deadline``.
     """
     req = urllib.request.Request(url, headers={"User-Agent": "coat-planner (coat data download)"})
+    stop = time.monotonic() + deadline
+    reason = "not tried"
     for attempt in range(retries + 1):
+        left = stop - time.monotonic()
+        if left <= 0:
+            raise FetchError(f"not done after {deadline:g} s (the deadline per file); {reason}")
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as resp:
-                return resp.read()
+            with urllib.request.urlopen(req, timeout=min(timeout, left)) as resp:
+                return _read_capped(resp, max_bytes, stop, deadline)
+        except _Final as e:
+            raise FetchError(str(e)) from None
         except urllib.error.HTTPError as e:
             reason = f"HTTP {e.code} {e.reason}"
             if e.code not in _RETRY_STATUS:
@@ -66,6 +89,26 @@ def fetch(url: str, *, retries: int = 3, backoff: float = 1.0, timeout: float = 
     raise FetchError(f"{reason} (after {retries + 1} attempts)")
 
 
+def _read_capped(resp: Any, max_bytes: int, stop: float, deadline: float) -> bytes:
+    """The body, at most ``max_bytes`` of it, read before the monotonic time ``stop``."""
+    announced = resp.headers.get("Content-Length") if getattr(resp, "headers", None) is not None else None
+    if announced and announced.strip().isdigit() and int(announced) > max_bytes:
+        raise _Final(f"{int(announced):,} bytes announced, more than the {max_bytes:,} expected; not read")
+    read = getattr(resp, "read1", resp.read)  # what has arrived: read() would wait for the whole chunk
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        if time.monotonic() > stop:
+            raise _Final(f"not done after {deadline:g} s (the deadline per file); {size:,} bytes read")
+        chunk = read(min(_CHUNK, max_bytes + 1 - size))
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > max_bytes:
+            raise _Final(f"more than the {max_bytes:,} bytes expected; the rest was not read")
+        chunks.append(chunk)
+
+
 def _present(root: Path, item: Item, checksums: Mapping[str, tuple[str, str]]) -> bool:
     """True when every output of ``item`` already exists under ``root`` with the right checksum."""
     for out in item.outputs:
@@ -75,14 +118,26 @@ def _present(root: Path, item: Item, checksums: Mapping[str, tuple[str, str]]) -
     return bool(item.outputs)
 
 
-def _produce(item: Item, base_url: str, fetch_kw: Mapping[str, Any]) -> dict[str, bytes]:
+def _produce(item: Item, base_url: str, fetch_kw: Mapping[str, Any],
+             pins: Mapping[str, tuple[str, int]]) -> dict[str, bytes]:
+    """Fetch an item's sources, each checked against its pinned size and SHA-256 before anything reads it (the
+    generator sources are parsed, the trace pickles unpickled: only the pinned bytes ever are); then build its
+    outputs."""
     urls = item.urls(base_url)
     bodies: list[bytes] = []
-    for url in urls:
+    for url, key in zip(urls, item.source_keys(), strict=True):
+        if key not in pins:
+            raise _ItemFailed(f"{url}: no pinned checksum for {key} in {CHECKSUMS_FILE.name}; not fetched")
+        want, size = pins[key]
         try:
-            bodies.append(fetch(url, **fetch_kw))
+            body = fetch(url, max_bytes=size, **fetch_kw)
         except FetchError as e:
             raise FetchError(f"{url}: {e}") from None
+        got = sha256_bytes(body)
+        if got != want:
+            raise _ItemFailed(f"{url}: checksum mismatch (expected sha256 {want[:16]}..., got {got[:16]}... for "
+                              f"{len(body):,} bytes); nothing read from it")
+        bodies.append(body)
     if item.kind == "copy":
         return {item.outputs[0]: bodies[0]}
     if item.kind == "templates":
@@ -103,6 +158,24 @@ def _produce(item: Item, base_url: str, fetch_kw: Mapping[str, Any]) -> dict[str
     raise ConfigError(f"unknown item kind {item.kind!r}; valid: copy, templates, trace")
 
 
+def check_mirror(url: str, what: str = "--mirror") -> str:
+    """``url`` when it can serve the pinned files: ``http(s)://host[/path]`` or ``file:///dir``.
+
+    Raises:
+        ConfigError: naming ``what`` and the URL otherwise (``bogus``, ``ftp://x``, ``http://``), before any fetch.
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # an unbalanced [ in the host
+        parts = urlsplit("")
+    if parts.scheme in ("http", "https") and parts.netloc or parts.scheme == "file" and parts.path:
+        return url
+    raise ConfigError(f"{what} {url!r} is not a mirror URL: give http(s)://host/path or file:///directory, laid out "
+                      f"like {DEFAULT_BASE_URL} (<owner>/<repo>/<commit>/<path>)")
+
+
 @dataclass
 class DownloadReport:
     """What :func:`download` did: labels of items fetched and skipped (already present and verified)."""
@@ -121,12 +194,15 @@ def download(
     retries: int = 3,
     backoff: float = 1.0,
     timeout: float = 60.0,
+    deadline: float = DEADLINE,
     progress: bool = True,
 ) -> DownloadReport:
     """Fetch, verify and write the pinned reference data under ``dest``.
 
-    Each output is checked against ``planner/download/checksums.json`` before it is written (temporary file + rename),
-    so a directory never holds a half-written or unverified file. Items whose outputs are already present
+    Each fetched file is read up to its pinned size within a deadline and checked against its pinned SHA-256
+    (``fetched`` in ``planner/download/checksums.json``) before anything parses or unpickles it; each output is
+    checked against the same table before it is written (temporary file + rename), so a directory never holds a
+    half-written or unverified file. Items whose outputs are already present
     with the right checksum are skipped. Failures do not stop the other items; they are reported together.
 
     Args:
@@ -137,6 +213,7 @@ def download(
         retries: Extra attempts per URL for transient failures.
         backoff: Seconds before the first retry; doubles each time.
         timeout: Socket timeout per request, in seconds.
+        deadline: Seconds one file may take, retries included.
         progress: Show a tqdm progress bar on stderr.
 
     Returns:
@@ -147,14 +224,15 @@ def download(
         ConfigError: for an unknown component or a negative retry count / backoff.
         DependencyNotInstalled: when traces are requested and Pillow is missing.
     """
-    if retries < 0 or backoff < 0 or timeout <= 0:
-        raise ConfigError(
-            f"download: retries={retries}, backoff={backoff}, timeout={timeout}; need retries >= 0, backoff >= 0, "
-            "timeout > 0"
-        )
-    root = Path(dest).expanduser() if dest is not None else cache_data_dir()
-    base_url = mirror or os.environ.get(MIRROR_ENV_VAR) or DEFAULT_BASE_URL
+    check_number("retries", retries, Range(0, 20, integer=True))
+    check_number("backoff", backoff, Range(0, 600))
+    check_number("timeout", timeout, Range(0, 3600, low_open=True))
+    check_number("deadline", deadline, Range(0, 86_400, low_open=True))
+    root = expand_user(dest, "--dest") if dest is not None else cache_data_dir()
+    base_url = check_mirror(mirror or os.environ.get(MIRROR_ENV_VAR) or DEFAULT_BASE_URL,
+                            "--mirror" if mirror else MIRROR_ENV_VAR if os.environ.get(MIRROR_ENV_VAR) else "base URL")
     checksums = load_checksums()
+    pins = load_fetched()
     todo = list(items) if items is not None else manifest(components, checksums)
     if any(i.kind == "trace" for i in todo):
         require("PIL.Image", extra="traces")  # fail before fetching anything
@@ -162,7 +240,7 @@ def download(
 
     report = DownloadReport(root=root)
     failures: list[tuple[str, str]] = []
-    fetch_kw = {"retries": retries, "backoff": backoff, "timeout": timeout}
+    fetch_kw = {"retries": retries, "backoff": backoff, "timeout": timeout, "deadline": deadline}
     log.info("downloading %d items from %s into %s", len(todo), base_url, root)
     bar = tqdm(todo, desc="coat data", unit="file", disable=not progress, leave=True)
     for item in bar:
@@ -171,7 +249,7 @@ def download(
             report.skipped.append(item.label)
             continue
         try:
-            produced = _produce(item, base_url, fetch_kw)
+            produced = _produce(item, base_url, fetch_kw, pins)
             problems = [p for out, data in produced.items() if (p := checksum_problem(out, data, checksums))]
             missing = [o for o in item.outputs if o not in produced]
             if missing:

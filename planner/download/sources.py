@@ -25,8 +25,12 @@ What is fetched; every output file's checksum is recorded in ``planner/download/
 A mirror (``--mirror`` / ``COAT_DOWNLOAD_MIRROR``) replaces ``https://raw.githubusercontent.com`` and keeps
 its layout: ``<mirror>/<owner>/<repo>/<commit>/<path>`` (``http(s)://`` or ``file://``).
 
-After pinning new commits, regenerate the checksums from a verified copy of the data:
+Every fetched file is pinned too (``fetched``: SHA-256 and size by ``<owner>/<repo>/<commit>/<path>``) and checked
+before anything parses or unpickles it. After pinning new commits, regenerate the checksums from a verified copy of
+the data:
     python -c "from planner.download import write_checksums; write_checksums('/path/to/data')"
+It records the copied files' pins from the data; the generator sources' and trace pickles' pins (they are not in a
+data directory) are kept from the table, so record those of new commits by hand from the files at those commits.
 """
 
 from __future__ import annotations
@@ -131,6 +135,10 @@ class Item:
     def urls(self, base_url: str = DEFAULT_BASE_URL) -> tuple[str, ...]:
         """Return the URLs this item fetches, in ``sources`` order."""
         return tuple(repo.url(path, base_url) for repo, path in self.sources)
+
+    def source_keys(self) -> tuple[str, ...]:
+        """``<owner>/<repo>/<commit>/<path>`` of each source: its key in the table of fetched files' checksums."""
+        return tuple(f"{repo.slug}/{repo.commit}/{path}" for repo, path in self.sources)
 
 
 def _copy(component: str, out: str, repo: Repo, path: str) -> Item:

@@ -55,7 +55,16 @@ def _allowed_globals() -> dict[tuple[str, str], Any]:
         allowed[(mod, "_frombuffer")] = _frombuffer
     # protocol-2 pickles spell bytes as _codecs.encode(str, "latin1"): a pure function
     allowed[("_codecs", "encode")] = codecs.encode
+    # two recordings (DoHomework, prepare_going_to_bed) name their actions with rl_thor's str enum: its value
+    allowed[("rl_thor.envs.actions", "Ai2thorAction")] = _action_name
     return allowed
+
+
+def _action_name(value: Any) -> str:
+    """Inert stand-in for rl_thor's ``Ai2thorAction(value)`` (a str enum): the action's name itself."""
+    if not isinstance(value, str):
+        raise _Refused(f"Ai2thorAction of a {type(value).__name__}, not an action name")
+    return value
 
 
 class _Refused(pickle.UnpicklingError):

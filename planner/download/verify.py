@@ -10,7 +10,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import DataError
-from .checksums import CHECKSUMS_FILE, atomic_write, checksum_problem, load_checksums, rgb_sha256, sha256_bytes
+from ..paths import expand_user
+from .checksums import (
+    CHECKSUMS_FILE,
+    atomic_write,
+    checksum_problem,
+    load_checksums,
+    load_fetched,
+    rgb_sha256,
+    sha256_bytes,
+)
 from .sources import COAT_CODE_REPO, COAT_REPO, DEFAULT_COMPONENTS, THOR_REPO, TRACES, manifest
 
 log = logging.getLogger(__name__)
@@ -41,7 +50,7 @@ def verify_dir(root: str | os.PathLike[str], components: Iterable[str] | None = 
     Returns:
         A :class:`VerifyReport`; PNG frames are ``unchecked`` when Pillow is not installed.
     """
-    base = Path(root).expanduser()
+    base = expand_user(root, "data directory")
     if components is None:
         components = DEFAULT_COMPONENTS + (("traces",) if (base / "ai2thor" / "traces").is_dir() else ())
     checksums = load_checksums()
@@ -61,6 +70,22 @@ def verify_dir(root: str | os.PathLike[str], components: Iterable[str] | None = 
             else:
                 report.ok.append(out)
     return report
+
+
+def _fetched_table(base: Path, path: str | os.PathLike[str]) -> dict[str, dict[str, int | str]]:
+    """Size and SHA-256 of every upstream file: a copied one from its copy under ``base``; the generator sources
+    and trace pickles (not in a data directory) kept from the table at ``path`` (else the packaged one), recorded
+    when they were pinned."""
+    old = load_fetched(path if Path(path).is_file() else CHECKSUMS_FILE)
+    out: dict[str, dict[str, int | str]] = {}
+    for item in manifest(("coat", "ai2thor", "traces"), checksums={}):
+        for key in item.source_keys():
+            if item.kind == "copy":
+                data = (base / item.outputs[0]).read_bytes()
+                out[key] = {"bytes": len(data), "sha256": sha256_bytes(data)}
+            elif key in old:
+                out[key] = {"bytes": old[key][1], "sha256": old[key][0]}
+    return out
 
 
 def write_checksums(root: str | os.PathLike[str], path: str | os.PathLike[str] = CHECKSUMS_FILE) -> Path:
@@ -94,7 +119,10 @@ def write_checksums(root: str | os.PathLike[str], path: str | os.PathLike[str] =
         "_comment": (
             "Checksums of every file `coat data download` writes, keyed by path under the data root. "
             "sha256: of the file's bytes. rgb_sha256: of 'RGB <w>x<h>\\n' + the decoded RGB pixels "
-            "(PNG bytes depend on the encoder). Regenerate with planner.download.write_checksums(root)."
+            "(PNG bytes depend on the encoder). Regenerate with planner.download.write_checksums(root). "
+            "fetched: the sha256 and size of every upstream file fetched, keyed by <owner>/<repo>/<commit>/<path>; "
+            "a fetched body is checked against it before anything parses or unpickles it, and no more than its size "
+            "is read."
         ),
         "sources": {
             "coat": f"github.com/{COAT_REPO.slug}@{COAT_REPO.commit}",
@@ -102,6 +130,7 @@ def write_checksums(root: str | os.PathLike[str], path: str | os.PathLike[str] =
             "ai2thor": f"github.com/{THOR_REPO.slug}@{THOR_REPO.commit}",
         },
         **table,
+        "fetched": _fetched_table(base, path),
     }
     dest = Path(path)
     atomic_write(dest, (json.dumps(doc, indent=1, sort_keys=False) + "\n").encode())

@@ -224,6 +224,10 @@ class LearnedModel:
             manifest = json.loads(blob["manifest"])
         except (KeyError, RuntimeError, ValueError, TypeError) as e:
             raise DataError(path, "", f"learned model does not match its declared shape ({e}); {_RETRAIN}") from e
+        bad = [k for k, t in blob["state"].items() if not bool(torch.isfinite(t).all())]
+        if bad:
+            raise DataError(path, f"state/{bad[0]}", f"NaN or infinite weights (training diverged); {_RETRAIN}")
+        check_recorded_options(path, manifest.get("options"))
         enc = manifest.get("encoder")
         if enc != featurizer.cache.model_id:
             raise ConfigError(f"{path}: trained on encoder {enc!r}, not {featurizer.cache.model_id!r}; {_RETRAIN}")
@@ -231,6 +235,27 @@ class LearnedModel:
             return cls(heads, featurizer, manifest)
         except (KeyError, ValueError, TypeError, AttributeError) as e:  # a rule table that is missing or corrupt
             raise DataError(path, "rules", f"learned model's stage-2 rules are unreadable ({e}); {_RETRAIN}") from e
+
+
+def check_recorded_options(path: Path, options: Any) -> None:
+    """A manifest's training options are finite and in range (:data:`planner.learned.train.OPTION_RANGES`): a
+    NaN ``keep_logit`` would keep no object, silently.
+
+    Raises:
+        DataError: naming the file and the option.
+    """
+    from .train import option_value
+
+    if options is None:
+        return
+    if not isinstance(options, dict):
+        raise DataError(path, "options", f"expected an object of training options; {_RETRAIN}")
+    for key, value in options.items():
+        try:
+            option_value(key, value)
+        except ConfigError as e:
+            if "is not a training option" not in str(e):  # an option of another version is kept as it is
+                raise DataError(path, f"options/{key}", f"{e}; {_RETRAIN}") from None
 
 
 class FoldedModel:

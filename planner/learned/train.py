@@ -22,8 +22,10 @@ from typing import Any
 import numpy as np
 
 from .._optional import require
+from ..arguments import Range
 from ..errors import ConfigError, DataError, DataNotFoundError
 from ..knowledge import KnowledgeBase
+from ..paths import read_json
 from .data import SPLITS, Combo, RankExample, SuitExample, check_split, make_folds, training_examples
 from .features import EmbeddingCache, MiniLMVectors, VectorEncoder
 from .model import (
@@ -36,6 +38,7 @@ from .model import (
     FoldedModel,
     LearnedModel,
     build_heads,
+    check_recorded_options,
     fold_file,
 )
 from .neighbours import n_extra, neighbour_table
@@ -61,15 +64,60 @@ STAGE2: tuple[str, ...] = ("mlp", "rules")
 """Values of the ``stage2`` training option."""
 
 
+OPTION_RANGES: dict[str, Range] = {
+    "hidden": Range(2, 4096, integer=True), "epochs1": Range(0, 100_000, integer=True),
+    "epochs2": Range(0, 100_000, integer=True), "lr": Range(0, 1, low_open=True), "weight_decay": Range(0, 1),
+    "dropout": Range(0, 1, high_open=True), "hard_weight": Range(0, 1000), "pair_weight": Range(0, 1000),
+    "knn_temp": Range(0, 100), "cos_features": Range(0, 1, integer=True), "keep_logit": Range(),
+    "rules_k": Range(1, 10_000, integer=True), "rules_temp": Range(0, 1000, low_open=True), "rules_utility": Range(),
+}
+"""What each numeric training option accepts: an infinite ``lr`` trains NaN weights, a NaN ``keep_logit`` keeps no
+object; every value is checked before training starts (and read back from a manifest)."""
+
+
+def option_value(key: str, value: Any) -> Any:
+    """A training option's value, checked and converted to its default's type (``3.0`` for an integer option is 3).
+
+    Raises:
+        ConfigError: an unknown key, a value out of :data:`OPTION_RANGES` (NaN and infinities included) or not one
+            of :data:`STAGE2`; the message names the option, the value and what is accepted.
+    """
+    if key not in DEFAULTS:
+        raise ConfigError(f"{key!r} is not a training option; accepted: {', '.join(DEFAULTS)}")
+    if key == "stage2":
+        if value not in STAGE2:
+            raise ConfigError(f"option stage2 must be one of {', '.join(STAGE2)}, got {value!r}")
+        return value
+    accepted = OPTION_RANGES[key]
+    if accepted.integer and isinstance(value, float) and value.is_integer():
+        value = int(value)
+    try:
+        accepted.check(f"option {key}", value)
+    except TypeError as e:
+        raise ConfigError(str(e)) from None
+    return type(DEFAULTS[key])(value)
+
+
 def resolve_options(options: dict[str, Any] | None) -> dict[str, Any]:
-    """:data:`DEFAULTS` updated by ``options``, each value converted to its default's type (so ``3`` and ``3.0``
-    make the same model id)."""
+    """:data:`DEFAULTS` updated by ``options``, each value checked (:func:`option_value`) and converted to its
+    default's type (so ``3`` and ``3.0`` make the same model id); keys this planner does not know are kept as
+    they are (a manifest written by another version).
+
+    Raises:
+        ConfigError: a value that is not accepted.
+    """
     opt = {**DEFAULTS, **(options or {})}
-    if opt["stage2"] not in STAGE2:
-        raise ConfigError(f"unknown stage2 {opt['stage2']!r}; accepted: {', '.join(STAGE2)}")
-    if float(opt["rules_temp"]) <= 0 or int(opt["rules_k"]) < 1:
-        raise ConfigError(f"rules_temp must be > 0 and rules_k >= 1, got {opt['rules_temp']!r} and {opt['rules_k']!r}")
-    return {k: (type(DEFAULTS[k])(v) if k in DEFAULTS else v) for k, v in opt.items()}
+    return {k: (option_value(k, v) if k in DEFAULTS else v) for k, v in opt.items()}
+
+
+def _check_trained(heads: Any, opt: dict[str, Any]) -> None:
+    """Refuse a model whose training diverged (a NaN or infinite weight) instead of saving it."""
+    torch = require("torch", "torch")
+    bad = [name for name, p in heads.named_parameters() if not bool(torch.isfinite(p).all())]
+    if bad:
+        shown = ", ".join(f"{k}={opt[k]}" for k in ("lr", "weight_decay", "hard_weight", "pair_weight"))
+        raise ConfigError(f"training diverged: non-finite weights in {', '.join(bad[:3])} ({shown}); nothing was "
+                          "saved. Lower --option lr (default 0.003)")
 
 
 def _suit_data(model: LearnedModel, examples: Sequence[SuitExample]) -> tuple[np.ndarray, np.ndarray]:
@@ -177,6 +225,7 @@ def train_model(kb: KnowledgeBase, feat: Featurizer, *, seed: int, held_out: Seq
             progress.update(1)
     model.manifest.update({"n_suit": len(y1), "n_rank_pairs": len(p2)})
     heads.eval()
+    _check_trained(heads, opt)
     return model
 
 
@@ -289,10 +338,10 @@ def load_learned(kb: KnowledgeBase, out: str | os.PathLike[str], *, held_out: bo
         raise DataNotFoundError(
             f"{mpath}: no trained learned selectors here; run `coat train --seed 0 --folds 5 --out {out}`"
         )
-    try:
-        manifest = json.loads(mpath.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise DataError(mpath, "", f"unreadable manifest ({e}); {_RETRAIN}") from e
+    manifest = read_json(mpath)
+    if not isinstance(manifest, dict):
+        raise DataError(mpath, "", f"expected a JSON object; {_RETRAIN}")
+    check_recorded_options(mpath, manifest.get("options"))
     if manifest.get("version") != FORMAT_VERSION:
         got = manifest.get("version")
         raise DataError(mpath, "", f"format {got!r}, this planner reads {FORMAT_VERSION}; {_RETRAIN}")

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import ConfigError, DataError
+from ..paths import expand_user
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,7 @@ def default_cache_path() -> Path:
     """Return the cache file: ``$COAT_LLM_CACHE`` if set, else the user cache dir / ``llm-cache.sqlite``."""
     env = os.environ.get(ENV_VAR)
     if env:
-        return Path(env).expanduser()
+        return expand_user(env, ENV_VAR)
     from ..paths import user_cache_dir
 
     return user_cache_dir() / "llm-cache.sqlite"
@@ -108,7 +109,7 @@ class LLMCache:
     def __init__(self, path: str | os.PathLike[str] | None = None, *, lock_timeout: float = 60.0) -> None:
         if lock_timeout < 0:
             raise ConfigError(f"lock_timeout must be >= 0 seconds, got {lock_timeout}")
-        self.path = Path(path).expanduser() if path is not None else default_cache_path()
+        self.path = expand_user(path, "cache path") if path is not None else default_cache_path()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:

@@ -38,6 +38,7 @@ from pydantic import ConfigDict, PrivateAttr
 
 from .._optional import install_hint, require
 from ..errors import ConfigError, DependencyNotInstalled
+from ..paths import expand_user
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +102,7 @@ def model_dir() -> Path:
     """Directory for assembled model files: ``$COAT_MODEL_DIR`` or the user cache dir / ``models``."""
     env = os.environ.get(ENV_MODEL_DIR)
     if env:
-        return Path(env).expanduser()
+        return expand_user(env, ENV_MODEL_DIR)
     from ..paths import user_cache_dir
 
     return user_cache_dir() / "models"
@@ -118,7 +119,7 @@ def gemma_270m_path(directory: str | os.PathLike[str] | None = None) -> Path:
         DependencyNotInstalled: the package is missing.
     """
     pkg = require(GEMMA_PACKAGE, "gemma")
-    target = Path(directory).expanduser() if directory is not None else model_dir()
+    target = expand_user(directory, "model directory") if directory is not None else model_dir()
     target.mkdir(parents=True, exist_ok=True)
     path = target / pkg.MODEL_NAME
     marker = path.with_suffix(".gguf.verified")

@@ -21,6 +21,7 @@ from typing import Literal, TypeVar
 from pydantic import Field, ValidationError, model_validator
 
 from ..errors import ConfigError, DataError
+from ..paths import read_lines
 from ..schemas import Contract
 
 SPLITS: tuple[str, ...] = ("dev", "test")
@@ -114,12 +115,10 @@ def load_directives(split: str = "test", path: str | Path | None = None) -> list
 def _load_rows(p: Path, model: type[_Row]) -> list[_Row]:
     out: list[_Row] = []
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+        lines = read_lines(p, limit=64 * 2**20)  # bounded; a device or FIFO is refused before reading
+    except OSError as e:
         raise DataError(p, "", f"cannot read the requests: {e}") from e
-    for i, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
+    for i, line in lines:
         try:
             out.append(model.model_validate(json.loads(line)))
         except ValueError as e:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from planner.api import plan, plan_in_state
@@ -24,7 +24,8 @@ from planner.schemas.core import Condition, InUse, Mass, Material, Temperature
 
 def fast(n: int) -> settings:
     """A handful of examples, no deadline: the whole module stays within a few seconds of the default run."""
-    return settings(max_examples=n, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    return settings(max_examples=n, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 _NASTY = ["", " ", "\t\n", "\x00", "\x1b[2J", "\r\n", "\u202e", "\u200b", "[bold]x[/bold]", "\ud800", "😀" * 3,
           "cut apple", "boil water", "serving cake", "slice bread please", "x" * 2001]
@@ -213,6 +214,12 @@ def _no_local_model(argv: list[str]) -> list[str]:
 
 @given(argv=argvs())
 @fast(20)
+# found by this property in a randomized run: '~user' with no such user made pathlib raise RuntimeError
+@example(argv=["plan", "cut apple", "--llm", "none", "--data-dir", "~nosuchuser/x"])
+@example(argv=["tasks", "--data-dir", "~nosuchuser"])
+@example(argv=["data", "where", "--data-dir", "~nosuchuser/x"])
+# found by this property: `coat data where` printed --data-dir raw (an escape, a lone surrogate)
+@example(argv=["data", "where", "--data-dir", "\x1b[2J\ud800"])
 def test_coat_never_prints_a_traceback(capsys, argv) -> None:
     from planner.cli import main
 

@@ -27,7 +27,10 @@ from planner.knowledge import load_knowledge
 from scenes.embedded.loader import load_scene_file
 from scenes.thor.traces import read_trace
 
-FUZZ = settings(max_examples=25, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+WIDER = max(1, settings.default.max_examples // 100)
+"""1, or 10 under the ``explore`` profile (tests/conftest.py): the properties below run inside their tests, where the
+profile's scaling of a collected test's examples does not reach them."""
+FUZZ = settings(max_examples=25 * WIDER, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 WRONG_VALUES = [None, True, False, 0, -1, 2.5, float("nan"), "", "x", [], [1], ["x"], {}, {"x": 1}]
 UNKNOWN = ["Lightsaber", "Adamantium", "lukewarm", "super-light"]
 KINDS = ["bytes", "truncate", "retype", "unknown", "non_utf8"]
@@ -180,7 +183,7 @@ def test_damaged_coat_files(data_dir: Path, workdir: Path) -> None:
     originals = {n: Original(root / "coat" / n, COAT_TYPE_KEYS) for n in names}
     n_configs = len(load_knowledge(root).configurations)
 
-    @settings(FUZZ, max_examples=12)
+    @settings(FUZZ, max_examples=12 * WIDER)
     @given(st.sampled_from(names), st.data())
     def run(name: str, data: st.DataObject) -> None:
         original = originals[name]

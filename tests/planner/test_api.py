@@ -191,7 +191,7 @@ def test_execute_plan_and_observe_check_their_arguments() -> None:
     with pytest.raises(TypeError, match="plan_ must be a planner.schemas.Plan .*got NoneType None"):
         execute_plan(None)  # type: ignore[arg-type]
     p = plan_in_state("cut apple", _STATE, llm=None)
-    with pytest.raises(ConfigError, match="max_replans must be >= 0, got -1"):
+    with pytest.raises(ConfigError, match="max_replans must be an integer >= 0, got -1"):
         execute_plan(p, max_replans=-1)
     with pytest.raises(TypeError, match="llm must be"):
         execute_plan(p, llm=3.5)  # type: ignore[arg-type]

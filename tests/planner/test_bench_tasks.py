@@ -95,8 +95,14 @@ def test_refuses_to_overwrite_and_resumes(tmp_path: Path, capsys: pytest.Capture
     assert "config" in capsys.readouterr().err
 
 
+def test_a_bad_number_is_a_usage_error_naming_the_range(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["bench", "tasks", "--episodes", "0"])
+    assert info.value.code == 2
+    assert "argument --episodes: must be an integer >= 1, got '0'" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("args, word", [
-    (["--episodes", "0"], "--episodes"),
     (["--conditions", "wet"], "--conditions"),
     (["--scenes", "thor/FloorPlan1-v0"], "--scenes"),
     (["--scenes", "embedded/nowhere-v0"], "unknown scene"),

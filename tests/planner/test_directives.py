@@ -263,7 +263,8 @@ def test_tokens_read_arrows_and_digits() -> None:
     assert tokens("2 pencils -> desk, then => shelf") == ["two", "pencils", "->", "desk", ",", "then", "->", "shelf"]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(words=st.lists(st.sampled_from(
     "put place the a an apple mug sink fridge counter in on into -> , . then two slice washed heated chilled "
     "lamp desk examine under pick up it bowl plate of with throw away and not rinse microwave table".split()),

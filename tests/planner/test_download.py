@@ -138,23 +138,36 @@ def _put(root: Path, repo: dl.Repo, path: str, *, link: Path | None = None, data
 
 
 @pytest.fixture
-def mirror(tmp_path: Path, data_dir: Path, fake_ai2thor: None) -> Path:
-    """A directory laid out like raw.githubusercontent.com with every file the tests fetch."""
+def mirror(tmp_path: Path, data_dir: Path, fake_ai2thor: None, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A directory laid out like raw.githubusercontent.com with every file the tests fetch.
+
+    The generator sources and trace pickles it serves are synthesised, so their pinned checksums (of the real
+    upstream files) are replaced by theirs for the test; the copied files keep the real pins.
+    """
     root = tmp_path / "mirror"
+    pins = checksums.load_fetched()
+    monkeypatch.setattr(sys.modules["planner.download.fetch"], "load_fetched", lambda: pins)
+
+    def put(root: Path, repo: dl.Repo, path: str, *, link: Path | None = None, data: bytes | None = None) -> Path:
+        f = _put(root, repo, path, link=link, data=data)
+        if data is not None:
+            pins[f"{repo.slug}/{repo.commit}/{path}"] = (checksums.sha256_bytes(data), len(data))
+        return f
+
     for p in sources.COAT_UPSTREAM_FILES:
-        _put(root, sources.COAT_REPO, p, link=data_dir / "coat" / p)
+        put(root, sources.COAT_REPO, p, link=data_dir / "coat" / p)
     templates = json.loads((data_dir / "coat" / "templates.json").read_text())
     for key, text in coat_code_sources(templates).items():
-        _put(root, sources.COAT_CODE_REPO, sources.TEMPLATE_SOURCES[key], data=text.encode())
-    _put(root, sources.THOR_REPO, sources.THOR_OBJECT_TYPES, link=data_dir / "ai2thor" / "object_types.json")
+        put(root, sources.COAT_CODE_REPO, sources.TEMPLATE_SOURCES[key], data=text.encode())
+    put(root, sources.THOR_REPO, sources.THOR_OBJECT_TYPES, link=data_dir / "ai2thor" / "object_types.json")
     for fp in FLOORPLANS:
         name = f"{fp}_physics.json"
         floorplan = data_dir / "ai2thor" / "floorplans" / name
-        _put(root, sources.THOR_REPO, f"{sources.THOR_FLOORPLAN_DIR}/{name}", link=floorplan)
+        put(root, sources.THOR_REPO, f"{sources.THOR_FLOORPLAN_DIR}/{name}", link=floorplan)
     if HAS_PIL:
         events, actions = trace_pickles(data_dir / "ai2thor" / "traces" / TRACE)
-        _put(root, sources.THOR_REPO, f"{sources.THOR_TRACE_DIR}/{TRACE}/event_list.pkl", data=events)
-        _put(root, sources.THOR_REPO, f"{sources.THOR_TRACE_DIR}/{TRACE}/controller_action_list.pkl", data=actions)
+        put(root, sources.THOR_REPO, f"{sources.THOR_TRACE_DIR}/{TRACE}/event_list.pkl", data=events)
+        put(root, sources.THOR_REPO, f"{sources.THOR_TRACE_DIR}/{TRACE}/controller_action_list.pkl", data=actions)
     return root
 
 
@@ -242,7 +255,7 @@ def test_full_manifest_urls_and_checksums_match() -> None:
 def test_unknown_component_lists_valid_ones() -> None:
     with pytest.raises(ConfigError, match="coat, ai2thor, traces"):
         dl.manifest(["coats"])
-    with pytest.raises(ConfigError, match="retries=-1"):
+    with pytest.raises(ConfigError, match="retries must be an integer >= 0 and <= 20, got -1"):
         dl.download("unused", retries=-1)
 
 
@@ -367,7 +380,7 @@ def test_corrupted_file_fails_with_its_name(server: tuple[str, type[_Handler]], 
         dl.download(dest, mirror=url, components=["coat"], progress=False, backoff=0)
     msg = str(e.value)
     assert "1 of 11 item(s) failed" in msg
-    assert "coat/tasks.json: checksum mismatch" in msg and served.relative_to(mirror).as_posix() in msg
+    assert f"coat/tasks.json: {url}/{served.relative_to(mirror).as_posix()}: checksum mismatch" in msg
     assert [f for f, _ in e.value.failures] == ["coat/tasks.json"]
     assert not (dest / "coat" / "tasks.json").exists()  # never written unverified
     assert (dest / "coat" / "utilities.json").is_file()  # the good files are kept

@@ -339,8 +339,10 @@ def test_train_cli_options_are_parsed_and_checked() -> None:
     assert parse_options(["hard_weight=3", "epochs1=5", "pair_weight = 0.5"]) == {
         "hard_weight": 3.0, "epochs1": 5, "pair_weight": 0.5}
     for bad, needle in (("hard_weight", "KEY=VALUE"), ("width=3", r"'width'.*accepted: hidden, epochs1"),
-                        ("epochs1=2.5", "not an integer"), ("lr=fast", "not a number"),
-                        ("dropout=1", r"dropout=1: must be >= 0 and < 1"), ("hidden=1", ">= 2")):
+                        ("epochs1=2.5", "must be an integer >= 0"),
+                        ("lr=fast", "must be a finite number > 0 and <= 1"),
+                        ("dropout=1", r"dropout=1: must be a finite number >= 0 and < 1, got '1'"),
+                        ("hidden=1", ">= 2")):
         with pytest.raises(ConfigError, match=needle):
             parse_options([bad])
 
@@ -450,7 +452,8 @@ def test_neighbour_options_parse_on_the_cli() -> None:
     from planner.cli.train import parse_options
 
     assert parse_options(["knn_temp=0.3", "cos_features=1"]) == {"knn_temp": 0.3, "cos_features": 1}
-    for bad, needle in (("knn_temp=-1", "knn_temp=-1: must be >= 0"), ("cos_features=2", ">= 0 and < 2")):
+    for bad, needle in (("knn_temp=-1", "knn_temp=-1: must be a finite number >= 0"),
+                        ("cos_features=2", "an integer >= 0 and <= 1, got '2'")):
         with pytest.raises(ConfigError, match=needle):
             parse_options([bad])
 
@@ -527,7 +530,7 @@ def test_keep_logit_parses_on_the_cli_and_may_be_negative() -> None:
     from planner.cli.train import parse_options
 
     assert parse_options(["keep_logit=-1.5"]) == {"keep_logit": -1.5}
-    with pytest.raises(ConfigError, match="not a number"):
+    with pytest.raises(ConfigError, match="keep_logit=low: must be a finite number, got 'low'"):
         parse_options(["keep_logit=low"])
 
 
@@ -602,11 +605,11 @@ def test_stage2_options_are_checked() -> None:
     from planner.cli.train import parse_options
 
     assert parse_options(["stage2=rules", "rules_k=5"]) == {"stage2": "rules", "rules_k": 5}
-    with pytest.raises(ConfigError, match="stage2='tree': accepted: mlp, rules"):
+    with pytest.raises(ConfigError, match="stage2=tree: must be one of mlp, rules, got 'tree'"):
         parse_options(["stage2=tree"])
-    with pytest.raises(ConfigError, match="unknown stage2 'tree'; accepted: mlp, rules"):
+    with pytest.raises(ConfigError, match="option stage2 must be one of mlp, rules, got 'tree'"):
         resolve_options({"stage2": "tree"})
-    with pytest.raises(ConfigError, match="rules_temp must be > 0"):
+    with pytest.raises(ConfigError, match="rules_temp must be a finite number > 0"):
         resolve_options({"stage2": "rules", "rules_temp": 0})
     # a model with the trained head keeps the id it had before the option existed; the default (rules) has its own
     mlp = resolve_options({"stage2": "mlp"})

@@ -433,7 +433,7 @@ def test_single_with_object_prior_adds_stage1_scores() -> None:
     assert SinglePromptBaseline("llm", llm, prior=prior, prior_weight=0.0).decide(Q).chosen == "C"
     with pytest.raises(ConfigError, match="keep_rule='ensemble'"):
         SinglePromptBaseline("llm", llm, prior=ObjectSelector("llm", llm, keep_rule="margin"))
-    with pytest.raises(ConfigError, match="prior_weight must be >= 0"):
+    with pytest.raises(ConfigError, match="prior_weight must be a finite number >= 0, got -1"):
         SinglePromptBaseline("llm", llm, prior=prior, prior_weight=-1.0)
     with pytest.raises(ConfigError, match="single pipeline only"):
         make_pipeline("two-stage", "llm", llm, object_prior=1.0)

@@ -124,7 +124,8 @@ def test_a_request_far_too_long_is_refused_before_reading(reader) -> None:
     assert not r.understood and f"at most {MAX_WORDS}" in r.reason
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.text(max_size=80))
 def test_the_reader_never_raises_and_never_half_understands(reader, text) -> None:
     r = reader.read(text)

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from scenes.sciworld import CHANGE_OF_STATE_TASKS, broken_devices, resolve_task
 
+from ...arguments import POSITIVE_COUNT, Range, check_number
 from ...errors import ConfigError, SimulatorError
+from ...paths import MAX_ROWS_BYTES, read_bounded
 from .agent import SciWorldAgent
 from .contracts import AgentConfig, EpisodeResult
 
@@ -37,8 +40,13 @@ def select_variations(task: str, split: str, limit: int | None = None,
     The change-of-state tasks have 30 variations: train 0-13, dev 14-20, test 21-29 (:data:`SPLITS`).
 
     Raises:
-        ConfigError: a task the agent does not play, or an unknown split.
+        ConfigError: a task the agent does not play, an unknown split, a ``limit`` below 1 or a variation out of
+            0-29 (``limit=-1`` would play all but the last).
     """
+    if limit is not None:
+        check_number("limit", limit, POSITIVE_COUNT)
+    for v in variations or ():
+        check_number("variation", v, Range(0, 29, integer=True))
     name = resolve_task(task)
     if name not in CHANGE_OF_STATE_TASKS:
         raise ConfigError(f"task {task!r} is not one the agent plays; valid: {', '.join(CHANGE_OF_STATE_TASKS)}")
@@ -47,7 +55,7 @@ def select_variations(task: str, split: str, limit: int | None = None,
     if split not in SPLITS:
         raise ConfigError(f"unknown split {split!r}; valid: {', '.join(SPLITS)}")
     out = list(SPLITS[split])
-    return out[:limit] if limit else out
+    return out[:limit] if limit is not None else out
 
 
 def _make_sciworld_env(task: str, step_limit: int) -> Any:
@@ -86,11 +94,11 @@ def read_episodes(path: str | Path) -> list[EpisodeResult]:
     p = Path(path)
     if not p.exists():
         return out
-    for n, line in enumerate(p.read_text().splitlines(), 1):
-        if not line.strip():
+    for n, raw in enumerate(read_bounded(p, limit=MAX_ROWS_BYTES).split(b"\n"), 1):  # a device or FIFO: refused
+        if not raw.strip():
             continue
         try:
-            out.append(EpisodeResult.model_validate_json(line))
+            out.append(EpisodeResult.model_validate_json(raw))  # bytes: not UTF-8 is a ValueError too
         except ValueError:
             logger.warning("%s:%d is not an episode row; skipped", p, n)
     return out
@@ -119,6 +127,13 @@ def dead_episode(task: str, variation: int, config: AgentConfig, options: dict[s
                          options=options, failure=f"the simulator died: {why}", error=why)
 
 
+def _ends_with_newline(path: Path) -> bool:
+    """Whether a non-empty file's last byte is a line break (read without reading the file)."""
+    with open(path, "rb") as f:
+        f.seek(-1, os.SEEK_END)
+        return f.read(1) == b"\n"
+
+
 class _Rows:
     """``episodes.jsonl``, appended to; earlier rows are read first (finished episodes are skipped)."""
 
@@ -130,7 +145,9 @@ class _Rows:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.earlier = read_episodes(self.path) if resume else []
-        cut = self.path.exists() and self.path.stat().st_size and not self.path.read_bytes().endswith(b"\n")
+        if self.path.exists() and not self.path.is_file():
+            raise ConfigError(f"{self.path}: is a device, FIFO or socket, not a regular file; give another --out")
+        cut = self.path.exists() and self.path.stat().st_size > 0 and not _ends_with_newline(self.path)
         self.file = open(self.path, "a")  # noqa: SIM115 - closed by close()
         if cut:
             self.file.write("\n")  # a crash cut the last row short: the next row starts on its own line
@@ -195,6 +212,7 @@ def run_benchmark(
     """
     from tqdm import tqdm
 
+    check_number("step_limit", step_limit, POSITIVE_COUNT)
     make_env = make_env or _make_sciworld_env
     plan = [(task, select_variations(task, split, limit, variations)) for task in tasks]  # validate before a JVM
     agents = [SciWorldAgent(c, data_dir=data_dir) for c in configs]
