@@ -298,6 +298,8 @@ def _replace_section(path: Path, tag: str, body: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Replay every recording and print (and with ``--out``, write) the action-outcome table."""
+    from planner.terminal import echo
+
     from ..thor.traces import load_traces
 
     ap = argparse.ArgumentParser(prog="python -m scenes.embedded.fidelity", description=main.__doc__)
@@ -307,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     results = [replay(t) for t in load_traces(args.data_dir, frames=False)]
     cmd = "python -m scenes.embedded.fidelity" + (f" --out {args.out}" if args.out else "")
     report = outcome_report(results, cmd)
-    print(report)
+    echo(report)
     if args.out:
         _replace_section(args.out, "fidelity-outcomes", report)
     return 0 if all(r.outcome_matched == r.steps for r in results) else 1
