@@ -39,8 +39,8 @@ from .schemas import (
     canonical_object_name,
     thor_object_name,
 )
+from .schemas.thor_rules import HEAT_ZONE_TOASTS_BREAD
 from .steps import Affordances, plan_steps
-from .thor_rules import HEAT_ZONE_TOASTS_BREAD
 from .understanding import TaskReader
 from .understanding.reader import READER_ENV
 

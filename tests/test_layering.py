@@ -29,10 +29,10 @@ COMPOSITION_ROOTS = ("planner.api", "planner.cli", "planner.bench", "planner.age
 """Planner modules (or packages) that may import scenes, perception and skills."""
 
 PLANNER_LEAVES = ("planner.schemas", "planner.errors", "planner._optional", "planner.paths", "planner.goals",
-                  "planner.thor_rules", "planner.terminal")
+                  "planner.terminal")
 """The planner modules that scenes, perception and skills may import: contracts (and the task model), errors,
-extras, data paths, AI2-THOR's rule tables (one copy: the world enforces them, the planner plans by them), the one
-escaping printer."""
+extras, data paths, the one escaping printer; ``planner.schemas.thor_rules`` holds AI2-THOR's rule tables (one copy:
+the world enforces them, the planner plans by them)."""
 
 CHECKER_MAY_IMPORT = ("scenes",)
 """The project packages the checker may import (nothing of planner, skills or perception)."""

@@ -127,12 +127,12 @@ def _thor_types(root: str) -> frozenset[str]:
 
 def compatible_receptacles(data_dir: str | None = None) -> dict[str, frozenset[str]]:
     """Where each object type may be put, as AI2-THOR decides it: its C# ``PlacementRestrictions`` rows
-    (:data:`planner.thor_rules.PLACEMENT_RESTRICTIONS`, the table the embedded world enforces), and the extension
-    types (a Cake goes where Bread goes). A type without a row is not listed: AI2-THOR lets it go anywhere.
+    (:data:`planner.schemas.thor_rules.PLACEMENT_RESTRICTIONS`, the table the embedded world enforces), and the
+    extension types (a Cake goes where Bread goes). A type without a row is not listed: AI2-THOR lets it go anywhere.
 
     ``data_dir`` is accepted for callers that pass one; the table is AI2-THOR's code, not data.
     """
-    from ..thor_rules import PLACEMENT_RESTRICTIONS
+    from ..schemas.thor_rules import PLACEMENT_RESTRICTIONS
 
     del data_dir
     out = dict(PLACEMENT_RESTRICTIONS)

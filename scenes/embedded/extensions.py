@@ -24,7 +24,7 @@ Example:
 from __future__ import annotations
 
 from planner.schemas import THOR_COMPATIBLE_FIXES
-from planner.thor_rules import PLACEMENT_RESTRICTIONS
+from planner.schemas.thor_rules import PLACEMENT_RESTRICTIONS
 
 from ._types import TYPES, TypeInfo
 

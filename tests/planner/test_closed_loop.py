@@ -124,7 +124,7 @@ def test_the_planner_places_by_the_table_the_world_enforces(data_dir) -> None:
     """One copy of AI2-THOR's C# PlacementRestrictions: the planner plans by it and the embedded world enforces it. A
     type without a row (ScrubBrush) goes anywhere in AI2-THOR, so the planner leaves it unconstrained."""
     from planner.knowledge.alfred import compatible_receptacles
-    from planner.thor_rules import PLACEMENT_RESTRICTIONS
+    from planner.schemas.thor_rules import PLACEMENT_RESTRICTIONS
 
     compat = compatible_receptacles(str(data_dir))
     assert all(compat[t] >= rs for t, rs in PLACEMENT_RESTRICTIONS.items())

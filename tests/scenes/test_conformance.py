@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from planner.thor_rules import (
+from planner.schemas.thor_rules import (
     BEHIND_GLASS,
     NOT_VISIBLE,
     OBJECT_SPECIFIC_RECEPTACLES,

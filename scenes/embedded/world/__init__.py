@@ -2,7 +2,7 @@
 
 :class:`World` holds object metadata dicts with exactly AI2-THOR's 42 keys and applies AI2-THOR actions to them
 (``PickupObject``, ``PutObject``, ``ToggleObjectOn``...) with the preconditions and error messages of AI2-THOR's
-C# (``docs/conformance.md``; tables in :mod:`planner.thor_rules`). Failed actions are outcomes: for an
+C# (``docs/conformance.md``; tables in :mod:`planner.schemas.thor_rules`). Failed actions are outcomes: for an
 impossible action or a bad argument :meth:`World.step` returns ``(False, errorMessage, ...)``; only a bug in the
 simulator itself raises. After every action the contextual rules run (:meth:`World.settle`):
 fridge -> Cold; running microwave, lit burner (via its StoveKnob), toaster -> Hot and cooked (the microwave does

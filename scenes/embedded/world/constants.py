@@ -19,7 +19,7 @@ evidence (real dumps: floor-contained objects rest below 0.47 m, table tops at 0
 
 ENCLOSING = frozenset({"Fridge", "Cabinet", "Drawer", "Microwave", "Safe", "Box", "LaundryHamper", "Kettle"})
 """Openable receptacles whose closed doors hide their contents from the camera. Which closed receptacles refuse
-objects is AI2-THOR's ``MustBeOpenToPlaceObjectsIn`` (:mod:`planner.thor_rules`), not this set: a closed
+objects is AI2-THOR's ``MustBeOpenToPlaceObjectsIn`` (:mod:`planner.schemas.thor_rules`), not this set: a closed
 Safe takes objects; a Toilet's lid hides nothing and takes them (the recording CleanToilets puts a SprayBottle on a
 closed Toilet)."""
 OBSTACLE_SHRINK = 0.1

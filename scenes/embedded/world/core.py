@@ -6,7 +6,7 @@ import copy
 import math
 from typing import Any
 
-from planner.thor_rules import BEHIND_GLASS, NOT_VISIBLE, SEE_THROUGH, unknown_object
+from planner.schemas.thor_rules import BEHIND_GLASS, NOT_VISIBLE, SEE_THROUGH, unknown_object
 
 from ..loader import SceneData
 from ..metadata import make_object_id

@@ -2,7 +2,7 @@
 
 Preconditions and error messages follow ``PhysicsRemoteFPSAgentController`` (``pickupObject``,
 ``placeHeldObject``, ``DropHeldObject``, ``ThrowObject``, ``openObject``); the tables are in
-:mod:`~planner.thor_rules`.
+:mod:`~planner.schemas.thor_rules`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from planner.thor_rules import (
+from planner.schemas.thor_rules import (
     ALWAYS_PLACE_UPRIGHT,
     MUST_BE_OFF_TO_OPEN,
     MUST_BE_OPEN_TO_PLACE_OBJECTS_IN,

@@ -3,7 +3,7 @@
 - Cold: ``ColdZone.OnTriggerStay`` makes whatever is in a Fridge Cold.
 - Heat: ``HeatZone.OnTriggerStay`` (active while its Microwave, StoveBurner or Toaster is on) makes whatever is in
   the zone Hot and cooks what is cookable, except that a zone with ``CanToastBread`` false (the Microwave's) does not
-  toast a BreadSliced. A StoveBurner holds only a Pot, Pan or Kettle (:mod:`~planner.thor_rules`), so food
+  toast a BreadSliced. A StoveBurner holds only a Pot, Pan or Kettle (:mod:`~planner.schemas.thor_rules`), so food
   is cooked on it through the pot or pan it is in; the zone is approximated by the burner's contents, recursively.
 - Coffee: ``coffeemachine.Serve`` fills the object at a running CoffeeMachine's attach point (only a Mug can be
   put there) with coffee when it is empty (``Fill.FillObject``: coffee is Hot).
@@ -20,7 +20,7 @@ an extension) is skipped: it may be switched on but heats, cools or runs water f
 
 from __future__ import annotations
 
-from planner.thor_rules import HEAT_ZONE_TOASTS_BREAD
+from planner.schemas.thor_rules import HEAT_ZONE_TOASTS_BREAD
 
 from .state import WorldState
 

@@ -13,7 +13,7 @@ import copy
 import math
 from typing import Any
 
-from planner.thor_rules import MUST_BE_CLOSED_TO_TURN_ON, exception, unknown_type
+from planner.schemas.thor_rules import MUST_BE_CLOSED_TO_TURN_ON, exception, unknown_type
 
 from ..extensions import ALL_TYPES as TYPES
 from ..extensions import EXTENSION_SLICES

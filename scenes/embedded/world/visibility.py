@@ -7,7 +7,7 @@ the object is then visible but not interactable. ``getInteractableSimObjectFromI
 ``forceAction``) on an object that is not visible ("Target object not found within the specified visibility.")
 or visible only through glass ("... It is likely obstructed by some clear object like glass."). The embedded
 simulator approximates the visibility points by the 8 corners (pulled 10 % in) and the centre of the object's
-box, and the glass by the boxes of :data:`~planner.thor_rules.SEE_THROUGH` objects (an open ShowerDoor
+box, and the glass by the boxes of :data:`~planner.schemas.thor_rules.SEE_THROUGH` objects (an open ShowerDoor
 obstructs nothing; glass never hides glass or the Floor); it has no occlusion by opaque objects other than closed
 enclosures.
 """
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from planner.thor_rules import SEE_THROUGH
+from planner.schemas.thor_rules import SEE_THROUGH
 
 from .state import WorldState, yaw_vectors
 
