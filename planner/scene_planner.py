@@ -228,8 +228,8 @@ def plan_in_state(
         return _not_understood(reading, state)
     spec, exact = reading.spec, reading.method in ("exact", "given")
     draft = _Draft(notes=list(reading.evidence) if reading.method == "reader" else [])
-    bindings = {**_bind_targets(spec, state, draft, kb, skip=set(fixed or {}), sources=affordances is not None),
-                **dict(fixed or {})}
+    bindings = {**_bind_targets(spec, state, draft, kb, skip=set(fixed or {}), sources=affordances is not None,
+                                exclude=set(exclude or {})), **dict(fixed or {})}
     _check_target_places(spec, bindings, state, kb, draft)
     role_strategy = "knowledge" if strategy == "hybrid" and backend is None else strategy
     for role in sorted(spec.roles, key=lambda r: not r.types):  # the roles the task names a type for first
@@ -421,7 +421,7 @@ LIQUID_SOURCE_WORDS = ("water runs from a faucet over a sink or bathtub basin, c
 
 
 def _bind_targets(spec: TaskSpec, state: SceneState, draft: _Draft, kb: KnowledgeBase, *, skip: set[str],
-                  sources: bool = False) -> dict[str, str]:
+                  sources: bool = False, exclude: Collection[str] = ()) -> dict[str, str]:
     """Bind each object target to a scene object of its types (liquids are held by a role's vessel).
 
     With ``sources`` (the state is a whole AI2-THOR scene: ``plan_in_state`` got its affordances), a liquid target
@@ -436,7 +436,8 @@ def _bind_targets(spec: TaskSpec, state: SceneState, draft: _Draft, kb: Knowledg
         if t.liquid or t.name in skip:
             continue
         wanted = {canonical_object_name(ty) for ty in t.types}
-        found = [r for r in state.objects if r.category in wanted and r.object_id not in out.values()]
+        found = [r for r in state.objects if r.category in wanted and r.object_id not in out.values()
+                 and r.object_id not in exclude]  # found gone, broken or taken while executing
         # prefer an object that does not already meet the goal (a dirty plate for "washing dishes")
         found.sort(key=lambda r: (r.state.condition.value != "dirty", r.state.unusable_reason() != ""))
         if found:
@@ -548,11 +549,37 @@ def _fill_role(
         draft.notes.append(f"no object in scene {state.scene_id!r} can serve as {role.name!r} "
                            + (f"({'; '.join(ruled)})" if ruled else f"(looked for {looked})"))
         draft.alternatives += [f"{role.name}: {r.object_id} ({r.state.unusable_reason() or 'taken'})" for r in pool]
+        draft.alternatives += _acceptable_but_unable(role, task if annotated else None, state, kb, offered)
         return None
     found = _decide_role(pipe, task, role.utility, candidates, draft)
     if found is None:
         draft.feasible = False
     return found
+
+
+WHY_ONLY: dict[str, str] = {
+    "cutting": "AI2-THOR slices and cracks only with a Knife or ButterKnife in hand (SliceObject)",
+    "breaking": "AI2-THOR slices and cracks only with a Knife or ButterKnife in hand (SliceObject)",
+    "increasing_height": "only what is made for standing on is safe to stand on",
+}
+"""Why a role whose types the planner restricts (:func:`~planner.knowledge.task_specs.physical_roles`) turns down
+objects COAT accepts for it."""
+
+
+def _acceptable_but_unable(role: Role, task: str | None, state: SceneState, kb: KnowledgeBase,
+                           offered: list[ObjectRecord]) -> list[str]:
+    """Objects here that COAT's people accept for the role but that the role's type restriction turns down (the
+    fork for cutting cake: AI2-THOR slices only with a knife), each with why."""
+    if not role.types:
+        return []
+    accepted = set(kb.utility_objects(role.utility))
+    if task and kb.is_annotated(role.utility, task):
+        accepted |= set(kb.context_objects(role.utility, task))
+    seen = {r.object_id for r in offered}
+    why = WHY_ONLY.get(role.utility, f"the task needs a {' or '.join(role.types)}")
+    return [f"{role.name}: {r.object_id} is a {r.category} COAT accepts for {role.utility}, but {why}"
+            for r in state.objects if r.category in accepted and r.object_id not in seen
+            and thor_object_name(r.category) not in role.types][:5]
 
 
 def _reading(task: str, role: TaskMatch, interpret: Interpret, notes: list[str]) -> str:

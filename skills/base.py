@@ -143,20 +143,14 @@ class SkillContext:
     def in_use(self, object_id: str) -> str | None:
         """'reversible-using' / 'irreversible-using' when someone else is using the object, else None.
 
-        Reads ``obs.extra["in_use"]``, the embedded simulator's table (objectId -> state string, or a dict
-        with ``state`` and ``remaining`` seconds); backends without it report nothing in use.
+        Reads ``obs.extra["in_use"]``, the embedded simulator's table (objectId -> state string, or a dict with
+        ``state``); backends without it report nothing in use. Only the state is read: how long someone else
+        needs the object is not something a robot can observe.
         """
         entry = (self.obs.extra.get("in_use") or {}).get(object_id)
         if isinstance(entry, dict):
             return entry.get("state")
         return entry
-
-    def in_use_remaining(self, object_id: str) -> float | None:
-        """Seconds until someone else is done with the object, when the backend knows."""
-        entry = (self.obs.extra.get("in_use") or {}).get(object_id)
-        if isinstance(entry, dict) and entry.get("remaining") is not None:
-            return float(entry["remaining"])
-        return None
 
     def fault_of(self, object_id: str) -> Unmet | None:
         """What makes this object unusable now: gone, broken, or used by someone else; None when nothing.
@@ -172,10 +166,8 @@ class SkillContext:
         if o.get("isBroken"):
             return Unmet(f"{object_id} is broken", fault="broken", blame=object_id)
         use = self.in_use(object_id)
-        if use:
-            left = self.in_use_remaining(object_id)
-            more = f", {left:g} s left" if left is not None else ""
-            return Unmet(f"{object_id} is being used by someone else ({use}{more})", fault="in-use", blame=object_id)
+        if use:  # how long the other user needs it is theirs to know, not the robot's
+            return Unmet(f"{object_id} is being used by someone else ({use})", fault="in-use", blame=object_id)
         return None
 
     resolve: ClassVar[Callable[[str], Skill] | None] = None

@@ -20,7 +20,9 @@ WORK_SURFACES = ("CounterTop", "DiningTable", "SideTable", "Desk", "CoffeeTable"
 """Receptacles a held object is set down on when no receptacle is named (nearest first)."""
 CUTTING_TOOLS = ("Knife", "ButterKnife")
 WAIT_STEP_SECONDS = 30.0
-"""Longest single wait, in simulated seconds, when the backend does not say how long the use lasts."""
+"""One wait, in simulated seconds, before the robot looks again whether an object is free."""
+MAX_WAIT_SECONDS = 120.0
+"""How long ``wait`` waits for an object in use before it gives up (the loop then decides the role again)."""
 
 
 # ------------------------------------------------------------------ helpers shared by the skill modules
@@ -321,9 +323,12 @@ class ToggleOff(_Toggle):
 
 @register_skill
 class Wait(Skill):
-    """Wait until someone else is done with the object; fails at once for irreversible use.
+    """Wait until someone else is done with the object, looking again every ``args["seconds"]`` (30 s), at most
+    ``args["max_seconds"]`` (120 s): the robot cannot know how long the other user needs it. Fails at once for
+    irreversible use.
 
-    Postcondition: nobody else uses the object. Irreversible use is ``in-use``, blamed on the object.
+    Postcondition: nobody else uses the object. Irreversible use, or use that outlasts the bound, is ``in-use``,
+    blamed on the object.
     """
 
     name = "wait"
@@ -333,19 +338,22 @@ class Wait(Skill):
 
     def run(self, call: SkillCall, ctx: SkillContext) -> Outcome:
         target = call.target or ""
-        max_step = float(call.args.get("seconds", WAIT_STEP_SECONDS))
+        step = float(call.args.get("seconds", WAIT_STEP_SECONDS))
+        bound = float(call.args.get("max_seconds", MAX_WAIT_SECONDS))
+        waited = 0.0
         while True:
             use = ctx.in_use(target)
             if use is None:
-                return Outcome(True)
+                return Outcome(True, f"free after {waited:g} s")
             if use == "irreversible-using":
                 return failed(f"{target} is in use for good (irreversible-using); waiting will not help",
                               "in-use", target)
-            remaining = ctx.in_use_remaining(target)
-            # wait exactly as long as the other user needs when the backend says so (plus a moment)
-            seconds = max_step if remaining is None else remaining + 1.0
-            if not ctx.wait(seconds):
+            if waited >= bound:
+                return failed(f"{target} is still in use after {waited:g} s of waiting (reversible-using, for how "
+                              "long is unknown)", "in-use", target)
+            if not ctx.wait(min(step, bound - waited)):
                 return action_failed(ctx, f"waiting for {target}")
+            waited += min(step, bound - waited)
 
 
 __all__ = ["CUTTING_TOOLS", "HEAT_SOURCES", "WAIT_STEP_SECONDS", "WORK_SURFACES"]

@@ -151,8 +151,27 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         return run.obs is not None and bool(getattr(self.env, "terminated", False))
 
     def wait_call(self, run: _Run, blame: str, res: SkillResult) -> SkillCall | None:
-        """The ``wait`` skill: until nobody else uses ``blame``."""
+        """The ``wait`` skill (bounded: how long someone else needs ``blame`` is unknown), unless the scene offers a
+        free substitute for its role: then None, and the role is decided again (a free butter knife beats waiting
+        for the knife)."""
+        role = next((n for n, o in run.plan.bindings.items() if o == blame and run.plan.spec
+                     and run.plan.spec.role(n)), None)
+        if role is not None and self._free_substitute(run, role, blame):
+            run.notes.append(f"{blame} is in use for a while and a free substitute is here: deciding {role} again")
+            return None
         return SkillCall(skill="wait", target=blame)
+
+    def _free_substitute(self, run: _Run, role: str, busy: str) -> bool:
+        """Would deciding ``role`` again, without ``busy``, choose an object nobody else is using?"""
+        fixed = {n: oid for n, oid in run.plan.bindings.items() if n != role}
+        excluded = dict(run.excluded)
+        run.excluded[busy] = "in-use"
+        try:
+            new = self._plan_again(run, self.estimator.estimate(run.obs), fixed)
+        finally:
+            run.excluded = excluded
+        chosen = new.bindings.get(role) if new.feasible else None
+        return chosen is not None and chosen not in (run.obs.extra.get("in_use") or {})
 
     # -- re-deciding the role of an object found unusable
 
@@ -164,6 +183,11 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
 
         def role_of(oid: str | None) -> str | None:
             return next((n for n, o in plan.bindings.items() if o == oid and plan.spec and plan.spec.role(n)), None)
+
+        target = next((n for n, o in plan.bindings.items() if o == res.blame and plan.spec and plan.spec.target(n)
+                       and not plan.spec.target(n).liquid), None)  # type: ignore[union-attr]
+        if target is not None and res.fault in ("missing", "broken", "in-use"):
+            return res.blame, target  # the apple taken: another apple of the room is the target now
 
         if res.fault == "blocked" and call.skill == "place" and res.blame == call.receptacle:
             moved = role_of(call.target)
@@ -208,7 +232,7 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
             run.failure = f"no substitute for {role}: {new.reason}"
             return None
         run.plan = new
-        return new.steps
+        return _not_redone(run, new.steps)
 
     def _in_a_vessel(self, run: _Run, role: str, blame: str, res: SkillResult) -> tuple[SkillCall, ...] | None:
         """A heat source that refuses the target itself (a tomato on a burner) takes it in a vessel: add a vessel
@@ -228,7 +252,7 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         run.notes.append(f"{blame} does not take {res.target} itself: heating it in {new.bindings['heating(vessel)']}")
         run.plan = new.model_copy(update={"env_id": plan.env_id, "seed": plan.seed, "options": plan.options,
                                           "decisions": plan.decisions + new.decisions})
-        return new.steps
+        return _not_redone(run, new.steps)
 
     def _plan_again(self, run: _Run, state: Any, fixed: dict[str, str], spec: TaskSpec | None = None) -> Plan:
         """Plan the rest keeping ``fixed``; a goal counts as met only if none of its items is decided again."""
@@ -296,6 +320,13 @@ def _with_visits(goals: tuple[GoalStatus, ...], run: _Run, plan: Plan) -> tuple[
             g = g.model_copy(update={"met": True, "detail": f"reached during the run ({g.detail} at the end)"})
         out.append(g)
     return tuple(out)
+
+
+def _not_redone(run: _Run, steps: tuple[SkillCall, ...]) -> tuple[SkillCall, ...]:
+    """A re-plan's steps less the preparation already done: an object made ready (washed, waited for) by an earlier
+    step is ready still (goal conditions already met are left out by the planner itself)."""
+    ready = {r.target for r in run.results if r.skill == "prepare" and r.ok}
+    return tuple(c for c in steps if not (c.skill == "prepare" and c.target in ready))
 
 
 def piece_order(object_id: str) -> tuple[int, str]:

@@ -39,4 +39,4 @@ class Availability(WorldState):
             return
         if u.irreversible:
             raise ActionFailed(f"{oid} is in use by {u.by} and will not become available (irreversible use)")
-        raise ActionFailed(f"{oid} is in use by {u.by} for another {u.until - self.time:.1f} s")
+        raise ActionFailed(f"{oid} is in use by {u.by}")  # for how long is the user's to know
