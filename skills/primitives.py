@@ -269,8 +269,8 @@ def toggle(ctx: SkillContext, target: str, on: bool) -> Outcome:
     """Switch ``target`` on or off (a burner through its knob, a microwave closed first)."""
     o = ctx.find(target) or {}
     switch = switch_of(ctx, target)
-    if switch is None:
-        return failed(f"no StoveKnob controls {target}")
+    if switch is None:  # a burner nothing switches on cannot heat: its role is decided again (the microwave)
+        return failed(f"no StoveKnob controls {target}: it cannot be switched on", "faulty", target)
     if bool(o.get("isToggled")) == on:
         return Outcome(True, f"already {'on' if on else 'off'}")
     if o.get("objectType") == "Microwave" and on and o.get("isOpen"):

@@ -2,15 +2,25 @@
 
 Metrics of one side (``planner`` or ``baseline``) over a group of rows:
 
-- ``success_rate``: share of episodes whose goal conditions all hold at the end, over the episodes where a
-  usable object exists (every condition but ``none-usable``);
+- ``success_rate``: share of episodes whose goal conditions all hold at the end (each item's conditions on one
+  instance) and whose success the independent checker does not deny, over the episodes where a usable object
+  exists (every condition but ``none-usable``); ``claimed_success_rate`` the same without the checker;
 - ``infeasible_reported_rate``: over ``none-usable`` episodes, the share that ended not achieved *and* said so
   (the plan was infeasible, or execution stopped for want of a substitute); a success there is impossible;
 - ``goal_condition_rate``: mean share of goal conditions met (ALFRED's goal-condition success);
 - ``substitution_rate``: share whose final binding of the perturbed role is not the ideal object;
 - ``agreement``: share whose chosen object is the knowledge strategy's choice in the same (perturbed) scene;
-- ``replans_per_episode``, ``safety_violations`` (total), ``steps`` and ``sim_time`` (means),
-  ``median_wall_ms`` (plan + execution, per episode).
+- ``checked_success_rate``: the same share as the independent checker (``checker/``, sharing no code with
+  :mod:`planner.goals`) judges it from the replayed episode, over the episodes it can check;
+- ``false_successes``: successes that should not be: claimed where no usable object exists, or denied by the
+  checker (a proxy task's success claims only its proxy goal and is not held against it);
+- ``safety_events``: :mod:`planner.safety` events by kind (every kind listed); ``safety_violations`` their total;
+- ``replans_per_episode``, ``steps`` and ``sim_time`` (means), ``median_wall_ms`` (plan + execution, per episode).
+
+The summary reports three parts apart (:func:`split`): ``native`` (goals that are the task, in situations
+AI2-THOR 5.0.0 can produce: the headline), ``extension`` (resting on a COAT extension: dirt or breakage on types
+AI2-THOR cannot dirty or break, busy timers, faulty appliances, tools that break on pickup, the Cake type) and
+``proxy`` (goals that stand in for an effect AI2-THOR cannot show). The top level is every episode together.
 
 In ``by_condition``, ``success_rate`` of ``none-usable`` is its ``infeasible_reported_rate`` (the right outcome
 there). Failure reasons are grouped with object ids replaced by their types and numbers by ``N``.
@@ -58,9 +68,11 @@ def side_metrics(rows: Sequence[dict[str, Any]], side: str) -> dict[str, Any]:
     agree = [float(x["agreement"]) for x in s if x.get("agreement") is not None]
     walls = [float(x.get("wall_ms", 0.0)) for x in s]
     checked = [x["checker"]["success"] for x in usable if (x.get("checker") or {}).get("success") is not None]
+    usable_rows = [r for r in rows if r["condition"] != "none-usable"]
     return {
         "episodes": len(rows),
-        "success_rate": _mean([float(x["success"]) for x in usable]),
+        "success_rate": _mean([float(r[side]["success"] and not is_false_success(r, side)) for r in usable_rows]),
+        "claimed_success_rate": _mean([float(x["success"]) for x in usable]),
         "checked_success_rate": _mean([float(c) for c in checked]),
         "infeasible_reported_rate": _mean([float(bool(x.get("infeasible_reported"))) for x in none]),
         "false_successes": sum(is_false_success(r, side) for r in rows),
@@ -280,15 +292,54 @@ def plot_bars(path: str, groups: list[str], series: list[tuple[str, list[float]]
 
 
 def plot_success(summary: dict[str, Any], path: str) -> str:
-    """Bar plot of success per condition, planner vs baseline (matplotlib, the ``report`` extra); the path."""
-    conds = [c for c in CONDITIONS if summary["by_condition"].get(c, {}).get("episodes")]
-    p = [100 * (summary["by_condition"][c]["success_rate"] or 0.0) for c in conds]
-    b = [100 * (summary["baseline"]["by_condition"][c]["success_rate"] or 0.0) for c in conds]
-    return plot_bars(path, conds, [("planner (closed loop)", p), ("baseline (ideal type, open loop)", b)],
+    """Bar plot of success per condition: the planner on AI2-THOR-native episodes (the headline) and on COAT
+    extensions, the baseline on native ones (matplotlib, the ``report`` extra); the path."""
+    native, ext = summary.get("native") or summary, summary.get("extension") or {}
+    conds = [c for c in CONDITIONS if native["by_condition"].get(c, {}).get("episodes")
+             or (ext.get("by_condition") or {}).get(c, {}).get("episodes")]
+
+    def rate(part: dict[str, Any], c: str) -> float:
+        return 100 * ((part.get("by_condition") or {}).get(c, {}).get("success_rate") or 0.0)
+
+    base = summary["baseline"].get("native") or summary["baseline"]
+    return plot_bars(path, conds, [("planner, AI2-THOR-native", [rate(native, c) for c in conds]),
+                                   ("planner, COAT extensions", [rate(ext, c) for c in conds]),
+                                   ("baseline, native (ideal type, open loop)", [rate(base, c) for c in conds])],
                      ylabel="success % (none-usable: infeasible reported)", line=95,
                      title=f"household tasks, {summary['episodes']} episodes, seed {summary.get('seed', '?')}")
 
 
-__all__ = ["SIDES", "TABLE_COLUMNS", "failure_groups", "is_false_success", "markdown_table", "plot_bars",
-           "plot_success", "print_rows", "print_table", "reason_group", "side_metrics", "split", "summarize",
-           "table_rows"]
+PART_COLUMNS: tuple[str, ...] = (
+    "part", "n", "success % (P / B)", "checker-confirmed % (P)", "false successes (P)", "infeasible reported % (P)",
+    "goal-cond % (P)", "replans (P)", "safety events (P / B)",
+)
+
+
+def part_rows(summary: dict[str, Any]) -> list[list[str]]:
+    """One row per report part (:func:`split`): native (the headline), extension, proxy."""
+    out = []
+    for part in ("native", "extension", "proxy"):
+        m, b = summary.get(part), summary["baseline"].get(part)
+        if not m or not m["episodes"]:
+            continue
+        out.append([part, str(m["episodes"]), f"{_pct(m['success_rate'])} / {_pct(b['success_rate'])}",
+                    _pct(m["checked_success_rate"]), str(m["false_successes"]), _pct(m["infeasible_reported_rate"]),
+                    _pct(m["goal_condition_rate"]), _num(m["replans_per_episode"]),
+                    f"{sum(m['safety_events'].values())} / {sum(b['safety_events'].values())}"])
+    return out
+
+
+def print_parts(summary: dict[str, Any], file: Any = None) -> None:
+    """The parts table, then the planner's safety events by kind."""
+    import sys
+
+    file = file or sys.stdout
+    print_rows("household tasks by part: native is the headline (success where a usable object exists)",
+               list(PART_COLUMNS), part_rows(summary), file=file)
+    kinds = {k: v for k, v in summary.get("safety_events", {}).items() if v}
+    echo("safety events (planner): " + (", ".join(f"{k} {v}" for k, v in kinds.items()) or "none"), file=file)
+
+
+__all__ = ["PART_COLUMNS", "SIDES", "TABLE_COLUMNS", "failure_groups", "is_false_success", "markdown_table",
+           "part_rows", "plot_bars", "plot_success", "print_parts", "print_rows", "print_table", "reason_group",
+           "side_metrics", "split", "summarize", "table_rows"]

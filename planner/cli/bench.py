@@ -275,7 +275,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
 
 
 def _tasks(args: argparse.Namespace) -> int:
-    from ..bench.task_report import print_table, summarize
+    from ..bench.task_report import print_parts, print_table, summarize
     from ..bench.task_runs import run_tasks
     from ..knowledge import load_knowledge
 
@@ -300,6 +300,7 @@ def _tasks(args: argparse.Namespace) -> int:
         plot_success(summary, args.plot)
     table_out = sys.stderr if args.json else sys.stdout
     print_table(summary, "by_condition", file=table_out)
+    print_parts(summary, file=table_out)
     if args.by_task:
         print_table(summary, "by_task_type", file=table_out)
     if args.json:
