@@ -156,6 +156,9 @@ def _heat(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | Non
                                 or any(g.relation == "contained_in" and g.item == "target" for g in spec.goals))
     if s.can(source, "openable") and takes_out:
         s.add("open", source)         # to take the result out again
+        if not liquid and vessel is not None:  # the bowl with the tomato comes out of the microwave too
+            s.add("pickup", vessel)
+            s.add("set_down", vessel)
     elif not takes_out and (s.can(source, "openable") or s.can(source, "toggleable")):
         # an appliance (microwave, toaster, coffee machine) is no place to leave what it heated: out onto a surface
         inside = vessel if not liquid and vessel is not None else heated
@@ -219,7 +222,20 @@ def affordances_of(objects: Iterable[Mapping[str, Any]]) -> dict[str, frozenset[
     """What each object of an AI2-THOR observation affords: its capability flags that are true."""
     flags = ("pickupable", "openable", "toggleable", "receptacle", "sliceable", "canFillWithLiquid", "dirtyable",
              "moveable", "isHeatSource", "isColdSource")
-    return {str(o["objectId"]): frozenset(f for f in flags if o.get(f)) for o in objects if "objectId" in o}
+    out = {}
+    for o in objects:
+        if "objectId" in o:
+            have = {f for f in flags if o.get(f)}
+            if have & {"toggleable", "openable"} or o.get("objectType") == "StoveBurner":
+                have.add(SWITCHABLE)  # it can be switched on (a burner through its knob) or opened (blinds)
+            out[str(o["objectId"])] = frozenset(have)
+    return out
 
 
-__all__ = ["FINAL_CONTAINERS", "HOLDERS", "Affordances", "affordances_of", "plan_steps"]
+SWITCHABLE = "switchable"
+"""A derived capability: toggleable or openable (blinds let the light in). A role whose goal switches its object
+on needs it (:func:`planner.knowledge.task_specs.physical_roles`): a window, which AI2-THOR can neither switch nor
+open, cannot make a room brighter."""
+
+
+__all__ = ["FINAL_CONTAINERS", "HOLDERS", "SWITCHABLE", "Affordances", "affordances_of", "plan_steps"]

@@ -161,20 +161,28 @@ def enclosure_of(ctx: SkillContext, o: RawObject) -> RawObject | None:
     return None
 
 
-def _take_out_to_cut(ctx: SkillContext, target: str, container: RawObject, tool: str) -> Outcome | None:
-    """Set the knife down, take ``target`` out of ``container`` onto a work surface, shut the container again if it
-    was shut, and take the knife back; None when it is done (a failure's outcome otherwise)."""
+def take_out(ctx: SkillContext, oid: str, container: RawObject, why: str) -> Outcome | None:
+    """Set down what is held, take ``oid`` out of ``container`` onto a work surface and shut the container again if
+    it was shut (nothing is cut in a fridge, nothing served in a cabinet); None when done, else the failure."""
     cid = container["objectId"]
     was_open = bool(container.get("isOpen"))
-    for skill, obj in (("set_down", None), ("pickup", target)):
+    for skill, obj in (("set_down", None), ("pickup", oid)):
+        if skill == "set_down" and ctx.held() is None:
+            continue
         res = ctx.sub(skill, obj)
         if not res.ok:
-            return relay(res, f"taking {target} out of {cid} to cut it")
+            return relay(res, f"taking {oid} out of {cid} {why}")
     if not was_open and (ctx.find(cid) or {}).get("isOpen"):
         ctx.sub("close", cid)
     res = ctx.sub("set_down")
-    if not res.ok:
-        return relay(res, f"setting {target} down to cut it")
+    return None if res.ok else relay(res, f"setting {oid} down {why}")
+
+
+def _take_out_to_cut(ctx: SkillContext, target: str, container: RawObject, tool: str) -> Outcome | None:
+    """:func:`take_out` the target to cut it, then take the knife back."""
+    moved = take_out(ctx, target, container, "to cut it")
+    if moved is not None:
+        return moved
     res = ctx.sub("pickup", tool)
     return None if res.ok else relay(res, f"taking {tool} back")
 
@@ -271,6 +279,11 @@ class Place(Skill):
         obj = carried(ctx, target) or target  # a sliced target: the piece the skills carry, not any of its pieces
         if inside(ctx, obj, rec):
             return Outcome(True, f"already in {rec}")
+        box = enclosure_of(ctx, ctx.find(rec) or {}) if (ctx.find(rec) or {}).get("pickupable") else None
+        if box is not None:  # the plate in the cabinet, the pan in a drawer: out onto a work surface first
+            moved = take_out(ctx, rec, box, f"to put {obj} in it")
+            if moved is not None:
+                return moved
         fetched = fetch(ctx, obj)
         if fetched is not None:
             return fetched

@@ -387,7 +387,7 @@ class Sampler:
             return None
         spec = plan.spec
         prepare = task.prepare(task.spec(self.kb), info.types)  # the task's goals, before the plan fits them
-        if not prepare and _holds_at_reset(spec, plan.bindings, info):
+        if not prepare and _holds_at_reset(spec, plan.bindings, info, self.kb):
             return None  # nothing to do: the goal already holds (an apple that starts in the fridge)
         target_types = {ty for t in spec.targets for ty in t.types}
         for role in spec.roles:
@@ -416,12 +416,17 @@ class Sampler:
         return None
 
 
-def _holds_at_reset(spec: TaskSpec, bindings: dict[str, str], info: SceneInfo) -> bool:
-    """Every goal condition of ``spec`` holds in the unperturbed scene under some assignment of its objects."""
+def _holds_at_reset(spec: TaskSpec, bindings: dict[str, str], info: SceneInfo, kb: KnowledgeBase) -> bool:
+    """Every goal condition of ``spec`` holds in the unperturbed scene under some assignment of objects: the bound
+    ones, or any candidate of a role (a laptop already on the dining table needs no work when the coffee table it
+    was meant for is broken)."""
     from ..goals import check_any
 
-    candidates = {t.name: t.types for t in spec.targets if not t.liquid}
-    candidates.update({n: (info.type_of(oid),) for n, oid in bindings.items() if n not in candidates})
+    candidates: dict[str, tuple[str, ...]] = {t.name: t.types for t in spec.targets if not t.liquid}
+    for n, oid in bindings.items():
+        role = spec.role(n)
+        if n not in candidates:
+            candidates[n] = (info.type_of(oid), *sorted(role_types(role, info, kb) if role else ()))
     return all(g.met for g in check_any(spec.goals, candidates, info.objects))
 
 

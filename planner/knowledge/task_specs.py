@@ -187,6 +187,8 @@ KNIVES: tuple[str, ...] = ("Knife", "ButterKnife")
 FILLABLE = "canFillWithLiquid"
 RECEPTACLE = "receptacle"
 PICKUPABLE = "pickupable"
+SWITCHABLE = "switchable"
+"""Toggleable or openable (:data:`planner.steps.SWITCHABLE`, the affordance the observation gives)."""
 
 
 def physical_roles(roles: list[Role], targets: list[Target], *, placed: Iterable[str] = ()) -> list[Role]:
@@ -213,6 +215,8 @@ def physical_roles(roles: list[Role], targets: list[Target], *, placed: Iterable
             r = r.model_copy(update={"needs": (*r.needs, RECEPTACLE)})
         if r.name in placed and PICKUPABLE not in r.needs:
             r = r.model_copy(update={"needs": (*r.needs, PICKUPABLE)})
+        if r.utility in SWITCHED and SWITCHABLE not in r.needs:
+            r = r.model_copy(update={"needs": (*r.needs, SWITCHABLE)})  # it is switched on: the window cannot be
         out.append(r)
     return out
 
