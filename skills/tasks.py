@@ -328,17 +328,30 @@ def water_sources(ctx: SkillContext) -> list[tuple[RawObject, RawObject]]:
     return [(b, t) for _, _, b, t in sorted(out, key=lambda x: (x[0], x[1]))]
 
 
+BREWS_INTO = ("Mug",)
+"""What a coffee machine takes and fills (AI2-THOR's object-specific receptacle: a Mug)."""
+
+
 def liquid_sources(ctx: SkillContext, liquid: str, vessel: str) -> list[tuple[str, RawObject, RawObject | None]]:
     """Where ``liquid`` can come from, best first: ``("tap", basin, faucet)`` for water, ``("brew", coffee machine,
-    None)`` for coffee, ``("pour", vessel holding it, None)`` for any liquid some other vessel holds (a filled wine
-    bottle). Nothing is conjured: a scene without one of them has no source."""
+    None)`` for coffee into a mug, ``("brew-pour", coffee machine, mug)`` for coffee into anything else (brewed into
+    the mug, then poured), ``("pour", vessel holding it, None)`` for any liquid some other vessel holds (a filled
+    wine bottle). Nothing is conjured: a scene without one of them has no source."""
     out: list[tuple[str, RawObject, RawObject | None]] = []
     if not (ctx.find(vessel) or {}).get("pickupable"):
         pass  # a house plant stays where it is: only a pour reaches it
     elif liquid == "water":
         out += [("tap", b, f) for b, f in water_sources(ctx)]
     elif liquid == "coffee":
-        out += [("brew", m, None) for m in ctx.of_type("CoffeeMachine") if not m.get("isBroken")]
+        machines = [m for m in ctx.of_type("CoffeeMachine") if not m.get("isBroken")]
+        if (ctx.find(vessel) or {}).get("objectType") in BREWS_INTO:
+            out += [("brew", m, None) for m in machines]
+        else:  # a coffee machine takes only a mug: brew into one, then pour (the mug already in it first)
+            mugs = sorted((o for t in BREWS_INTO for o in ctx.of_type(t) if o["objectId"] != vessel
+                           and not o.get("isBroken") and o.get("pickupable")),
+                          key=lambda o: (not any(m["objectId"] in (o.get("parentReceptacles") or []) for m in machines),
+                                         float(o.get("distance") or 0.0), o["objectId"]))
+            out += [("brew-pour", m, mug) for m in machines for mug in mugs[:2]]
     for o in ctx.objects():
         held = str(o.get("fillLiquid") or ("wine" if o.get("objectType") == "WineBottle" else "")).lower()
         if (o.get("objectId") != vessel and o.get("isFilledWithLiquid") and held == liquid and o.get("pickupable")
@@ -419,7 +432,24 @@ def _fill_from(ctx: SkillContext, target: str, liquid: str, how: str, source: Ra
                tap: RawObject | None) -> Outcome:
     """One attempt at filling ``target`` from one source (see :class:`Fill`)."""
     sid = source["objectId"]
+    if how == "brew-pour" and tap is not None:
+        mug = tap["objectId"]
+        if not _filled(ctx, mug, liquid):
+            if (ctx.find(mug) or {}).get("isFilledWithLiquid"):
+                emptied = go(ctx, mug) or send(ctx, Action(name="EmptyLiquidFromObject", object_id=mug),
+                                                f"emptying {mug}")
+                if not emptied.ok:
+                    return emptied
+            brewed = _fill_from(ctx, mug, liquid, "brew", source, None)
+            if not brewed.ok:
+                return brewed
+        return _fill_from(ctx, target, liquid, "pour", ctx.find(mug) or tap, None)
     if how == "pour":
+        box = enclosure_of(ctx, ctx.find(target) or {})
+        if box is not None:  # the cup in a cabinet: out onto a work surface, where it can be poured into
+            moved = take_out(ctx, target, box, "to pour into it")
+            if moved is not None:
+                return moved
         fetched = fetch(ctx, sid)
         if fetched is not None:
             return fetched

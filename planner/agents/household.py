@@ -259,9 +259,12 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         spec = spec or run.plan.spec
         assert spec is not None
         kept = set(fixed) | {t.name for t in spec.targets if t.liquid}
+        reached = {r.target for r in run.results if r.skill == "bring" and r.ok}
         met = [g.condition for g in check_all(spec.goals, run.obs.objects, run.plan.bindings, run.booked)
                if g.met and g.condition.item in kept and (g.condition.other in kept or g.condition.other in
-                                                          (None, "light", "agent"))]
+                                                          (None, "light", "agent"))
+               # being near an object by chance is no visit: only a bring that was verified counts as done
+               and not (g.condition.other == "agent" and run.plan.bindings.get(g.condition.item) not in reached)]
         return plan_in_state(spec, state, llm=self.llm, planner=self.planner, strategy=self.strategy,  # type: ignore[arg-type]
                              kb=self.kb, affordances=affordances_of(run.obs.objects), exclude=run.excluded,
                              fixed=fixed, met=met)
