@@ -406,10 +406,7 @@ class Fill(Skill):
             return failed(f"no source of {liquid} in this scene for {target} (water runs from a faucet over a basin, "
                           "coffee from a coffee machine, or is poured from a vessel that holds it): infeasible")
         if o.get("isFilledWithLiquid"):
-            went = go(ctx, target)
-            if went is not None:
-                return went
-            emptied = send(ctx, Action(name="EmptyLiquidFromObject", object_id=target), f"emptying {target}")
+            emptied = _empty(ctx, target)
             if not emptied.ok:
                 return emptied
         tried: list[str] = []
@@ -421,6 +418,12 @@ class Fill(Skill):
                 return out  # the vessel itself let it down
             tried.append(f"{source['objectId']}: {out.reason}")
         return failed(f"no source filled {target} with {liquid}: " + "; ".join(tried))
+
+
+def _empty(ctx: SkillContext, vessel: str, near: str | None = None) -> Outcome:
+    """Go to ``near`` (default the vessel) and empty ``vessel`` (the first half of a pour, or making room)."""
+    return go(ctx, near or vessel) or send(ctx, Action(name="EmptyLiquidFromObject", object_id=vessel),
+                                          f"emptying {vessel}")
 
 
 def _filled(ctx: SkillContext, target: str, liquid: str) -> bool:
@@ -436,8 +439,7 @@ def _fill_from(ctx: SkillContext, target: str, liquid: str, how: str, source: Ra
         mug = tap["objectId"]
         if not _filled(ctx, mug, liquid):
             if (ctx.find(mug) or {}).get("isFilledWithLiquid"):
-                emptied = go(ctx, mug) or send(ctx, Action(name="EmptyLiquidFromObject", object_id=mug),
-                                                f"emptying {mug}")
+                emptied = _empty(ctx, mug)
                 if not emptied.ok:
                     return emptied
             brewed = _fill_from(ctx, mug, liquid, "brew", source, None)
@@ -453,10 +455,7 @@ def _fill_from(ctx: SkillContext, target: str, liquid: str, how: str, source: Ra
         fetched = fetch(ctx, sid)
         if fetched is not None:
             return fetched
-        went = go(ctx, target)
-        if went is not None:
-            return went
-        emptied = send(ctx, Action(name="EmptyLiquidFromObject", object_id=sid), f"pouring from {sid}")
+        emptied = _empty(ctx, sid, near=target)
         if not emptied.ok:
             return emptied
         return send(ctx, Action(name="FillObjectWithLiquid", object_id=target, args={"fillLiquid": liquid}),

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -76,16 +75,6 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _replace_section(path: Path, tag: str, body: str) -> None:
-    start, end = f"<!-- scenes:{tag} -->", f"<!-- /scenes:{tag} -->"
-    block = f"{start}\n{body.rstrip()}\n{end}"
-    text = path.read_text(encoding="utf-8") if path.is_file() else "# Scenes: fidelity and speed\n"
-    if start in text and end in text:
-        text = re.sub(re.escape(start) + r".*?" + re.escape(end), lambda _: block, text, flags=re.S)
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
 
 
 def fidelity_report(results: list[Any], command: str) -> str:
@@ -150,7 +139,7 @@ def fidelity_report(results: list[Any], command: str) -> str:
 
 
 def _cmd_fidelity(args: argparse.Namespace) -> int:
-    from scenes.embedded.fidelity import replay
+    from scenes.embedded.fidelity import replace_section, replay
     from scenes.thor.traces import load_traces
 
     if args.out:
@@ -167,13 +156,14 @@ def _cmd_fidelity(args: argparse.Namespace) -> int:
                     f"simulated {m.simulated!r}"
                 )
     if args.out:
-        _replace_section(Path(args.out), "fidelity", report)
+        replace_section(Path(args.out), "fidelity", report)
     return 0 if all(not r.unexplained for r in results) else 1
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
     from planner._optional import is_available
     from scenes.embedded.bench import benchmark
+    from scenes.embedded.fidelity import replace_section
 
     if args.out:
         check_out_path(args.out, kind="file")
@@ -207,5 +197,5 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     )
     echo(body)
     if args.out:
-        _replace_section(Path(args.out), "bench-frames" if args.frames else "bench", body)
+        replace_section(Path(args.out), "bench-frames" if args.frames else "bench", body)
     return 0

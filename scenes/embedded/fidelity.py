@@ -285,7 +285,9 @@ def outcome_report(results: list[TraceResult], command: str) -> str:
     return "\n".join(lines)
 
 
-def _replace_section(path: Path, tag: str, body: str) -> None:
+def replace_section(path: Path, tag: str, body: str) -> None:
+    """Write ``body`` into ``path`` between the markers ``<!-- scenes:tag -->`` and ``<!-- /scenes:tag -->``
+    (appended with them when the page has none; the page is made when missing)."""
     start, end = f"<!-- scenes:{tag} -->", f"<!-- /scenes:{tag} -->"
     block = f"{start}\n{body.rstrip()}\n{end}"
     text = path.read_text(encoding="utf-8") if path.is_file() else "# Scenes: fidelity and speed\n"
@@ -293,6 +295,7 @@ def _replace_section(path: Path, tag: str, body: str) -> None:
         text = re.sub(re.escape(start) + r".*?" + re.escape(end), lambda _: block, text, flags=re.S)
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
 
 
@@ -311,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     report = outcome_report(results, cmd)
     echo(report)
     if args.out:
-        _replace_section(args.out, "fidelity-outcomes", report)
+        replace_section(args.out, "fidelity-outcomes", report)
     return 0 if all(r.outcome_matched == r.steps for r in results) else 1
 
 
