@@ -73,6 +73,12 @@ def dist(a: Obj, b: Obj) -> float:
     return math.dist(ca, cb) if ca is not None and cb is not None else math.inf
 
 
+def floor_dist(a: Obj, b: Obj) -> float:
+    """Distance between two objects' centres in the floor plane (x, z): a tap above its basin is near it."""
+    ca, cb = center(a), center(b)
+    return math.dist(ca[::2], cb[::2]) if ca is not None and cb is not None else math.inf
+
+
 class Track:
     """Indexes over one history (built once per :func:`~checker.judge`).
 
@@ -211,10 +217,13 @@ class Track:
         basins = sorted(k for k, o in where.items() if o.get("objectType") in BASINS)
         out: dict[str, list[str]] = {b: [] for b in basins}
         for s in sorted(k for k, o in where.items() if o.get("objectType") in WATER_SOURCES):
-            if not basins:
+            # a shower head runs into a bathtub's basin; a faucet into the nearest basin, in the floor plane
+            tubs = [b for b in basins if where[b].get("objectType") == "BathtubBasin"]
+            cands = tubs if where[s].get("objectType") == "ShowerHead" and tubs else basins
+            if not cands:
                 break
-            near = min(basins, key=lambda b: (dist(where[b], where[s]), b))
-            if dist(where[near], where[s]) <= SOURCE_REACH:
+            near = min(cands, key=lambda b: (floor_dist(where[b], where[s]), b))
+            if floor_dist(where[near], where[s]) <= SOURCE_REACH:
                 out[near].append(s)
         return {b: tuple(v) for b, v in out.items()}
 

@@ -182,7 +182,7 @@ def check_all(
     for item in items:
         oid = bindings.get(item)
         ids = [str(o.get("objectId")) for o in members(oid, objects)] if oid else []
-        pools.append([i for i in ids if i != oid] or [oid or ""])  # pieces, else the object (or nothing)
+        pools.append([i for i in ids if oid and whole_of(i) == oid] or [oid or ""])  # pieces, else the object
     best: tuple[GoalStatus, ...] | None = None
     for n, combo in enumerate(itertools.product(*pools)):
         witness: dict[str, str | None] = {}

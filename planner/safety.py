@@ -176,9 +176,6 @@ def open_too_long(actions: Sequence[Mapping[str, Any]], types: Mapping[str, str]
         if not a.get("success"):
             continue
         name, oid = str(a.get("action")), str(a.get("object_id") or "")
-        if name == "OpenObject" and types.get(oid) in ENCLOSED:
-            open_since[oid] = False
-            continue
         if name == "CloseObject":
             open_since.pop(oid, None)
             continue
@@ -187,6 +184,8 @@ def open_too_long(actions: Sequence[Mapping[str, Any]], types: Mapping[str, str]
                 if k != oid and not open_since[k]:
                     open_since[k] = True
                     out.append(event("open-too-long", f"{k} stood open while {name} {oid}"))
+        if name == "OpenObject" and types.get(oid) in ENCLOSED:
+            open_since[oid] = False
     return out
 
 

@@ -39,7 +39,7 @@ from .schemas import (
     canonical_object_name,
     thor_object_name,
 )
-from .schemas.thor_rules import HEAT_ZONE_TOASTS_BREAD
+from .schemas.thor_rules import HEAT_ZONE_TOASTS_BREAD, piece_type
 from .steps import Affordances, plan_steps
 from .understanding import TaskReader
 from .understanding.reader import READER_ENV
@@ -227,34 +227,46 @@ def plan_in_state(
     if not reading.understood or reading.spec is None:
         return _not_understood(reading, state)
     spec, exact = reading.spec, reading.method in ("exact", "given")
-    draft = _Draft(notes=list(reading.evidence) if reading.method == "reader" else [])
-    bindings = {**_bind_targets(spec, state, draft, kb, skip=set(fixed or {}), sources=affordances is not None,
-                                exclude=set(exclude or {})), **dict(fixed or {})}
-    _check_target_places(spec, bindings, state, kb, draft)
     role_strategy = "knowledge" if strategy == "hybrid" and backend is None else strategy
-    for role in sorted(spec.roles, key=lambda r: not r.types):  # the roles the task names a type for first
-        if role.name in bindings:
-            continue
-        typed = bool(role.types) and interpret == "nearest"  # AI2-THOR names the tools (a knife slices)
-        if (role_strategy == "knowledge" and not exact and not typed
-                and not (role.task and kb.is_annotated(role.utility, role.task))):
-            raise ConfigError(
-                f"strategy 'knowledge' needs COAT's annotations for role {role.name!r} of {spec.task!r}, and it has "
-                f"none: with interpret='exact', or a forced utility whose nearest COAT task scores below "
-                f"{MIN_NEAREST_SCORE}, the request's own words must go to a model. Use interpret='nearest', "
-                "strategy='hybrid' with a model, or one of the COAT tasks (`coat tasks` lists them)."
-            )
-        unfit = misfits(spec, role.name, bindings, state, kb)
-        task = role.task or (None if exact or typed else spec.task)
-        found = _fill_role(role, task, state, kb, set(bindings.values()), set(exclude or {}) | set(unfit),
-                           _pipeline(planner, role_strategy, backend, kb, learned), draft, affordances=affordances,
-                           unfit=unfit)
-        if found is not None:
-            rec, decision = found
-            bindings[role.name] = rec.object_id
-            draft.choices.append(ObjectChoice(object_id=rec.object_id, rationale=f"{role.name}: {decision.reason}"))
-    spec = _add_vessel(spec, bindings, state, kb, draft, exclude, _pipeline(planner, role_strategy, backend, kb,
-                                                                            learned), affordances)
+    pipe = _pipeline(planner, role_strategy, backend, kb, learned)
+    avoid = dict(exclude or {})
+    tried: list[str] = []
+    for attempt in range(MAX_PARTNER_TRIES + 1):
+        draft = _Draft(notes=(list(reading.evidence) if reading.method == "reader" else []) + tried)
+        bindings = {**_bind_targets(spec, state, draft, kb, skip=set(fixed or {}), sources=affordances is not None,
+                                    exclude=set(avoid)), **dict(fixed or {})}
+        _check_target_places(spec, bindings, state, kb, draft)
+        for role in sorted(spec.roles, key=lambda r: not r.types):  # the roles the task names a type for first
+            if role.name in bindings:
+                continue
+            typed = bool(role.types) and interpret == "nearest"  # AI2-THOR names the tools (a knife slices)
+            if (role_strategy == "knowledge" and not exact and not typed
+                    and not (role.task and kb.is_annotated(role.utility, role.task))):
+                raise ConfigError(
+                    f"strategy 'knowledge' needs COAT's annotations for role {role.name!r} of {spec.task!r}, and it "
+                    f"has none: with interpret='exact', or a forced utility whose nearest COAT task scores below "
+                    f"{MIN_NEAREST_SCORE}, the request's own words must go to a model. Use interpret='nearest', "
+                    "strategy='hybrid' with a model, or one of the COAT tasks (`coat tasks` lists them)."
+                )
+            unfit = misfits(spec, role.name, bindings, state, kb)
+            task = role.task or (None if exact or typed else spec.task)
+            found = _fill_role(role, task, state, kb, set(bindings.values()), set(avoid) | set(unfit), pipe, draft,
+                               affordances=affordances, unfit=unfit)
+            if found is not None:
+                rec, decision = found
+                bindings[role.name] = rec.object_id
+                draft.choices.append(ObjectChoice(object_id=rec.object_id,
+                                                  rationale=f"{role.name}: {decision.reason}"))
+        wider = _with_vessel(spec, bindings, state, kb, draft, dict(avoid), pipe, affordances)
+        partner = _partner_to_decide_again(wider, bindings, fixed or {})
+        if partner is None or attempt == MAX_PARTNER_TRIES:
+            spec = wider
+            break
+        # nothing serves a role beside what its partner took (no pan or pot for the burner chosen for an egg):
+        # decide the partner again without that object (the microwave, with a bowl)
+        role_name, gone = partner
+        avoid[bindings[gone]] = f"nothing here serves as {role_name} with it"
+        tried.append(f"{gone}: {bindings[gone]} decided again, nothing here serves as {role_name} with it")
     feasible = draft.feasible and all(r.name in bindings for r in spec.roles)
     if affordances is not None:
         spec = _fit_goals(spec, bindings, affordances)
@@ -326,8 +338,7 @@ def misfits(spec: TaskSpec, role: str, bindings: Mapping[str, str], state: Scene
         if rec is None:
             return None
         t = thor_object_name(rec.category)
-        piece = t.endswith(("Sliced", "Cracked"))
-        return f"{t}Sliced" if name in sliced and rec.object_id == oid and not piece else t
+        return piece_type(t) if name in sliced and rec.object_id == oid else t
 
     here = sorted({thor_object_name(r.category) for r in state.objects})
     vessels = [v for v in VESSEL_TYPES if v in here]
@@ -353,7 +364,7 @@ def misfits(spec: TaskSpec, role: str, bindings: Mapping[str, str], state: Scene
                 if thing in compat and t not in compat[thing]:
                     out[r.object_id] = _no_fit(thing, t, compat, here)
             elif into is not None:
-                mine = f"{t}Sliced" if role in sliced else t
+                mine = piece_type(t) if role in sliced else t
                 if mine in compat and into not in compat[mine]:
                     out[r.object_id] = _no_fit(mine, into, compat, ())
     return out
@@ -467,18 +478,65 @@ def _check_target_places(spec: TaskSpec, bindings: Mapping[str, str], state: Sce
         if thing is None or place is None:
             continue
         t, p = thor_object_name(thing.category), thor_object_name(place.category)
-        t = f"{t}Sliced" if g.item in sliced else t
+        t = piece_type(t) if g.item in sliced else t
         if t in compat and p not in compat[t]:
             draft.feasible = False
             draft.notes.append(_no_fit(t, p, compat, here))
 
 
+MAX_PARTNER_TRIES = 3
+"""How often a role's partner is decided again when nothing serves the role beside the partner's object."""
+
+
+def _partner_to_decide_again(spec: TaskSpec, bindings: Mapping[str, str], fixed: Mapping[str, str]
+                             ) -> tuple[str, str] | None:
+    """(an unbound role, a bound role it is put in / on or receives) when deciding the second again could help."""
+    unbound = [r.name for r in spec.roles if r.name not in bindings]
+    for name in unbound:
+        for pair in placements(spec):
+            if name in pair:
+                other = pair[0] if pair[1] == name else pair[1]
+                if other in bindings and other not in fixed and spec.role(other) is not None:
+                    return name, other
+    return None
+
+
+MAX_SOURCE_TRIES = 4
+"""Heat sources tried in turn when the chosen one takes the target only in a vessel and no vessel here fits."""
+
+
+def _with_vessel(spec: TaskSpec, bindings: dict[str, str], state: SceneState, kb: KnowledgeBase, draft: _Draft,
+                 exclude: dict[str, str], pipe: DecisionPipeline, affordances: Affordances | None) -> TaskSpec:
+    """:func:`_add_vessel`; when no vessel fits the chosen heat source, the source is decided again without it (the
+    egg goes to the microwave in a bowl when no pan or pot is usable), up to :data:`MAX_SOURCE_TRIES` times."""
+    role = spec.role("heating(source)")
+    for _ in range(MAX_SOURCE_TRIES):
+        wider = _add_vessel(spec, bindings, state, kb, draft, exclude, pipe, affordances)
+        if wider is not None:
+            return wider
+        source = bindings.pop("heating(source)")
+        exclude[source] = "no vessel here takes the target to it"
+        draft.notes.append(f"heating(source): {source} takes the target only in a vessel and none here fits")
+        if role is None:
+            break
+        unfit = misfits(spec, role.name, bindings, state, kb)
+        found = _fill_role(role, role.task, state, kb, set(bindings.values()), set(exclude) | set(unfit), pipe,
+                           draft, affordances=affordances, unfit=unfit)
+        if found is None:
+            return spec
+        bindings[role.name] = found[0].object_id
+        draft.choices.append(ObjectChoice(object_id=found[0].object_id, rationale=f"{role.name}: decided again"))
+    draft.feasible = False
+    return spec
+
+
 def _add_vessel(spec: TaskSpec, bindings: dict[str, str], state: SceneState, kb: KnowledgeBase, draft: _Draft,
                 exclude: Mapping[str, str] | None, pipe: DecisionPipeline,
-                affordances: Affordances | None) -> TaskSpec:
+                affordances: Affordances | None) -> TaskSpec | None:
     """A heat source chosen for a target it takes only in a vessel (an egg on a burner: AI2-THOR's table has the
     egg in a pan, the pan on the burner) gets a ``heating(vessel)`` role, decided like the others (``bindings`` is
-    extended in place); the spec with it, or unchanged."""
+    extended in place); the spec with it, or unchanged when no vessel is needed, or None when no vessel here takes
+    the target to that source (the source must be decided again)."""
     from .knowledge.alfred import compatible_receptacles
 
     source, target = bindings.get("heating(source)"), bindings.get("target")
@@ -490,9 +548,8 @@ def _add_vessel(spec: TaskSpec, bindings: dict[str, str], state: SceneState, kb:
     if src is None or tgt is None:
         return spec
     thing = thor_object_name(tgt.category)
-    if any(t.sliced and t.name == "target" for t in spec.targets) and tgt.object_id == target \
-            and not thing.endswith(("Sliced", "Cracked")):
-        thing = f"{thing}Sliced"
+    if any(t.sliced and t.name == "target" for t in spec.targets) and tgt.object_id == target:
+        thing = piece_type(thing)
     here = sorted({thor_object_name(r.category) for r in state.objects})
     compat = compatible_receptacles(str(kb.root))
     if thing not in compat or vessel_for(thing, thor_object_name(src.category), here, str(kb.root)) is None:
@@ -502,12 +559,16 @@ def _add_vessel(spec: TaskSpec, bindings: dict[str, str], state: SceneState, kb:
     role = Role(name="heating(vessel)", utility="heating(vessel)", task=task, needs=("receptacle",))
     wider = spec.model_copy(update={"roles": (*spec.roles, role)})
     unfit = misfits(wider, role.name, bindings, state, kb)
-    found = _fill_role(role, task, state, kb, set(bindings.values()), set(exclude or {}) | set(unfit), pipe, draft,
+    trial = _Draft()
+    found = _fill_role(role, task, state, kb, set(bindings.values()), set(exclude or {}) | set(unfit), pipe, trial,
                        affordances=affordances, unfit=unfit)
-    if found is not None:
-        bindings[role.name] = found[0].object_id
-        draft.choices.append(ObjectChoice(object_id=found[0].object_id,
-                                          rationale=f"{role.name}: {source} takes {thing} only in a vessel"))
+    if found is None:
+        return None  # no vessel here takes it to this source: the caller decides the source again without it
+    bindings[role.name] = found[0].object_id
+    draft.decisions += trial.decisions
+    draft.considered += trial.considered
+    draft.choices.append(ObjectChoice(object_id=found[0].object_id,
+                                      rationale=f"{role.name}: {source} takes {thing} only in a vessel"))
     return wider
 
 

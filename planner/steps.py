@@ -164,7 +164,8 @@ def _heat(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | Non
         inside = vessel if not liquid and vessel is not None else heated
         if s.can(source, "openable"):
             s.add("open", source)
-            s.opened.append(source)
+            if source not in s.opened:
+                s.opened.append(source)
         s.add("pickup", inside)
         s.add("set_down", inside)
 
@@ -177,6 +178,8 @@ def _contain(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], bindings: Mapp
             fridge = roles.get("cooling")
             target = bindings.get("target")
             if fridge and target:
+                if s.can(fridge, "openable"):
+                    s.add("open", fridge)  # cooled is being shut in by the run (ALFRED), even if it lies there
                 s.place(target, fridge)
                 s.add("close", fridge)
                 s.opened = [o for o in s.opened if o != fridge]

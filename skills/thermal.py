@@ -129,8 +129,8 @@ class Heat(Skill):
     def run(self, call: SkillCall, ctx: SkillContext) -> Outcome:
         source, obj = call.target or "", str(call.args["object"])
         until = call.args.get("until", "Hot")
-        if reached(ctx, obj, until):
-            return Outcome(True, f"{obj} is already {until}")
+        # switched on even when the object is hot already (coffee brewed hot, reheated in the microwave the task
+        # names): being heated is the device running with it inside, as ALFRED books it
         o = ctx.find(source) or {}
         if o.get("objectType") == "Microwave" and o.get("isOpen"):
             res = ctx.sub("close", source)

@@ -154,6 +154,8 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         """The ``wait`` skill (bounded: how long someone else needs ``blame`` is unknown), unless the scene offers a
         free substitute for its role: then None, and the role is decided again (a free butter knife beats waiting
         for the knife)."""
+        if res.skill == "wait":
+            return None  # it waited its bounded while already: decide the role again
         role = next((n for n, o in run.plan.bindings.items() if o == blame and run.plan.spec
                      and run.plan.spec.role(n)), None)
         if role is not None and self._free_substitute(run, role, blame):
@@ -273,6 +275,8 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         """After a failed ``prepare`` with no substitute: keep the object unprepared (a dirty phone still plays)."""
         if oid not in run.excluded or not any(o.get("objectId") == oid for o in run.obs.objects):
             return False
+        if run.excluded[oid] in ("in-use", "broken", "missing"):
+            return False  # someone else has it, or it is gone or broken: not usable as it is
         del run.excluded[oid]
         run.notes.append(f"{oid} could not be made ready and nothing else can serve: used as it is")
         return True
@@ -339,20 +343,26 @@ def piece_order(object_id: str) -> tuple[int, str]:
 
 
 def treated(call: SkillCall, res: SkillResult, objects: Any) -> list[str]:
-    """What a successful heat or cool step treated: the object (or its pieces) now in or on the device, directly or
-    in a vessel there (the slice in the fridge, the egg in the pan on the burner)."""
-    if not res.ok or call.skill not in ("heat", "cool") or not call.args.get("object"):
-        return []
-    device = call.target or ""
+    """What a step's own actions treated, as ALFRED books it: whatever lay in (or in a vessel in) a heat source the
+    step switched on (through its knob, for a burner), or in a fridge the step closed. An apple cold in the closed
+    fridge from the start was not cooled, nor hot coffee heated, unless a step did that to it."""
     by_id = {str(o.get("objectId")): o for o in objects}
+    devices: list[str] = []
+    for a in res.actions:
+        if not a.success or a.object_id is None:
+            continue
+        o = by_id.get(a.object_id) or {}
+        if a.action == "ToggleObjectOn":
+            devices += [a.object_id, *(o.get("controlledObjects") or [])]
+        elif a.action == "CloseObject" and o.get("isColdSource"):
+            devices.append(a.object_id)
 
     def within(o: Mapping[str, Any], depth: int = 3) -> bool:
         parents = o.get("parentReceptacles") or []
-        return device in parents or depth > 0 and any(p in by_id and within(by_id[p], depth - 1) for p in parents)
+        return any(p in devices for p in parents) or depth > 0 and any(
+            p in by_id and within(by_id[p], depth - 1) for p in parents)
 
-    obj = str(call.args["object"])
-    found = [str(o["objectId"]) for o in members(obj, objects) if within(o)]
-    return found or [obj]
+    return [k for k, o in by_id.items() if devices and within(o)] if devices else []
 
 
 def _unsafe_actions(pre: SceneObs, res: SkillResult) -> list[str]:

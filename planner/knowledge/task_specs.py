@@ -29,6 +29,7 @@ from typing import NamedTuple
 from ..errors import UnknownIdError
 from ..safety import STANDABLE
 from ..schemas import GoalCondition, Role, Target, TaskSpec
+from ..schemas.thor_rules import COOKABLE, piece_type
 from .base import KnowledgeBase, close_matches
 
 EXTENSION_TYPES: tuple[str, ...] = ("Cake",)
@@ -269,17 +270,11 @@ def _cut_to_cook(roles: list[Role], targets: list[Target]) -> tuple[list[Role], 
     piece is (Bread -> BreadSliced: toast is a cooked slice; Egg -> EggCracked), by AI2-THOR's type table."""
     if not any(r.utility == "heating(source)" for r in roles):
         return roles, targets
-    from .alfred import types_with
-
-    try:
-        cookable = types_with("cookable")
-    except Exception:  # no type table to read (no data directory): the spec stays as it was read
-        return roles, targets
     out = []
     for t in targets:
         ty = t.types[0]
-        if (t.name == "target" and not t.liquid and not t.sliced and ty not in cookable
-                and ({f"{ty}Sliced", f"{ty}Cracked"} & cookable)):
+        if (t.name == "target" and not t.liquid and not t.sliced and ty not in COOKABLE
+                and piece_type(ty) in COOKABLE):
             t = t.model_copy(update={"sliced": True})
             if not any(r.utility in ("cutting", "breaking") for r in roles):
                 roles = [*roles, Role(name="cutting", utility="cutting")]

@@ -189,6 +189,19 @@ MUST_BE_OFF_TO_OPEN: frozenset[str] = frozenset({"Microwave"})
 HEAT_ZONE_TOASTS_BREAD: dict[str, bool] = {"Microwave": False, "StoveBurner": True, "Toaster": True}
 """Heat sources with a ``HeatZone`` while on, and its ``CanToastBread`` (false only for the Microwave)."""
 
+COOKABLE: frozenset[str] = frozenset({"Potato", "PotatoSliced", "BreadSliced", "EggCracked"})
+"""Types with AI2-THOR's ``CookObject`` component (the object-type table's ``cookable`` column): bread and eggs
+cook only as pieces (a toasted slice, a cracked egg)."""
+
+
+def piece_type(object_type: str) -> str:
+    """The type of the pieces SliceObject makes of ``object_type`` (``EggCracked`` for an Egg, else ``<T>Sliced``);
+    a piece's own type is returned as it is."""
+    if object_type.endswith(("Sliced", "Cracked")):
+        return object_type
+    return "EggCracked" if object_type == "Egg" else f"{object_type}Sliced"
+
+
 SEE_THROUGH: frozenset[str] = frozenset({"ShowerGlass", "ShowerDoor"})
 """Glass AI2-THOR sees through (``SimObjSecondaryProperty.CanSeeThrough``, a prefab property): what lies behind it
 is visible but not interactable."""
@@ -227,7 +240,8 @@ def unknown_type(object_type: str) -> str:
 
 
 __all__ = [
-    "ALWAYS_PLACE_UPRIGHT", "BEHIND_GLASS", "HEAT_ZONE_TOASTS_BREAD", "IN_RECEPTACLES", "MUST_BE_CLOSED_TO_TURN_ON",
-    "MUST_BE_OFF_TO_OPEN", "MUST_BE_OPEN_TO_PLACE_OBJECTS_IN", "NOT_VISIBLE", "OBJECT_SPECIFIC_RECEPTACLES",
-    "PLACEMENT_RESTRICTIONS", "SEE_THROUGH", "exception", "unknown_object", "unknown_type",
+    "ALWAYS_PLACE_UPRIGHT", "BEHIND_GLASS", "COOKABLE", "HEAT_ZONE_TOASTS_BREAD", "IN_RECEPTACLES",
+    "MUST_BE_CLOSED_TO_TURN_ON", "MUST_BE_OFF_TO_OPEN", "MUST_BE_OPEN_TO_PLACE_OBJECTS_IN", "NOT_VISIBLE",
+    "OBJECT_SPECIFIC_RECEPTACLES", "PLACEMENT_RESTRICTIONS", "SEE_THROUGH", "exception", "piece_type",
+    "unknown_object", "unknown_type",
 ]  # fmt: skip

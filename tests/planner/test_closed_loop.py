@@ -198,3 +198,34 @@ def test_toast_is_a_cooked_slice_from_the_toaster_on_a_plate() -> None:
     assert t.achieved and t.violations == (), (t.failure, t.violations)
     toast = [o for o in t.final_objects if o["objectType"] == "BreadSliced" and o["isCooked"]]
     assert len(toast) == 1 and any(p_.startswith("Plate|") for p_ in toast[0]["parentReceptacles"])
+
+
+def test_cooled_and_heated_are_what_the_run_did_as_the_checker_sees_it() -> None:
+    """An apple cold in the closed fridge from the start is shut in again by the run (ALFRED's cooled); coffee
+    brewed hot still goes through the microwave the task names, switched on with it inside."""
+    import checker
+
+    for spec, scene in ((alfred_spec("pick_cool_then_place_in_recep", "Apple", "CounterTop"), "embedded/FloorPlan5-v0"),
+                        ("reheating coffee in a microwave", "embedded/kitchen-v0")):
+        p = plan(spec, scene, llm=None)
+        t = execute_plan(p)
+        assert t.achieved, t.failure
+        actions = [a.model_dump() for r in t.results for a in r.actions]
+        task = ({"kind": "alfred", "name": "pick_cool_then_place_in_recep", "obj": "Apple", "recep": "CounterTop",
+                 "movable": None, "sliced": False} if not isinstance(spec, str) else
+                {"kind": "coat", "name": spec, "obj": None, "recep": None, "movable": None, "sliced": False})
+        verdict = checker.judge(task, checker.replay(scene, p.seed, p.options or None, actions))
+        assert verdict.success is True, verdict.reasons
+
+
+def test_no_pan_or_pot_sends_the_egg_to_the_microwave_in_a_bowl() -> None:
+    broken = [{"type": t, "condition": "broken", "which": "all"} for t in ("Pan", "Pot", "Kettle")]
+    p, t = _perturbed("cook egg", broken)
+    assert p.feasible and p.bindings["heating(source)"].startswith("Microwave|"), p.reason
+    assert t.achieved, t.failure
+
+
+def test_a_wait_that_ran_out_is_not_waited_again() -> None:
+    busy = [{"type": t, "condition": "busy", "which": "all", "seconds": 86400} for t in ("Knife", "ButterKnife")]
+    _, t = _perturbed("cut apple", busy)
+    assert not any("then wait again" in n for n in t.notes)

@@ -228,3 +228,16 @@ def test_steps_close_what_they_open_and_skip_goals_already_met(kb) -> None:
 def test_role_names_must_be_unique() -> None:
     with pytest.raises(ValidationError, match="unique"):
         TaskSpec(task="t", roles=(Role(name="a", utility="cutting"),), targets=(Target(name="a", types=("Apple",)),))
+
+
+def test_open_too_long_counts_another_enclosure_opened_and_a_part_is_no_piece() -> None:
+    from planner import safety
+
+    acts = [{"action": "OpenObject", "object_id": "F", "success": True},
+            {"action": "OpenObject", "object_id": "C", "success": True}]
+    assert [safety.kind_of(e) for e in safety.open_too_long(acts, {"F": "Fridge", "C": "Cabinet"})] == [
+        "open-too-long"]
+    sink = [{"objectId": "Sink|1", "objectType": "Sink", "distance": 0.5},
+            {"objectId": "Sink|1|SinkBasin", "objectType": "SinkBasin", "distance": 2.5}]
+    near = GoalCondition(item="x", relation="close_to", other="agent", distance=1.5)
+    assert check_all([near], sink, {"x": "Sink|1"})[0].met  # a basin is a part of the sink, not a piece of it
