@@ -26,9 +26,10 @@ from scenes.base import SceneEnv, SceneObs
 from skills import SkillResult, run_skill
 
 from .. import safety
+from ..fits import placements
 from ..goals import book, check_all, members
 from ..knowledge import KnowledgeBase
-from ..scene_planner import placements, plan_in_state
+from ..scene_planner import plan_in_state
 from ..schemas import ExecutionTrace, GoalStatus, Plan, Role, SkillCall, TaskSpec
 from ..steps import affordances_of
 from .loop import ClosedLoop, LoopRun

@@ -397,7 +397,7 @@ class Sampler:
             ideal_type = info.type_of(ideal)
             if ideal_type in target_types or ideal_type in STRUCTURAL:
                 continue
-            from ..scene_planner import misfits
+            from ..fits import misfits
 
             others_bound = {n: oid for n, oid in plan.bindings.items() if n != role.name}
             unfit = set(misfits(spec, role.name, others_bound, info.state, self.kb))
