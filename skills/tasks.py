@@ -338,11 +338,10 @@ def liquid_sources(ctx: SkillContext, liquid: str, vessel: str) -> list[tuple[st
     the mug, then poured), ``("pour", vessel holding it, None)`` for any liquid some other vessel holds (a filled
     wine bottle). Nothing is conjured: a scene without one of them has no source."""
     out: list[tuple[str, RawObject, RawObject | None]] = []
-    if not (ctx.find(vessel) or {}).get("pickupable"):
-        pass  # a house plant stays where it is: only a pour reaches it
-    elif liquid == "water":
+    movable = bool((ctx.find(vessel) or {}).get("pickupable"))  # a house plant stays put: only a pour reaches it
+    if movable and liquid == "water":
         out += [("tap", b, f) for b, f in water_sources(ctx)]
-    elif liquid == "coffee":
+    elif movable and liquid == "coffee":
         machines = [m for m in ctx.of_type("CoffeeMachine") if not m.get("isBroken")]
         if (ctx.find(vessel) or {}).get("objectType") in BREWS_INTO:
             out += [("brew", m, None) for m in machines]
