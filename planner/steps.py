@@ -25,6 +25,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from .schemas import GoalCondition, SkillCall, TaskSpec
+from .schemas.thor_rules import held_liquid
 
 Affordances = Mapping[str, Collection[str]]
 """Object id -> what it affords (AI2-THOR capability flags that are true: ``openable``, ``pickupable`` ...)."""
@@ -222,7 +223,8 @@ def _devices(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | 
 
 
 def affordances_of(objects: Iterable[Mapping[str, Any]]) -> dict[str, frozenset[str]]:
-    """What each object of an AI2-THOR observation affords: its capability flags that are true."""
+    """What each object of an AI2-THOR observation affords: its capability flags that are true, plus ``switchable``
+    and, for a vessel filled with a liquid, ``holds:<liquid>``."""
     flags = ("pickupable", "openable", "toggleable", "receptacle", "sliceable", "canFillWithLiquid", "dirtyable",
              "moveable", "isHeatSource", "isColdSource")
     out = {}
@@ -231,6 +233,9 @@ def affordances_of(objects: Iterable[Mapping[str, Any]]) -> dict[str, frozenset[
             have = {f for f in flags if o.get(f)}
             if have & {"toggleable", "openable"} or o.get("objectType") == "StoveBurner":
                 have.add(SWITCHABLE)  # it can be switched on (a burner through its knob) or opened (blinds)
+            liquid = held_liquid(o)
+            if liquid:
+                have.add(f"holds:{liquid}")  # it can be poured from (a filled wine bottle)
             out[str(o["objectId"])] = frozenset(have)
     return out
 

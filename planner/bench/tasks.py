@@ -401,7 +401,8 @@ class Sampler:
 
             others_bound = {n: oid for n, oid in plan.bindings.items() if n != role.name}
             unfit = set(misfits(spec, role.name, others_bound, info.state, self.kb))
-            perturb = perturbation(condition, role, ideal, ideal_type, info, self.kb, target_types, rng, unfit)
+            perturb = perturbation(condition, role, ideal, ideal_type, info, self.kb, target_types, rng, unfit,
+                                   named=role.name in spec.named_roles())
             if perturb is None:
                 continue
             perturb = prepare + perturb
@@ -423,10 +424,11 @@ def _holds_at_reset(spec: TaskSpec, bindings: dict[str, str], info: SceneInfo, k
     from ..goals import check_any
 
     candidates: dict[str, tuple[str, ...]] = {t.name: t.types for t in spec.targets if not t.liquid}
+    named = spec.named_roles()
     for n, oid in bindings.items():
         role = spec.role(n)
         if n not in candidates:
-            candidates[n] = (info.type_of(oid), *sorted(role_types(role, info, kb) if role else ()))
+            candidates[n] = (info.type_of(oid), *sorted(role_types(role, info, kb, named=n in named) if role else ()))
     return all(g.met for g in check_any(spec.goals, candidates, info.objects))
 
 
@@ -484,12 +486,16 @@ def task_type(task: TaskDef, spec: TaskSpec) -> str:
     return f"coat:{spec.family}"
 
 
-def role_types(role: Any, info: SceneInfo, kb: KnowledgeBase, unfit: set[str] = frozenset()) -> set[str]:
-    """The scene's object types that could fill ``role`` (its utility's objects, or its fixed types, with its needs;
-    not the ``unfit`` objects, which AI2-THOR's compatible receptacles rule out for what the role holds)."""
+def role_types(role: Any, info: SceneInfo, kb: KnowledgeBase, unfit: set[str] = frozenset(), *,
+               named: bool = False) -> set[str]:
+    """The scene's object types that could fill ``role`` (its fixed types, or its utility's objects and its COAT
+    task's context objects, with its needs; not the ``unfit`` objects, which AI2-THOR's compatible receptacles rule
+    out for what the role holds). A role the goal names (``named``: where the clothes end up) takes only the context
+    objects of its annotated COAT task: what COAT's people accept there, as the checker does."""
     allowed = set(role.types) if role.types else set(kb.utility_objects(role.utility))
     if not role.types and role.task and kb.is_annotated(role.utility, role.task):
-        allowed |= set(kb.context_objects(role.utility, role.task))
+        context = set(kb.context_objects(role.utility, role.task))
+        allowed = context if named else allowed | context
     out = set()
     for o in info.objects:
         ty = str(o.get("objectType"))
@@ -501,16 +507,16 @@ def role_types(role: Any, info: SceneInfo, kb: KnowledgeBase, unfit: set[str] = 
 
 def perturbation(condition: str, role: Any, ideal: str, ideal_type: str, info: SceneInfo, kb: KnowledgeBase,
                  target_types: set[str], rng: random.Random,
-                 unfit: set[str] = frozenset()) -> list[dict[str, Any]] | None:
+                 unfit: set[str] = frozenset(), *, named: bool = False) -> list[dict[str, Any]] | None:
     """The reset perturbations that put ``role`` in ``condition``, or None when the condition does not apply."""
     from scenes.embedded.perturb import appliance_types
 
     aff = info.affordances.get(ideal, frozenset())
-    others = role_types(role, info, kb, unfit) - {ideal_type}
+    others = role_types(role, info, kb, unfit, named=named) - {ideal_type}
     if condition == "present":
         return []
     if condition == "none-usable":
-        every = role_types(role, info, kb)  # every candidate, fitting or not: nothing may be left to use
+        every = role_types(role, info, kb, named=named)  # every candidate, fitting or not: nothing may be left to use
         if every & (target_types | STRUCTURAL):
             return None
         how = rng.choice(("broken", "missing"))
