@@ -13,6 +13,7 @@ from typing import Any
 from .knowledge import KnowledgeBase
 from .schemas import ObjectRecord, Role, SceneState, TaskSpec, thor_object_name
 from .schemas.thor_rules import HEAT_ZONE_TOASTS_BREAD, piece_type
+from .steps import heated_role
 
 
 def placements(spec: TaskSpec) -> list[tuple[str, str]]:
@@ -32,6 +33,9 @@ def placements(spec: TaskSpec) -> list[tuple[str, str]]:
             # the target on the source itself (bread in the toaster), or in a vessel the plan adds (an egg in a pan
             # on a burner): :func:`misfits` rules out a source neither way fits
             pairs.append(("heating(source)", "target"))
+    hot = heated_role(spec)
+    if hot is not None and "heating(source)" in names and vessel is None:
+        pairs.append(("heating(source)", hot))  # the food chosen for "something hot to eat" goes in the source
     if "cooling" in names:
         pairs.append(("cooling", "target"))
     return pairs
@@ -76,7 +80,8 @@ def misfits(spec: TaskSpec, role: str, bindings: Mapping[str, str], state: Scene
         for r in state.objects:
             t = thor_object_name(r.category)
             if thing is not None:
-                if receiver == "heating(source)" and no_vessel and thing in compat and vessel_for(thing, t, vessels):
+                if (receiver == "heating(source)" and placed == "target" and no_vessel and thing in compat
+                        and vessel_for(thing, t, vessels)):
                     continue  # a vessel the plan adds takes it there (an egg in a pan on the burner)
                 if thing in compat and t not in compat[thing]:
                     out[r.object_id] = no_fit(thing, t, compat, here)

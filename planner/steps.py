@@ -140,10 +140,13 @@ def _heat(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | Non
         return
     liquid = any(t.liquid for t in spec.targets)
     vessel = roles.get("heating(vessel)") or (roles.get("carrying") if liquid else None)
+    hot_role = heated_role(spec)  # the food chosen for "something hot to eat", heated itself
+    if hot_role is not None and not liquid and hot_role in roles:
+        target = roles[hot_role]
     heated = vessel if liquid else target
     if heated is None:
         return
-    hot_item = next((h for h in HOLDERS if roles.get(h) == vessel), "target") if liquid else "target"
+    hot_item = next((h for h in HOLDERS if roles.get(h) == vessel), "target") if liquid else (hot_role or "target")
     if _met(met, hot_item, "temperature") or _met(met, "target", "isCooked"):
         return
     if not liquid and vessel is not None:
@@ -169,6 +172,13 @@ def _heat(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | Non
                 s.opened.append(source)
         s.add("pickup", inside)
         s.add("set_down", inside)
+
+
+def heated_role(spec: TaskSpec) -> str | None:
+    """A role whose own object the goal wants heated (``temperature`` Hot on a role that holds no liquid), or None."""
+    names = {r.name for r in spec.roles} - set(HOLDERS) - {"heating(source)"}
+    return next((g.item for g in spec.goals if g.prop == "temperature" and g.value == "Hot" and g.item in names),
+                None)
 
 
 def _contain(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], bindings: Mapping[str, str],

@@ -13,6 +13,7 @@ perturbable role in the unperturbed scene; the condition then perturbs **every o
 | ``present`` | none | (the ideal object itself) |
 | ``missing`` | ``missing`` | an object of another candidate type |
 | ``dirty`` | ``dirty`` (pickupable types: they can be washed) | the ideal object, washed |
+| ``occupied`` | ``occupied``: someone's coffee in it (vessels only; AI2-THOR-native) | another vessel, or it emptied |
 | ``busy`` | ``busy`` for :data:`BUSY_SECONDS` | the ideal object after the wait, or another |
 | ``broken`` | ``broken`` | an object of another candidate type |
 | ``faulty`` | ``faulty`` (appliances) or ``breaks-on-pickup`` (tools) | an object of another candidate type |
@@ -23,9 +24,9 @@ evenly) and draws its scene and task from ``random.Random(f"{s}:{i}")``; the sam
 episodes. :mod:`.task_runs` runs them, :mod:`.task_report` summarizes.
 
 Example:
-    >>> cfg = TaskBenchConfig(episodes=7, seed=0)                  # doctest: +SKIP
+    >>> cfg = TaskBenchConfig(episodes=8, seed=0)                  # doctest: +SKIP
     >>> [e.condition for e in sample_episodes(cfg, kb)]            # doctest: +SKIP
-    ['present', 'missing', 'dirty', 'busy', 'broken', 'faulty', 'none-usable']
+    ['present', 'missing', 'dirty', 'occupied', 'busy', 'broken', 'faulty', 'none-usable']
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from ..knowledge import KnowledgeBase
     from ..schemas import TaskSpec
 
-CONDITIONS: tuple[str, ...] = ("present", "missing", "dirty", "busy", "broken", "faulty", "none-usable")
+CONDITIONS: tuple[str, ...] = ("present", "missing", "dirty", "occupied", "busy", "broken", "faulty", "none-usable")
 """Episode conditions, in report order."""
 SUBSTITUTE_CONDITIONS: tuple[str, ...] = CONDITIONS[:-1]
 """Conditions in which a usable object exists (success is measured there)."""
@@ -455,6 +456,8 @@ def extensions(perturb: Sequence[dict[str, Any]], spec: TaskSpec, data_dir: str 
     Extensions: dirt or breakage on other types, someone else using it with a timer (``busy``), a faulty
     appliance, a tool that breaks when picked up, an object taken on approach, a type AI2-THOR lacks (Cake).
     """
+    from scenes.embedded.perturb import NATIVE_ALWAYS
+
     from ..knowledge.alfred import types_with
     from ..knowledge.task_specs import EXTENSION_TYPES
 
@@ -463,7 +466,7 @@ def extensions(perturb: Sequence[dict[str, Any]], spec: TaskSpec, data_dir: str 
     out: dict[str, None] = {}
     for p in perturb:
         cond, ty = str(p.get("condition")), str(p.get("type"))
-        native = cond in ("missing", "off") or (cond == "dirty" and ty in dirtyable) or (
+        native = cond in NATIVE_ALWAYS or (cond == "dirty" and ty in dirtyable) or (
             cond == "broken" and ty in breakable)
         if native:
             continue
@@ -509,7 +512,7 @@ def perturbation(condition: str, role: Any, ideal: str, ideal_type: str, info: S
                  target_types: set[str], rng: random.Random,
                  unfit: set[str] = frozenset(), *, named: bool = False) -> list[dict[str, Any]] | None:
     """The reset perturbations that put ``role`` in ``condition``, or None when the condition does not apply."""
-    from scenes.embedded.perturb import appliance_types
+    from scenes.embedded.perturb import OCCUPIED_LIQUID, appliance_types
 
     aff = info.affordances.get(ideal, frozenset())
     others = role_types(role, info, kb, unfit, named=named) - {ideal_type}
@@ -527,6 +530,9 @@ def perturbation(condition: str, role: Any, ideal: str, ideal_type: str, info: S
         usable = washable or bool(others - target_types)
         ok = "pickupable" in aff and usable
         return [{"type": ideal_type, "condition": "dirty", "which": "all"}] if ok else None
+    if condition == "occupied":  # someone's coffee in every mug: emptied, or another vessel taken
+        ok = {"canFillWithLiquid", "pickupable"} <= aff and OCCUPIED_LIQUID not in target_types
+        return [{"type": ideal_type, "condition": "occupied", "which": "all"}] if ok else None
     if condition == "busy":
         return [{"type": ideal_type, "condition": "busy", "which": "all", "seconds": BUSY_SECONDS}]
     if not others - target_types:

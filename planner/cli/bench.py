@@ -33,7 +33,7 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("bench", help="benchmarks of the planner in scenes (household tasks)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="bench_command", metavar="BENCH")
-    t = sub.add_parser("tasks", help="household episodes (ALFRED types, COAT tasks) in seven conditions",
+    t = sub.add_parser("tasks", help="household episodes (ALFRED types, COAT tasks) in eight conditions",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     t.add_argument("--episodes", type=POSITIVE_ARG, default=140, help="episodes (spread evenly over the conditions)")
     t.add_argument("--seed", type=SEED_ARG, default=0, help="episode seed (same seed, same episodes)")

@@ -117,3 +117,40 @@ def test_water_goes_only_into_a_vessel_a_basin_takes() -> None:
                       affordances=affordances_of(obs.objects))
     assert p.feasible, p.reason
     assert not p.bindings["carrying"].startswith(("WineBottle|", "WateringCan|", "Vase|"))
+
+
+def test_something_hot_to_eat_is_heated_then_brought() -> None:
+    """The words ask for the food hot: AI2-THOR can show that, so it is the goal, not a food merely brought."""
+    p = plan("giving raghav something hot to eat", "embedded/FloorPlan5-v0", llm=None)
+    assert p.feasible and not p.spec.proxy, p.reason
+    assert [g.prop for g in p.spec.goals if g.item == "eating"][0] == "temperature"
+    tr = execute_plan(p)
+    assert tr.achieved, tr.failure
+    assert not tr.violations
+
+
+def test_the_delicate_artifact_ends_on_the_shelf() -> None:
+    p = plan("placing a very delicate artifact on a shelf", "embedded/FloorPlan301-v0", llm=None)
+    assert any(g.relation == "contained_in" and g.other == "place" for g in p.spec.goals)
+    tr = execute_plan(p)
+    assert tr.achieved, tr.failure
+
+
+def test_someone_elses_coffee_mug_is_left_alone_when_a_cup_is_free() -> None:
+    """The native ``occupied`` condition: every mug holds someone's coffee; water goes into a free cup."""
+    occupied = [{"type": "Mug", "condition": "occupied", "which": "all"}]
+    p = plan("giving ayush drinking water", "embedded/kitchen-v0", llm=None, options={"perturb": occupied})
+    assert p.feasible and not p.bindings["carrying"].startswith("Mug|"), p.bindings
+    tr = execute_plan(p)
+    assert tr.achieved, tr.failure
+
+
+def test_the_bench_draws_occupied_episodes_as_native() -> None:
+    from planner.bench.tasks import make_config, sample_episodes
+    from planner.knowledge import load_knowledge
+
+    cfg = make_config(episodes=24, seed=0, conditions=("occupied",))
+    eps = sample_episodes(cfg, load_knowledge())
+    assert eps and all(e.condition == "occupied" and "occupied" not in e.extensions for e in eps)
+    assert any(e.native for e in eps)
+    assert all(p["condition"] == "occupied" for e in eps for p in e.perturb if p["type"] == e.ideal_type)
