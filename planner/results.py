@@ -9,7 +9,7 @@ directory, go through :class:`ResultsDir`. For both:
   a second run on it is refused at once, naming the path;
 - **one run per output**: the run's identity (:class:`RunIdentity`: a hash of the settings that decide the
   results, and a fingerprint of the question set, requests or data they are of) is recorded in a sidecar
-  manifest, ``<rows file>.run.json`` beside a rows file, ``<directory>/run.json`` in a directory. A run with
+  manifest, ``<rows file>.run.json`` beside a rows file, ``<directory>/results.run.json`` in a directory. A run with
   another identity is refused, naming both, and never mixes its results with the earlier ones;
 - **nothing overwritten, nothing lost**: rows are only appended (a run that may not resume is refused rather than
   starting over). A last row that is complete without its line break is kept (the break is written before the
@@ -53,8 +53,8 @@ log = logging.getLogger(__name__)
 
 RECORD_SUFFIX = ".run.json"
 """The sidecar of a rows file ``F`` is ``F.run.json``."""
-DIR_RECORD = "run.json"
-"""The sidecar of a results directory ``D`` is ``D/run.json``."""
+DIR_RECORD = "results.run.json"
+"""The sidecar of a results directory ``D`` is ``D/results.run.json``."""
 RECORD_FORMAT = 1
 
 
@@ -237,6 +237,8 @@ class ResultsFile:
         if self._fd is not None:
             return self
         p = self.path
+        if p.is_dir():
+            raise ConfigError(f"{p}: is a directory, not a regular file; give a file for the results")
         with writing(p):
             p.parent.mkdir(parents=True, exist_ok=True)
             # without blocking: a FIFO opens and is refused below, instead of waiting for a reader
@@ -353,7 +355,7 @@ def locked_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
 class ResultsDir:
     """A directory of results written whole (trained models, question files), locked for the run of one identity.
 
-    Entering locks the directory (created when missing) and checks ``<dir>/run.json``: a directory of another
+    Entering locks the directory (created when missing) and checks ``<dir>/results.run.json``: a directory of another
     identity is refused, naming both; one of the same identity is resumed (:attr:`resumed`: the caller keeps what
     is there and writes only what is missing). A directory holding results but no record of its run is judged by
     ``earlier``, the identity read from what is there (None: refused).
