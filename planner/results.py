@@ -36,7 +36,7 @@ import json
 import logging
 import os
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -355,22 +355,22 @@ def locked_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
 class ResultsDir:
     """A directory of results written whole (trained models, question files), locked for the run of one identity.
 
-    Entering locks the directory (created when missing) and checks ``<dir>/results.run.json``: a directory of another
-    identity is refused, naming both; one of the same identity is resumed (:attr:`resumed`: the caller keeps what
-    is there and writes only what is missing). A directory holding results but no record of its run is judged by
-    ``earlier``, the identity read from what is there (None: refused).
+    Entering locks the directory (created when missing), then asks ``survey(path)`` what it holds: whether it has
+    results, and the identity they were made with when it can be read from them (an older run's manifest; None when
+    not known). The identity recorded in ``<dir>/results.run.json`` comes first. A directory holding results of
+    another identity, or of none known, is refused, naming both; one of the same identity is resumed
+    (:attr:`resumed`: the caller keeps what is there and writes only what is missing).
 
     Raises (on entering):
         ConfigError: another run holds the directory, or it holds results of another identity (or of none known).
     """
 
-    def __init__(self, path: str | os.PathLike[str], identity: RunIdentity, *, has_results: bool = False,
-                 earlier: RunIdentity | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str], identity: RunIdentity, *,
+                 survey: Callable[[Path], tuple[bool, RunIdentity | None]] | None = None) -> None:
         self.path = Path(path)
         self.record_path = self.path / DIR_RECORD
         self.identity = identity
-        self.has_results = has_results
-        self.earlier = earlier
+        self.survey = survey
         self.resumed = False
         self._fd: int | None = None
 
@@ -378,16 +378,17 @@ class ResultsDir:
         p = self.path
         fd = _lock_dir(p)
         try:
+            has_results, earlier = self.survey(p) if self.survey is not None else (False, None)
             record = _read_record(self.record_path)
-            if record is None and self.has_results:
-                if self.earlier is None:
+            if has_results:
+                if record is None and earlier is None:
                     raise ConfigError(f"{p} holds results but no record of the run that wrote them ({DIR_RECORD} is "
-                                      "missing); move it away or give another --out")
-                record = self.earlier.record()
-            if self.has_results and record is not None and not self.identity.matches(record):
-                raise _mismatch(p, record, self.identity)
-            self.resumed = self.has_results
-            if not self.record_path.exists() or not self.identity.matches(record or {}):  # nothing to mix
+                                      "missing); move them away or give another --out")
+                known = record if record is not None else earlier.record()  # type: ignore[union-attr]
+                if not self.identity.matches(known):
+                    raise _mismatch(p, known, self.identity)
+            self.resumed = has_results
+            if record is None or not self.identity.matches(record):  # nothing to mix: this run's record
                 _write_record(self.record_path, self.identity)
         except BaseException:
             os.close(fd)
