@@ -280,8 +280,9 @@ def scan_json_lines(data: bytes, path: str | os.PathLike[str], *, what: str = "r
     """The rows of a JSONL file's bytes: one JSON object per non-blank line.
 
     Only the last line can be torn (a run stopped while writing it), and only when no line break follows it: with
-    ``torn_last``, such a line that is not UTF-8 or not JSON is left out (:attr:`JsonLines.torn`); a complete row
-    there is kept (:attr:`JsonLines.unterminated`).
+    ``torn_last``, such a line cut short, inside a character or inside a JSON object (it starts with ``{`` and does
+    not parse), is left out (:attr:`JsonLines.torn`); a complete row there is kept (:attr:`JsonLines.unterminated`).
+    Anything else there is refused like any other line: no row was ever written that way.
 
     Raises:
         DataError: any other line that is not UTF-8, not JSON or not a JSON object (``[]``, ``null``, a number),
@@ -296,11 +297,11 @@ def scan_json_lines(data: bytes, path: str | os.PathLike[str], *, what: str = "r
             try:
                 value = json.loads(raw.decode("utf-8"))
             except UnicodeDecodeError as e:
-                if last and torn_last:  # cut inside a multi-byte character
+                if last and torn_last and e.reason == "unexpected end of data":  # cut inside a multi-byte character
                     return JsonLines(rows, start, torn=i)
                 raise DataError(path, f"line {i}", f"not UTF-8 text (byte {e.start + 1} of the line)") from None
             except json.JSONDecodeError as e:
-                if last and torn_last:
+                if last and torn_last and raw.lstrip().startswith(b"{"):  # a row cut short
                     return JsonLines(rows, start, torn=i)
                 raise DataError(path, f"line {i}", f"not valid JSON ({e.msg} at column {e.colno})") from None
             if not isinstance(value, dict):
