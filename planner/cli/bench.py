@@ -7,9 +7,12 @@ Examples::
     coat bench tasks --episodes 21 --scenes embedded/kitchen-v0 embedded/FloorPlan1-v0 --conditions present missing
     coat bench tasks --episodes 140 --seed 0 --out runs/tasks-s0 --resume      # add missing episodes only
 
-``--out DIR`` writes ``DIR/episodes.jsonl`` (one row per episode) and ``DIR/summary.json``; a directory whose
-``episodes.jsonl`` already has rows is refused unless ``--resume`` (same config only: the rows' config hash
-must match). ``--json`` prints exactly one JSON object on stdout; the table and progress go to stderr.
+``--out DIR`` writes ``DIR/episodes.jsonl`` (one row per episode, appended as it is measured) and
+``DIR/summary.json``, through the results writer (:mod:`planner.results`): ``episodes.jsonl`` is locked for the run
+(a second run on ``DIR`` is refused at once); a directory whose ``episodes.jsonl`` already has rows is refused
+unless ``--resume``, and resumed only by the same config on the same data (recorded in
+``episodes.jsonl.run.json``). ``--json`` prints exactly one JSON object on stdout; the table and progress go to
+stderr.
 
 Requires: the embedded scenes and the knowledge base (``coat data download``); ``rich`` and ``tqdm`` are
 used when installed; ``--plot`` needs matplotlib (the ``report`` extra); ``--llm`` other than ``none`` needs
@@ -52,7 +55,8 @@ def register(subparsers: Any) -> None:
     t.add_argument("--max-replans", type=COUNT_ARG, default=3, help="re-plan budget of the closed loop")
     t.add_argument("--json", action="store_true", help="print one JSON summary on stdout (the rest on stderr)")
     t.add_argument("--out", default=None, metavar="DIR", help="write episodes.jsonl and summary.json here")
-    t.add_argument("--resume", action="store_true", help="with --out: add only the episodes not yet there")
+    t.add_argument("--resume", action="store_true",
+                   help="with --out: add only the episodes not yet there (same config and data only)")
     t.add_argument("--plot", default=None, metavar="FILE", help="save a success-per-condition plot (matplotlib)")
     t.add_argument("--by-task", action="store_true", help="also print the table per task type")
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -103,7 +107,9 @@ Examples::
 
 Prints role precision / recall, the acceptable-object rate, refusals of nonsense, infeasible requests
 reported, and the time per ``plan()`` (scene and perception included); ``--loto`` adds COAT's tasks read
-leave-one-task-out. ``--out DIR`` must not hold an earlier run.
+leave-one-task-out. ``--out DIR`` gets a row per request as each is measured (``requests.jsonl``, locked for the
+run) and ``summary.json``; a directory holding rows is refused unless ``--resume``, which adds only the requests
+it lacks, for the same settings, requests and data.
 """
 
 
@@ -174,7 +180,9 @@ Each directive ("Put a washed apple in the fridge.", step-by-step instructions, 
 its text in its scene and carried out in the closed loop; the ALFRED task it is labelled with is then checked on
 the last observation. Prints, overall, per task type and per style: read exactly (the labelled ALFRED task),
 understood, success and goal-condition rate, the success with the labelled task given instead of the text
-(oracle), and the time per ``plan()``. ``--out DIR`` must not hold an earlier run.
+(oracle), and the time per ``plan()``. ``--out DIR`` gets a row per directive as each is measured
+(``directives.jsonl``, locked for the run) and ``summary.json``; a directory holding rows is refused unless
+``--resume``, which adds only the directives it lacks, for the same directives and data.
 """
 
 

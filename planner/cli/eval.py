@@ -91,14 +91,17 @@ def register(subparsers: Any) -> None:
     p.add_argument("--set", required=True, choices=QUESTION_SETS, dest="set_name", help="question set")
     p.add_argument("--variation", type=COUNT_ARG, default=None, help="only this variation")
     p.add_argument("--pipeline", choices=("two-stage", "single"), default="two-stage")
-    p.add_argument("--out", default=None, metavar="FILE.jsonl", help="append one row per question; resumes")
+    p.add_argument("--out", default=None, metavar="FILE.jsonl",
+                   help="append one row per question, locked for the run; resumes a run of the same settings and "
+                        "question set (recorded in FILE.jsonl.run.json), refuses any other")
     _common(p)
     p.set_defaults(func=_eval_handler)
 
     a = subparsers.add_parser("ablate", help="single prompt vs two-stage on several sets, with a markdown report",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     a.add_argument("--sets", nargs="+", choices=QUESTION_SETS, default=list(ABLATE_SETS))
-    a.add_argument("--out", required=True, metavar="DIR", help="directory for JSONL rows, report.md and plots")
+    a.add_argument("--out", required=True, metavar="DIR",
+                   help="directory for JSONL rows (locked, resumed like coat eval's), report.md and plots")
     _common(a)
     a.set_defaults(func=_ablate_handler)
 
