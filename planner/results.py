@@ -106,12 +106,30 @@ def _describe(record: Mapping[str, Any]) -> str:
     return f"config {record.get('config_hash')}" + (f", {record.get('of', 'data')} {fp}" if fp else "")
 
 
+def _shown(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _differences(theirs: Mapping[str, Any], mine: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """``key <theirs> there, <mine> here`` for every setting that differs (nested settings by their dotted key)."""
+    out: list[str] = []
+    for k in sorted(set(theirs) | set(mine)):
+        a, b = theirs.get(k), mine.get(k)
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            out += _differences(a, b, f"{prefix}{k}.")
+        else:
+            out.append(f"{prefix}{k} {_shown(a)} there, {_shown(b)} here")
+    return out
+
+
 def _mismatch(path: Path, record: Mapping[str, Any], ours: RunIdentity) -> ConfigError:
     """The refusal of a run whose identity is not the one recorded, naming both and what differs."""
     theirs = record.get("config") if isinstance(record.get("config"), dict) else {}
     mine = ours.record()["config"]
-    diff = [f"{k} {json.dumps(theirs.get(k))} there, {json.dumps(mine.get(k))} here"
-            for k in sorted(set(theirs) | set(mine)) if theirs.get(k) != mine.get(k)]
+    diff = _differences(theirs, mine)
     if record.get("fingerprint") != ours.fingerprint:
         diff.append(f"another {ours.of}")
     shown = f" ({'; '.join(diff)})" if diff else ""
