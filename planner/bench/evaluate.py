@@ -191,7 +191,7 @@ def question_set_fingerprint(questions: Iterable[Question]) -> str:
     return h.hexdigest()[:16]
 
 
-def run_identity(run: Mapping[str, Any], question_set: str) -> RunIdentity:
+def run_identity(run: Mapping[str, Any], question_set: str | None) -> RunIdentity:
     """The identity of an evaluation's rows: its settings (:data:`RUN_KEYS`) and the question set's fingerprint."""
     return RunIdentity({"results": "question rows", **{k: run.get(k) for k in RUN_KEYS}}, question_set,
                        of="question set")
@@ -255,8 +255,10 @@ def run_eval(
         concurrency: Questions decided at once (threads), for models behind a server. Rows are written
             in question order, so the file is the sequential run's (a stopped run resumes the same way);
             only latency differs, and calls/cache hits when two questions in flight send the same prompt.
-        question_set: The fingerprint of the set the sample was drawn from (:func:`question_set_fingerprint`;
-            default: the sample's), recorded beside ``out``: rows of a rebuilt set are never reused.
+        question_set: The fingerprint of the set the sample was drawn from (:func:`question_set_fingerprint`),
+            recorded beside ``out`` and checked on resume, so rows of a rebuilt set are never reused (``coat eval``
+            and ``coat ablate`` always pass it). None records none: only the settings are checked, and a larger
+            sample of the same set may resume a smaller one.
 
     Returns:
         The rows of ``questions``, in their order.
@@ -268,7 +270,7 @@ def run_eval(
     _check_concurrency(concurrency, pipeline)
     f = None
     if out is not None:
-        ident = run_identity(run, question_set or question_set_fingerprint(questions))
+        ident = run_identity(run, question_set)
         f = out if isinstance(out, ResultsFile) else ResultsFile(out, what="result row")
         f.open(ident)
     done = {r.get("question_id"): r for r in f.rows} if f is not None else {}
