@@ -232,6 +232,8 @@ class ResultsFile:
         self.limit = limit
         self.rows: list[dict[str, Any]] = []
         """The rows already in the file when it was opened, in file order (a torn last row left out)."""
+        self.line_numbers: list[int] = []
+        """The line of each of :attr:`rows` in the file, for messages."""
         self.dropped: int | None = None
         """The line number of a torn last row that was dropped, None when there was none."""
         self.appended = 0
@@ -300,6 +302,7 @@ class ResultsFile:
             raise
         self._opened = True
         self.rows = [row for _, row in found.rows]
+        self.line_numbers = [n for n, _ in found.rows]
         self.dropped = found.torn
         return self.rows
 
@@ -428,13 +431,18 @@ def read_results(path: str | os.PathLike[str], *, what: str = "row") -> list[dic
         DataError: a line that is not UTF-8, not JSON or not a JSON object, naming the file and the line.
         ConfigError: a device, FIFO or a file too large.
     """
+    return [row for _, row in read_numbered(path, what=what)]
+
+
+def read_numbered(path: str | os.PathLike[str], *, what: str = "row") -> list[tuple[int, dict[str, Any]]]:
+    """:func:`read_results` with each row's line number."""
     from .paths import read_json_lines
 
     p = Path(path)
     if not p.exists():
         return []
-    return [row for _, row in read_json_lines(p, what=what, torn_last=True)]
+    return read_json_lines(p, what=what, torn_last=True)
 
 
 __all__ = ["DIR_RECORD", "RECORD_SUFFIX", "ResultsDir", "ResultsFile", "RunIdentity", "data_fingerprint",
-           "fingerprint", "locked_dir", "read_results"]
+           "fingerprint", "locked_dir", "read_numbered", "read_results"]

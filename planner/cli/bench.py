@@ -32,7 +32,7 @@ from typing import Any
 from ..errors import ConfigError, DataError
 from ..paths import writing
 from ..results import ResultsFile, RunIdentity, data_fingerprint, fingerprint
-from . import COUNT_ARG, POSITIVE_ARG, SEED_ARG, check_out_path, check_plot_path, echo, safe_text
+from . import COUNT_ARG, POSITIVE_ARG, SEED_ARG, check_out_path, check_plot_path, echo, one_line, safe_text
 
 
 def register(subparsers: Any) -> None:
@@ -264,12 +264,13 @@ def _earlier(rows_file: ResultsFile | None, args: argparse.Namespace, config: di
     rows_file.refuse_hint = "pass --resume to add only the requests it lacks"
     rows_file.open(RunIdentity(config, fingerprint(data), of="requests and data"))
     done: dict[str, Any] = {}
-    for n, raw in enumerate(rows_file.rows, 1):
+    for n, raw in zip(rows_file.line_numbers, rows_file.rows, strict=True):
         try:
             row = row_type.model_validate(raw)
         except ValueError as e:
-            raise DataError(rows_file.path, f"row {n}", f"not a {rows_file.what} of this version ({e}); move the run "
-                            "away or give another --out") from None
+            why = one_line(e, 200)
+            raise DataError(rows_file.path, f"line {n}", f"not a {rows_file.what} of this version ({why}); move the "
+                            "run away or give another --out") from None
         done[row.id] = row
     return done
 

@@ -364,6 +364,26 @@ def test_coat_sciworld_locks_its_out_and_refuses_rows_of_other_data(tmp_path: Pa
     assert rows.read_bytes() == before
 
 
+def test_an_object_that_is_no_row_of_the_command_names_its_line(tmp_path: Path, data_dir: Path, capsys) -> None:
+    from planner.agents.sciworld import read_episodes
+
+    f = tmp_path / "episodes.jsonl"
+    f.write_text('\n{"task": "boil"}\n')
+    with pytest.raises(DataError, match=r"episodes\.jsonl: at line 2: not an episode row"):
+        read_episodes(f)
+    out = tmp_path / "run"
+    argv = ["bench", "directives", "--requests", str(_directives(tmp_path / "d.jsonl", 1)), "--out", str(out),
+            "--no-progress", "--data-dir", str(data_dir), "--resume"]
+    assert main(argv) == 0
+    rows = out / "directives.jsonl"
+    rows.write_text('{"id": "a1"}\n')  # beside the run's record, an object that is not one of its rows
+    capsys.readouterr()
+    assert main(argv) == 1
+    line = _one_error_line(capsys.readouterr().err)
+    assert "directives.jsonl: at line 1: not a directive row" in line, line
+    assert rows.read_text() == '{"id": "a1"}\n'
+
+
 class _HashEncoder:
     model_id = "fake-hash-8"
 

@@ -23,7 +23,7 @@ from scenes.sciworld import CHANGE_OF_STATE_TASKS, broken_devices, resolve_task
 from ...arguments import POSITIVE_COUNT, Range, check_number
 from ...errors import ConfigError, DataError, SimulatorError
 from ...paths import writing
-from ...results import ResultsFile, RunIdentity, data_fingerprint, read_results
+from ...results import ResultsFile, RunIdentity, data_fingerprint, read_numbered
 from ...terminal import one_line
 from .agent import SciWorldAgent
 from .contracts import AgentConfig, EpisodeResult
@@ -96,16 +96,16 @@ def read_episodes(path: str | Path) -> list[EpisodeResult]:
         DataError: a line that is not UTF-8, not a JSON object or not an episode row, naming the file and line.
         ConfigError: a device, FIFO or a file too large.
     """
-    return _episodes(Path(path), read_results(path, what="episode row"))
+    return _episodes(Path(path), read_numbered(path, what="episode row"))
 
 
-def _episodes(path: Path, rows: Iterable[dict[str, Any]]) -> list[EpisodeResult]:
+def _episodes(path: Path, rows: Iterable[tuple[int, dict[str, Any]]]) -> list[EpisodeResult]:
     out: list[EpisodeResult] = []
-    for n, raw in enumerate(rows, 1):
+    for n, raw in rows:
         try:
             out.append(EpisodeResult.model_validate(raw))
         except ValueError as e:
-            raise DataError(path, f"row {n}", f"not an episode row of this version ({one_line(e, 200)}); move the "
+            raise DataError(path, f"line {n}", f"not an episode row of this version ({one_line(e, 200)}); move the "
                             "file away or give another --out") from None
     return out
 
@@ -153,7 +153,7 @@ class _Rows:
         self.file = ResultsFile(Path(out) / "episodes.jsonl", run_identity(data_dir), what="episode row")
         rows = self.file.open()
         try:
-            self.earlier = _episodes(self.file.path, rows)
+            self.earlier = _episodes(self.file.path, zip(self.file.line_numbers, rows, strict=True))
         except BaseException:
             self.file.close()
             raise
