@@ -232,7 +232,10 @@ def open_rows(path: str | Path, cfg: TaskBenchConfig, kb: KnowledgeBase, *, resu
     """The episodes file of a run, opened through the results writer (:class:`planner.results.ResultsFile`):
     locked, of this run's identity, refused when it has rows and ``resume`` is False."""
     return ResultsFile(path, run_identity(cfg, kb), resume=resume, what="episode row", sort_keys=True,
-                       refuse_hint="pass --resume to add only the missing episodes of the same config")
+                       refuse_hint=_REFUSE_HINT)
+
+
+_REFUSE_HINT = "pass --resume to add only the missing episodes of the same config"
 
 
 def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: str | Path | ResultsFile | None = None,
@@ -253,7 +256,7 @@ def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: 
     f = None
     if out is not None:
         f = out if isinstance(out, ResultsFile) else open_rows(out, cfg, kb, resume=resume)
-        f.resume = resume
+        f.resume, f.what, f.sort_keys, f.refuse_hint = resume, "episode row", True, _REFUSE_HINT
         f.open(run_identity(cfg, kb))
     try:
         done = {str(r.get("key")): r for r in f.rows} if f is not None else {}
