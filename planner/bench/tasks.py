@@ -13,7 +13,7 @@ perturbable role in the unperturbed scene; the condition then perturbs **every o
 | ``present`` | none | (the ideal object itself) |
 | ``missing`` | ``missing`` | an object of another candidate type |
 | ``dirty`` | ``dirty`` (pickupable types: they can be washed) | the ideal object, washed |
-| ``occupied`` | ``occupied``: someone's coffee in it (vessels only; AI2-THOR-native) | another vessel, or it emptied |
+| ``occupied`` | ``occupied``: someone's wine in it (vessels only; AI2-THOR-native) | another vessel, or it emptied |
 | ``busy`` | ``busy`` for :data:`BUSY_SECONDS` | the ideal object after the wait, or another |
 | ``broken`` | ``broken`` | an object of another candidate type |
 | ``faulty`` | ``faulty`` (appliances) or ``breaks-on-pickup`` (tools) | an object of another candidate type |
@@ -530,7 +530,7 @@ def perturbation(condition: str, role: Any, ideal: str, ideal_type: str, info: S
         usable = washable or bool(others - target_types)
         ok = "pickupable" in aff and usable
         return [{"type": ideal_type, "condition": "dirty", "which": "all"}] if ok else None
-    if condition == "occupied":  # someone's coffee in every mug: emptied, or another vessel taken
+    if condition == "occupied":  # someone's wine in every mug: emptied, or another vessel taken
         ok = {"canFillWithLiquid", "pickupable"} <= aff and OCCUPIED_LIQUID not in target_types
         return [{"type": ideal_type, "condition": "occupied", "which": "all"}] if ok else None
     if condition == "busy":

@@ -25,7 +25,7 @@ earlier perturbation touched), ``"all"`` takes every one. Conditions:
 - ``taken-on-approach``: someone takes it for good when the robot comes within reach (extension);
 - ``off``: switched off (``isToggled`` False, with what it controls), as AI2-THOR's ``ToggleObjectOff`` leaves it:
   rl_ai2thor's scene preparation for a goal that switches something on (the lamp of look-in-light);
-- ``occupied``: a vessel someone is using, natively: filled with (hot) coffee, as AI2-THOR's
+- ``occupied``: a vessel someone is using, natively: filled with someone's wine, as AI2-THOR's
   ``FillObjectWithLiquid`` leaves it (someone's drink in the mug). Only for types that can hold a liquid
   (``canFillWithLiquid``); the robot must empty it (``EmptyLiquidFromObject``) or take another.
 
@@ -181,10 +181,10 @@ def apply_condition(
                     world.objs[c]["isToggled"] = False
     elif condition == "occupied":
         if not o.get("canFillWithLiquid"):
-            raise ConfigError(f"condition 'occupied' fills a vessel with someone's coffee, and a {o['objectType']} "
+            raise ConfigError(f"condition 'occupied' fills a vessel with someone's wine, and a {o['objectType']} "
                               "cannot hold a liquid (canFillWithLiquid is false)")
         if not o["isFilledWithLiquid"]:
-            world._fill(oid, OCCUPIED_LIQUID)  # what FillObjectWithLiquid does (coffee is hot)
+            world._fill(oid, OCCUPIED_LIQUID)  # what FillObjectWithLiquid does
     else:
         raise ConfigError(f"unknown condition {condition!r}; valid: {', '.join(CONDITIONS)}")
 
@@ -225,8 +225,9 @@ def apply_perturbations(
 
 NATIVE_ALWAYS: frozenset[str] = frozenset({"missing", "off", "occupied"})
 """Conditions that are AI2-THOR states on any type they apply to."""
-OCCUPIED_LIQUID = "coffee"
-"""What an ``occupied`` vessel holds: someone's coffee."""
+OCCUPIED_LIQUID = "wine"
+"""What an ``occupied`` vessel holds: someone's wine (not coffee, which AI2-THOR makes hot: a vessel hot from it
+would never *become* hot when water is boiled in it after emptying)."""
 NATIVE = "native"
 EXTENSION = "extension"
 

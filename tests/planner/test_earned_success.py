@@ -136,8 +136,8 @@ def test_the_delicate_artifact_ends_on_the_shelf() -> None:
     assert tr.achieved, tr.failure
 
 
-def test_someone_elses_coffee_mug_is_left_alone_when_a_cup_is_free() -> None:
-    """The native ``occupied`` condition: every mug holds someone's coffee; water goes into a free cup."""
+def test_someone_elses_mug_of_wine_is_left_alone_when_a_cup_is_free() -> None:
+    """The native ``occupied`` condition: every mug holds someone's wine; water goes into a free cup."""
     occupied = [{"type": "Mug", "condition": "occupied", "which": "all"}]
     p = plan("giving ayush drinking water", "embedded/kitchen-v0", llm=None, options={"perturb": occupied})
     assert p.feasible and not p.bindings["carrying"].startswith("Mug|"), p.bindings

@@ -327,15 +327,15 @@ def test_a_faucet_whose_basin_is_missing_runs_into_nothing() -> None:
             assert info["action_success"] or "already on" in info["error"], info["error"]
 
 
-def test_occupied_is_someones_coffee_and_native(env: EmbeddedEnv) -> None:
-    """A vessel in use, as AI2-THOR can show it: filled with hot coffee (native, no extension label); emptying it
+def test_occupied_is_someones_wine_and_native(env: EmbeddedEnv) -> None:
+    """A vessel in use, as AI2-THOR can show it: filled with wine (native, no extension label); emptying it
     (EmptyLiquidFromObject) frees it. A type that cannot hold a liquid is refused, naming why."""
     obs, info = reset(env, {"type": "Mug", "condition": "occupied", "which": "all"})
     mugs = ids(obs, "Mug")
     assert set(info["perturbed"]) == set(mugs) and set(info["perturbation_kinds"].values()) == {"native"}
     for m in mugs:
         o = obs.object(m)
-        assert o["isFilledWithLiquid"] and o["fillLiquid"] == "coffee" and o["temperature"] == "Hot"
+        assert o["isFilledWithLiquid"] and o["fillLiquid"] == "wine"
         assert m not in obs.extra["extensions"]
     obs, info = step(env, "EmptyLiquidFromObject", mugs[0])
     assert info["action_success"] and not obs.object(mugs[0])["isFilledWithLiquid"]
