@@ -43,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import ConfigError
 from ..goals import LIGHT_TYPES
+from ..schemas import canonical_object_name
 
 if TYPE_CHECKING:
     from ..knowledge import KnowledgeBase
@@ -499,11 +500,13 @@ def role_types(role: Any, info: SceneInfo, kb: KnowledgeBase, unfit: set[str] = 
     if not role.types and role.task and kb.is_annotated(role.utility, role.task):
         context = set(kb.context_objects(role.utility, role.task))
         allowed = context if named else allowed | context
+    allowed = {canonical_object_name(t) for t in allowed}  # COAT's BaseBallBat is AI2-THOR's BaseballBat
     out = set()
     for o in info.objects:
         ty = str(o.get("objectType"))
         oid = str(o.get("objectId"))
-        if ty in allowed and oid not in unfit and set(role.needs) <= info.affordances.get(oid, frozenset()):
+        fits = oid not in unfit and set(role.needs) <= info.affordances.get(oid, frozenset())
+        if canonical_object_name(ty) in allowed and fits:
             out.add(ty)
     return out
 
@@ -520,7 +523,7 @@ def perturbation(condition: str, role: Any, ideal: str, ideal_type: str, info: S
         return []
     if condition == "none-usable":
         every = role_types(role, info, kb, named=named)  # every candidate, fitting or not: nothing may be left to use
-        if every & (target_types | STRUCTURAL):
+        if not every or every & (target_types | STRUCTURAL):
             return None
         how = rng.choice(("broken", "missing"))
         return [{"type": t, "condition": how, "which": "all"} for t in sorted(every)]
