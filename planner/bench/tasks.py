@@ -60,9 +60,10 @@ BUSY_SECONDS = 60.0
 """How long someone else uses the ideal objects in the ``busy`` condition."""
 MAX_DRAWS = 400
 """Draws per episode before giving up on finding a feasible (scene, task) pair for its condition."""
-BENCH_VERSION = 3
+BENCH_VERSION = 4
 """Bumped when sampling or metrics change (part of the config hash). 3: scenes prepared so the goal does not hold
-at reset, episodes labelled AI2-THOR-native or COAT extension, proxy tasks apart."""
+at reset, episodes labelled AI2-THOR-native or COAT extension, proxy tasks apart. 4: the native ``occupied``
+condition; a role the goal names has only COAT's context objects as substitutes."""
 STRUCTURAL: frozenset[str] = frozenset({"Floor"})
 """Types no condition perturbs (the room itself; removing the floor is no household situation)."""
 
