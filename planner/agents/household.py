@@ -103,8 +103,26 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
             run.failure = plan.reason or "the plan is infeasible"
         run.load(plan.steps if plan.feasible else ())
         self.drive(run)
+        self._take_out_what_was_left_inside(run)
         self._close_what_was_left_open(run)
         return self.report(run)
+
+    def _take_out_what_was_left_inside(self, run: _Run) -> None:
+        """Tidiness: what the run put in a microwave, toaster or coffee machine and no goal wants there (the slice of
+        a heat task that gave up) is taken out onto a surface."""
+        spec = run.plan.spec
+        wanted = {(run.plan.bindings.get(g.item), run.plan.bindings.get(g.other or ""))
+                  for g in (spec.goals if spec else ()) if g.relation == "contained_in"}
+        start = {str(o.get("objectId")): set(o.get("parentReceptacles") or []) for o in run.initial}
+        types = {str(o.get("objectId")): o.get("objectType") for o in run.obs.objects}
+        for o in run.obs.objects:
+            oid = str(o.get("objectId"))
+            was = start.get(oid, start.get(oid.rsplit("|", 1)[0], set()))
+            inside = [p for p in o.get("parentReceptacles") or [] if types.get(p) in safety.APPLIANCES_HOLDING
+                      and p not in was and (oid, p) not in wanted]
+            if inside and o.get("pickupable") and not o.get("isBroken"):
+                self.step(run, SkillCall(skill="pickup", target=oid))
+                self.step(run, SkillCall(skill="set_down", target=oid))
 
     def _close_what_was_left_open(self, run: _Run) -> None:
         """Tidiness: close every receptacle a step opened (a failed ``place`` too) unless a goal wants it open."""

@@ -154,3 +154,13 @@ def test_the_bench_draws_occupied_episodes_as_native() -> None:
     assert eps and all(e.condition == "occupied" and "occupied" not in e.extensions for e in eps)
     assert any(e.native for e in eps)
     assert all(p["condition"] == "occupied" for e in eps for p in e.perturb if p["type"] == e.ideal_type)
+
+
+def test_a_run_that_gives_up_takes_out_what_it_put_in_the_microwave() -> None:
+    """A sliced heat task whose butter knife breaks when picked up does not get done, but the heated slice does not
+    stay in the microwave (left-inside is a safety event whether or not the task succeeds)."""
+    spec = alfred_spec("pick_heat_then_place_in_recep", "Apple", "CounterTop", sliced=True)
+    perturb = [{"type": "ButterKnife", "condition": "breaks-on-pickup", "which": "all"}]
+    p = plan(spec, "embedded/FloorPlan22-v0", llm=None, seed=850892, options={"perturb": perturb})
+    tr = execute_plan(p)
+    assert not [v for v in tr.violations if v.startswith("left-inside")], tr.violations
