@@ -83,9 +83,11 @@ ALFRED_OBJECTS: dict[str, tuple[str, ...]] = {
     "pick_and_place_with_movable_recep": SLICEABLE,  # sliced variant only
 }
 MOVABLES = ("Plate", "Bowl", "Pan", "Pot")
-SWITCHED_ON = ("DeskLamp", "FloorLamp", "LightSwitch", "Candle", "Television", "Laptop", "Desktop", "CellPhone")
+SWITCHED_ON = ("DeskLamp", "FloorLamp", "LightSwitch", "Candle", "Television", "Laptop", "Desktop", "CellPhone",
+               "Blinds", "Curtains")
 """Types switched off at reset when a goal switches a role's object on and the role names no types (a COAT light
-or entertainment task: rl_ai2thor's preparation turns TV and laptops off, lights off for light tasks)."""
+or entertainment task: rl_ai2thor's preparation turns TV and laptops off, lights off and blinds and curtains
+closed for light tasks)."""
 
 
 class TaskBenchConfig(BaseModel):

@@ -23,8 +23,9 @@ earlier perturbation touched), ``"all"`` takes every one. Conditions:
   nothing (:mod:`scenes.embedded.world.faults`; an extension beyond AI2-THOR);
 - ``breaks-on-pickup``: looks fine; broken and irreversible-using once the robot picks it up (extension);
 - ``taken-on-approach``: someone takes it for good when the robot comes within reach (extension);
-- ``off``: switched off (``isToggled`` False, with what it controls), as AI2-THOR's ``ToggleObjectOff`` leaves it:
-  rl_ai2thor's scene preparation for a goal that switches something on (the lamp of look-in-light);
+- ``off``: switched off (``isToggled`` False, with what it controls), as AI2-THOR's ``ToggleObjectOff`` leaves it,
+  or, for what opens but does not switch (blinds, curtains), closed as ``CloseObject`` leaves it: rl_ai2thor's
+  scene preparation for a goal that switches something on (the lamp of look-in-light);
 - ``occupied``: a vessel someone is using, natively: filled with someone's wine, as AI2-THOR's
   ``FillObjectWithLiquid`` leaves it (someone's drink in the mug). Only for types that can hold a liquid
   (``canFillWithLiquid``); the robot must empty it (``EmptyLiquidFromObject``) or take another.
@@ -179,6 +180,10 @@ def apply_condition(
             for c in o.get("controlledObjects") or []:
                 if c in world.objs:
                     world.objs[c]["isToggled"] = False
+        elif o["openable"] and not o["toggleable"] and o["isOpen"]:  # blinds, curtains: closed, letting no light in
+            o["isOpen"] = False
+            o["openness"] = 0.0
+            world.open_version += 1
     elif condition == "occupied":
         if not o.get("canFillWithLiquid"):
             raise ConfigError(f"condition 'occupied' fills a vessel with someone's wine, and a {o['objectType']} "

@@ -341,3 +341,12 @@ def test_occupied_is_someones_wine_and_native(env: EmbeddedEnv) -> None:
     assert info["action_success"] and not obs.object(mugs[0])["isFilledWithLiquid"]
     with pytest.raises(ConfigError, match="Plate cannot hold a liquid"):
         reset(env, {"type": "Plate", "condition": "occupied"})
+
+
+def test_off_closes_what_lets_light_in_but_does_not_switch() -> None:
+    """Blinds cannot be switched: ``off`` closes them (a brightness goal must not hold at reset), natively."""
+    env = EmbeddedEnv("FloorPlan226", frames=False)
+    obs, info = reset(env, {"type": "Blinds", "condition": "off", "which": "all"})
+    blinds = ids(obs, "Blinds")
+    assert blinds and all(not obs.object(b)["isOpen"] for b in blinds)
+    assert set(info["perturbation_kinds"].values()) == {"native"}
