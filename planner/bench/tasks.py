@@ -60,10 +60,11 @@ BUSY_SECONDS = 60.0
 """How long someone else uses the ideal objects in the ``busy`` condition."""
 MAX_DRAWS = 400
 """Draws per episode before giving up on finding a feasible (scene, task) pair for its condition."""
-BENCH_VERSION = 4
+BENCH_VERSION = 5
 """Bumped when sampling or metrics change (part of the config hash). 3: scenes prepared so the goal does not hold
 at reset, episodes labelled AI2-THOR-native or COAT extension, proxy tasks apart. 4: the native ``occupied``
-condition; a role the goal names has only COAT's context objects as substitutes."""
+condition; a role the goal names has only COAT's context objects as substitutes. 5: reheating tasks start with
+coffee gone cold; light tasks with blinds and curtains closed."""
 STRUCTURAL: frozenset[str] = frozenset({"Floor"})
 """Types no condition perturbs (the room itself; removing the floor is no household situation)."""
 
@@ -83,6 +84,9 @@ ALFRED_OBJECTS: dict[str, tuple[str, ...]] = {
     "pick_and_place_with_movable_recep": SLICEABLE,  # sliced variant only
 }
 MOVABLES = ("Plate", "Bowl", "Pan", "Pot")
+REHEAT_VESSELS = ("Mug", "Cup", "Bowl", "Pot", "Kettle")
+"""Vessels that hold coffee gone cold at reset in a reheating task (its premise): the mug for a microwave or a
+coffee machine, the pot or kettle for a stove."""
 SWITCHED_ON = ("DeskLamp", "FloorLamp", "LightSwitch", "Candle", "Television", "Laptop", "Desktop", "CellPhone",
                "Blinds", "Curtains")
 """Types switched off at reset when a goal switches a role's object on and the role names no types (a COAT light
@@ -196,8 +200,10 @@ class TaskDef:
         """Reset perturbations that keep the goal from holding at the start (rl_ai2thor's scene preparation).
 
         Every object of a clean goal's target types is dirty; every light a goal wants on is off (the lamps of
-        look-in-light, the devices a COAT task switches on). ``types``: the scene's object types (only those are
-        prepared); ``spec``: the task's spec (without it, only ALFRED's clean task is known).
+        look-in-light, the devices a COAT task switches on); a task that heats coffee finds it gone cold in every
+        vessel of :data:`REHEAT_VESSELS` (reheating presumes it: coffee poured into a vessel is hot at once).
+        ``types``: the scene's object types (only those are prepared); ``spec``: the task's spec (without it, only
+        ALFRED's clean task is known).
         """
         if spec is None:
             if self.kind == "alfred" and self.name == "pick_clean_then_place_in_recep":
@@ -215,8 +221,12 @@ class TaskDef:
                 off.update(dict.fromkeys(ty for ty in (r.types if r and r.types else SWITCHED_ON) if ty in present))
             elif g.relation == "close_to" and g.other == "light":
                 off.update(dict.fromkeys(ty for ty in LIGHT_TYPES if ty in present))
+        cold: list[str] = []
+        if any(t.liquid and t.types[0] == "coffee" for t in spec.targets) and spec.role("heating(source)"):
+            cold = [t for t in REHEAT_VESSELS if t in present]  # reheating presumes coffee gone cold
         return ([{"type": t, "condition": "dirty", "which": "all"} for t in sorted(dirty)]
-                + [{"type": t, "condition": "off", "which": "all"} for t in sorted(off)])
+                + [{"type": t, "condition": "off", "which": "all"} for t in sorted(off)]
+                + [{"type": t, "condition": "cold-coffee", "which": "all"} for t in cold])
 
 
 def alfred_tasks(types: set[str], rng: random.Random, compat: dict[str, frozenset[str]] | None = None) -> list[TaskDef]:
@@ -537,7 +547,7 @@ def perturbation(condition: str, role: Any, ideal: str, ideal_type: str, info: S
         ok = "pickupable" in aff and usable
         return [{"type": ideal_type, "condition": "dirty", "which": "all"}] if ok else None
     if condition == "occupied":  # someone's wine in every mug: emptied, or another vessel taken
-        ok = {"canFillWithLiquid", "pickupable"} <= aff and OCCUPIED_LIQUID not in target_types
+        ok = {"canFillWithLiquid", "pickupable"} <= aff and not {OCCUPIED_LIQUID, "coffee"} & target_types
         return [{"type": ideal_type, "condition": "occupied", "which": "all"}] if ok else None
     if condition == "busy":
         return [{"type": ideal_type, "condition": "busy", "which": "all", "seconds": BUSY_SECONDS}]

@@ -28,7 +28,9 @@ earlier perturbation touched), ``"all"`` takes every one. Conditions:
   scene preparation for a goal that switches something on (the lamp of look-in-light);
 - ``occupied``: a vessel someone is using, natively: filled with someone's wine, as AI2-THOR's
   ``FillObjectWithLiquid`` leaves it (someone's drink in the mug). Only for types that can hold a liquid
-  (``canFillWithLiquid``); the robot must empty it (``EmptyLiquidFromObject``) or take another.
+  (``canFillWithLiquid``); the robot must empty it (``EmptyLiquidFromObject``) or take another;
+- ``cold-coffee``: a vessel holding coffee gone cold (room temperature): the premise of a reheating task (coffee
+  poured into a vessel is hot at once in AI2-THOR, so only coffee that has cooled can be *re*-heated).
 
 The result ``{objectId: condition}`` is reported as ``info["perturbed"]`` and ``SceneObs.extra["perturbed"]``:
 the ground truth of the episode, for benchmarks and tests; a robot's perception should not read it (hidden
@@ -82,7 +84,7 @@ from .world.faults import BROKEN_BY
 
 CONDITIONS: tuple[str, ...] = (
     "missing", "dirty", "busy", "busy-for-good", "broken", "faulty", "breaks-on-pickup", "taken-on-approach", "off",
-    "occupied",
+    "occupied", "cold-coffee",
 )  # fmt: skip
 """Valid ``condition`` values."""
 WHICH: tuple[str, ...] = ("one", "all")
@@ -190,6 +192,14 @@ def apply_condition(
                               "cannot hold a liquid (canFillWithLiquid is false)")
         if not o["isFilledWithLiquid"]:
             world._fill(oid, OCCUPIED_LIQUID)  # what FillObjectWithLiquid does
+    elif condition == "cold-coffee":
+        if not o.get("canFillWithLiquid"):
+            raise ConfigError(f"condition 'cold-coffee' fills a vessel with coffee gone cold, and a {o['objectType']} "
+                              "cannot hold a liquid (canFillWithLiquid is false)")
+        if not o["isFilledWithLiquid"]:
+            world._fill(oid, "coffee")  # what FillObjectWithLiquid does: hot coffee ...
+        o["temperature"] = "RoomTemp"  # ... left to go cold (a fridge and then the room bring it there in AI2-THOR)
+        world.temp_clock.pop(oid, None)
     else:
         raise ConfigError(f"unknown condition {condition!r}; valid: {', '.join(CONDITIONS)}")
 
@@ -228,7 +238,7 @@ def apply_perturbations(
     return done
 
 
-NATIVE_ALWAYS: frozenset[str] = frozenset({"missing", "off", "occupied"})
+NATIVE_ALWAYS: frozenset[str] = frozenset({"missing", "off", "occupied", "cold-coffee"})
 """Conditions that are AI2-THOR states on any type they apply to."""
 OCCUPIED_LIQUID = "wine"
 """What an ``occupied`` vessel holds: someone's wine (not coffee, which AI2-THOR makes hot: a vessel hot from it

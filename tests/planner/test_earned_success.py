@@ -164,3 +164,20 @@ def test_a_run_that_gives_up_takes_out_what_it_put_in_the_microwave() -> None:
     p = plan(spec, "embedded/FloorPlan22-v0", llm=None, seed=850892, options={"perturb": perturb})
     tr = execute_plan(p)
     assert not [v for v in tr.violations if v.startswith("left-inside")], tr.violations
+
+
+def test_reheating_starts_from_coffee_gone_cold_and_heats_it() -> None:
+    """The bench prepares the premise (cold coffee in the scene's vessels); the planner heats that coffee, so the
+    checker sees it become hot in the microwave, rather than coffee brewed hot and called reheated."""
+    from planner.bench.tasks import TaskDef
+    from planner.knowledge import load_knowledge
+
+    kb = load_knowledge()
+    task = TaskDef(kind="coat", name="reheating coffee in a microwave")
+    prepare = task.prepare(task.spec(kb), {"Mug", "Cup", "Microwave"})
+    assert {p["type"] for p in prepare if p["condition"] == "cold-coffee"} == {"Mug", "Cup"}
+    p = plan("reheating coffee in a microwave", "embedded/kitchen-v0", llm=None, options={"perturb": prepare})
+    tr = execute_plan(p)
+    assert tr.achieved, tr.failure
+    assert not any(a.action == "ToggleObjectOn" and a.object_id.startswith("CoffeeMachine")
+                   for r in tr.results for a in r.actions)  # nothing brewed

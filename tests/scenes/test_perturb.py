@@ -350,3 +350,12 @@ def test_off_closes_what_lets_light_in_but_does_not_switch() -> None:
     blinds = ids(obs, "Blinds")
     assert blinds and all(not obs.object(b)["isOpen"] for b in blinds)
     assert set(info["perturbation_kinds"].values()) == {"native"}
+
+
+def test_cold_coffee_is_coffee_at_room_temperature(env: EmbeddedEnv) -> None:
+    """The premise of a reheating task: coffee in the mug, gone cold (poured coffee is hot at once in AI2-THOR)."""
+    obs, info = reset(env, {"type": "Mug", "condition": "cold-coffee", "which": "all"})
+    for m in ids(obs, "Mug"):
+        o = obs.object(m)
+        assert o["isFilledWithLiquid"] and o["fillLiquid"] == "coffee" and o["temperature"] == "RoomTemp"
+    assert set(info["perturbation_kinds"].values()) == {"native"}
