@@ -67,6 +67,20 @@ class MoveTo(TextSkill):
 
 
 @register_skill
+class Pour(TextSkill):
+    """Pour the contents of a container (``target``) into another (``receptacle``): how a liquid moves."""
+
+    name = "sw_pour"
+
+    def act(self, call: SkillCall, ctx: TextSkillContext) -> Outcome:
+        ok, reply = send(ctx, f"pour {call.target} into {call.receptacle}", prefer=_prefer(call))
+        if ok and not reply.startswith(("No known", "You can't", "There is nothing")):
+            return Outcome(True, reply.strip()[:80])
+        return failed(f"could not pour the {call.target} into the {call.receptacle}: {reply.strip()[:80]}",
+                      "blocked", call.receptacle)
+
+
+@register_skill
 class Drop(TextSkill):
     """Drop a carried object (``target``) in the current room."""
 
@@ -140,4 +154,4 @@ class UseThermometer(TextSkill):
         return Outcome(True, f"{reading:g} C")
 
 
-__all__ = ["Connect", "Drop", "FocusOn", "LookAt", "MoveTo", "Switch", "TakeObject", "UseThermometer"]
+__all__ = ["Connect", "Drop", "FocusOn", "LookAt", "MoveTo", "Pour", "Switch", "TakeObject", "UseThermometer"]

@@ -16,13 +16,15 @@ from .checks import answer_box, state_of_matter
 from .episode import Stuck
 from .facts import AMBIENT_C, COOLER_MIN_C, HEATER_MAX_C, ROOM_ORDER, VESSEL_MAX_C, device_kind, state_at
 from .memory import SeenObject
-from .player import TaskPlayer
+from .player import TaskPlayer, where
 from .plays import _deliver
 from .select import choose, referent
 from .spec import TaskSpec
 
 VESSELS: tuple[str, ...] = ("pot", "cup", "bowl", "jar", "beaker", "flask")
 """Head nouns of containers a substance can be heated in."""
+NEAR_C = 15.0
+"""A reading this close to the threshold is read again before the answer is given."""
 MAX_HEAT_TICKS = 40
 """Ticks of heating (one thermometer reading each) before the measurement gives up."""
 
@@ -53,7 +55,7 @@ def play_thermometer(p: TaskPlayer, spec: TaskSpec) -> None:
     _thermometer(p)
     e = _find(p, spec)
     name = p.here(e)
-    p.must("sw_focus_on", name, prefer=[e.room])
+    p.must("sw_focus_on", name, prefer=[where(e)])
     reading = _read(p, name, e.room)
     if reading is None or spec.threshold_c is None:
         raise Stuck(f"no thermometer reading on the {name}")
@@ -63,6 +65,13 @@ def play_thermometer(p: TaskPlayer, spec: TaskSpec) -> None:
     if not box:
         raise Stuck("the task names no answer box")
     name = p.fetch(p.named(spec.target)[0])
+    if abs(reading - spec.threshold_c) < NEAR_C:
+        # close to the threshold: read it again now it is carried (a hot object cools on the way)
+        again = _read(p, name, "inventory")
+        if again is not None and (again > spec.threshold_c) != above:
+            above = not above
+            p._run.answer += f"; {again:g} C when carried"
+            box = answer_box(spec.boxes, above=above) or box
     _deliver(p, name, box, spec.box_room)
 
 
@@ -93,6 +102,12 @@ def _conducts_heat(e: SeenObject) -> float:
     return 0.0 if any(w in e.obj.name.lower() for w in ("metal", "steel", "iron", "copper")) else 1.0
 
 
+def _strength(d: SeenObject) -> float:
+    """Stage 2 of a device: the coldest cooler first (it cools fastest); heaters by place only (the hottest,
+    a blast furnace, overshoots a melting point by hundreds of degrees between two readings)."""
+    return COOLER_MIN_C.get(device_kind(d.obj.name), 0.0) / 1e4
+
+
 def _device_ok(e: SeenObject, cool: bool, threshold: float) -> str:
     kind = device_kind(e.obj.name)
     if cool:
@@ -115,7 +130,7 @@ def play_melting_point(p: TaskPlayer, spec: TaskSpec) -> None:
     _thermometer(p)
     e = _find(p, spec)
     name = p.here(e)
-    p.must("sw_focus_on", name, prefer=[e.room])
+    p.must("sw_focus_on", name, prefer=[where(e)])
     # the state it is in now: the name says so (``liquid unknown substance J``), else the handbook
     # (``facts.SUBSTANCES``: mercury is a liquid at room temperature); solid when neither knows
     start = state_of_matter(e.obj.name) or state_at(spec.target, AMBIENT_C) or "solid"
@@ -127,9 +142,6 @@ def play_melting_point(p: TaskPlayer, spec: TaskSpec) -> None:
     hid = holder.gid if holder is not None else ""
 
     def vessel_ok(v: SeenObject) -> str:
-        # a liquid stays in its own container (pouring is not one of the skills yet)
-        if cool and holder is not None:
-            return "" if v.gid == hid else "the liquid stays where it is"
         return _vessel_ok(_empty(v) if v.gid == hid else v, need)
 
     choice = p.record(choose("vessel", p.memory.entries(), vessel_ok, near=e.room, rank=_conducts_heat))
@@ -138,14 +150,21 @@ def play_melting_point(p: TaskPlayer, spec: TaskSpec) -> None:
         raise Stuck(f"no vessel to heat the {name} in: {choice.excluded}")
     if vessel.gid != hid:
         vname = p.fetch(vessel)
-        p.here(e)
-        p.must("sw_move", name, vname, prefer=[e.room])
+        if cool and holder is not None:  # a liquid is poured from its container
+            src = p.fetch(holder)
+            if not p.skill("sw_pour", src, vname, prefer=["inventory"]).ok:
+                vessel = holder
+        else:
+            p.here(e)
+            p.must("sw_move", name, vname, prefer=[where(e)])
     vname = p.fetch(vessel)
+    if cool:
+        p.explore()  # every cooler seen before choosing: the coldest one (maybe the workshop's) is fastest
     excluded: dict[str, str] = {}
     for _ in range(p.max_replans + 1):
         choice = p.record(choose("cooler" if cool else "heater", p.memory.entries(),
                                  lambda d: _device_ok(d, cool, threshold), near=e.room, excluded=excluded,
-                                 movable=False))
+                                 movable=False, rank=_strength))
         device = p.memory.get(choice.object_id or "")
         if device is None and len(p.memory.rooms) < len(ROOM_ORDER):
             p.explore()  # the rooms not seen yet may hold one (the workshop's ultra-low freezer)
@@ -186,8 +205,10 @@ def _state(p: TaskPlayer, vessel: str) -> str | None:
 
 def _read_in(p: TaskPlayer, vessel: str, name: str) -> float | None:
     """The thermometer on the substance in ``vessel``, by the name it has now (``liquid chocolate``)."""
-    names = [o.name for o in p.memory.contents_of(vessel, p.ctx.placed)] or [name]
-    for n in names:
+    names = [o.name for o in p.memory.contents_of(vessel, p.ctx.placed)]
+    # the name as seen, else the task's name in each state (``solid mercury`` once it froze)
+    base = name.split(" ", 1)[1] if state_of_matter(name) else name
+    for n in dict.fromkeys([*names, name, *(f"{s} {base}" for s in ("solid", "liquid", "gaseous")), base]):
         res = p.skill("sw_thermometer", referent(n), prefer=[vessel])
         if res.ok:
             return p.ctx.last_reading
@@ -203,6 +224,7 @@ def _watch(p: TaskPlayer, threshold: float, vessel: str, cool: bool, name: str, 
     """
     before: float | None = None
     stalled = misses = 0
+    started = False
     for _ in range(MAX_HEAT_TICKS):
         t = _read_in(p, vessel, name)
         state = _state(p, vessel)
@@ -220,10 +242,11 @@ def _watch(p: TaskPlayer, threshold: float, vessel: str, cool: bool, name: str, 
             if (t < threshold) if cool else (t > threshold):
                 p._run.answer = f"still {'liquid' if cool else 'solid'} at {t:g} C"
                 return not cool
-            moved = before is None or (before - t if cool else t - before) > 0.5
+            moved = before is not None and (before - t if cool else t - before) > 0.5
+            started = started or moved
             stalled = 0 if moved else stalled + 1
             before = t
-            if stalled >= 4:
+            if stalled >= (4 if started else 8):  # a device takes a few ticks to get going
                 return None  # the device does not change the temperature: try another
         p.skill("sw_wait", ticks=1)
     return None
@@ -241,7 +264,7 @@ def _answer(p: TaskPlayer, spec: TaskSpec, above: bool) -> None:
     if not found:
         raise Stuck(f"no {box} seen")
     p.here(found[0])
-    p.must("sw_focus_on", box, prefer=[found[0].room])
+    p.must("sw_focus_on", box, prefer=[where(found[0])])
 
 
 __all__ = ["MAX_HEAT_TICKS", "VESSELS", "play_melting_point", "play_thermometer"]

@@ -58,6 +58,14 @@ class PlayRun(LoopRun):
     choices: list[DeviceChoice] = field(default_factory=list)
 
 
+def where(e: SeenObject) -> str:
+    """The words that pick a seen object out of an "Ambiguous request" list: ``in cupboard`` for one inside a
+    container, ``(in kitchen)`` for one loose in the room (its twins read ``(in cupboard, in kitchen)``)."""
+    if e.room == "inventory":
+        return "inventory"
+    return f"in {e.obj.parent}" if e.obj.parent else f"(in {e.room})"
+
+
 class TaskPlayer(ClosedLoop[PlayRun, EpisodeResult]):
     """Plays every task shape but change of state: perceive, read the spec, run the shape's play, verify.
 
@@ -209,8 +217,7 @@ class TaskPlayer(ClosedLoop[PlayRun, EpisodeResult]):
         """Carry a seen object (go there and pick it up); its name for commands."""
         name = self.here(e)
         if not self.memory.holds(name) and not self.memory.holds(e.obj.name):
-            prefer = ("inventory",) if e.room == "inventory" else (e.room,)
-            self.must("sw_pick_up", name, prefer=list(prefer))
+            self.must("sw_pick_up", name, prefer=[where(e)])
         return name
 
     def record(self, choice: DeviceChoice) -> DeviceChoice:
@@ -246,4 +253,4 @@ class ScienceWorldPlayer:
         return self._player.run(env, variation)
 
 
-__all__ = ["PlayRun", "ScienceWorldPlayer", "TaskPlayer"]
+__all__ = ["PlayRun", "ScienceWorldPlayer", "TaskPlayer", "where"]

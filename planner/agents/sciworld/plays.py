@@ -23,8 +23,9 @@ from collections.abc import Callable
 from ...schemas import SkillCall
 from .checks import answer_box, box_holds, device_on
 from .episode import Stuck
+from .facts import ROOM_ORDER
 from .memory import SeenObject
-from .player import TaskPlayer
+from .player import TaskPlayer, where
 from .select import choose, conductive_prior, is_fixed, kinds_of, lifespan_years, power_source, referent
 from .spec import TaskSpec
 
@@ -56,11 +57,15 @@ def play_find(p: TaskPlayer, spec: TaskSpec) -> None:
     for _ in range(p.max_replans + 1):
         choice = p.record(choose("find", p.memory.entries(), keep, near=spec.box_room, excluded=excluded))
         e = p.memory.get(choice.object_id or "")
+        if e is None and len(p.memory.rooms) < len(ROOM_ORDER):
+            p.explore(until=lambda: bool(p.seen(lambda x: not keep(x) and x.gid not in excluded
+                                                and not is_fixed(x.obj.name))))
+            continue
         if e is None:
             raise Stuck(f"no {want} found: {choice.reason}")
         name = p.here(e)
         # carrying it first checks that it can be moved at all, before the focus commits to it
-        if not p.memory.holds(name) and not p.skill("sw_pick_up", name, prefer=[e.room]).ok:
+        if not p.memory.holds(name) and not p.skill("sw_pick_up", name, prefer=[where(e)]).ok:
             excluded[e.gid] = "cannot be picked up"
             p._run.replans += 1
             continue
@@ -124,7 +129,7 @@ def _gather(p: TaskPlayer, items: list[SeenObject], site: str) -> list[SkillCall
     away = [e for e in items if e.room != site]
     for e in away:
         if e.room != "inventory":
-            steps += [_call("sw_teleport", e.room), _call("sw_pick_up", referent(e.obj.name), prefer=[e.room])]
+            steps += [_call("sw_teleport", e.room), _call("sw_pick_up", referent(e.obj.name), prefer=[where(e)])]
     if away:
         steps.append(_call("sw_teleport", site))
         steps += [_call("sw_drop", referent(e.obj.name)) for e in away]
@@ -182,7 +187,7 @@ def play_power(p: TaskPlayer, spec: TaskSpec) -> None:
     if not found:
         raise Stuck(f"the {target} was not found")
     p.here(found[0])
-    p.must("sw_focus_on", target, prefer=[found[0].room])
+    p.must("sw_focus_on", target, prefer=[where(found[0])])
     excluded: dict[str, str] = {}
     for _ in range(p.max_replans + 1):
         choice = p.record(choose("power source", p.memory.entries(), source_ok, excluded=excluded,
@@ -199,10 +204,11 @@ def play_power(p: TaskPlayer, spec: TaskSpec) -> None:
         steps = _gather(p, [comp, src, *wires], site)
         steps += _circuit(referent(src.obj.name), [referent(w.obj.name) for w in wires],
                           [(target, "cathode", "anode")])
+        p._run.answer = f"powered by the {src.obj.name}"  # recorded first: the last connection may end the episode
         if p.run_steps("power source", steps) and _powered(p, target, referent(src.obj.name)):
-            p._run.answer = f"powered by the {src.obj.name}"
             return
         excluded[src.gid] = "the component stayed off"
+        p._run.answer = ""
         p._run.replans += 1
     raise Stuck(f"the {target} stayed off")
 
@@ -227,7 +233,7 @@ def play_conductivity(p: TaskPlayer, spec: TaskSpec) -> None:
     if not found:
         raise Stuck(f"the {target} was not found")
     p.here(found[0])
-    p.must("sw_focus_on", target, prefer=[found[0].room])
+    p.must("sw_focus_on", target, prefer=[where(found[0])])
     src = p.memory.get(p.record(choose("power source", p.memory.entries(), battery_ok)).object_id or "")
     if src is None:
         raise Stuck("no battery seen")
