@@ -81,6 +81,20 @@ class Pour(TextSkill):
 
 
 @register_skill
+class Mix(TextSkill):
+    """Mix what a container (``target``) holds; the reply names the product (``... mix to produce green
+    paint.``), kept as the result's reason."""
+
+    name = "sw_mix"
+
+    def act(self, call: SkillCall, ctx: TextSkillContext) -> Outcome:
+        ok, reply = send(ctx, f"mix {call.target}", prefer=_prefer(call))
+        if ok and "produce" in reply:
+            return Outcome(True, reply.strip())
+        return failed(f"mixing the {call.target} made nothing: {reply.strip()[:80]}", "faulty", call.target)
+
+
+@register_skill
 class Drop(TextSkill):
     """Drop a carried object (``target``) in the current room."""
 
@@ -154,4 +168,4 @@ class UseThermometer(TextSkill):
         return Outcome(True, f"{reading:g} C")
 
 
-__all__ = ["Connect", "Drop", "FocusOn", "LookAt", "MoveTo", "Pour", "Switch", "TakeObject", "UseThermometer"]
+__all__ = ["Connect", "Drop", "FocusOn", "LookAt", "Mix", "MoveTo", "Pour", "Switch", "TakeObject", "UseThermometer"]

@@ -30,6 +30,8 @@ if not java_version():
         ("test-conductivity-of-unknown-substances", 0, "nonconductive"),
         ("use-thermometer", 0, "below 100"),
         ("measure-melting-point-unknown-substance", 1, "still liquid"),  # a liquid: cooled, not heated
+        ("chemistry-mix-paint-tertiary-color", 1, "green paint, then "),
+        ("identify-life-stages-2", 0, "apple seed; apple tree in the seedling stage"),
     ],
 )
 def test_player_completes_a_train_episode(task: str, variation: int, answer: str) -> None:

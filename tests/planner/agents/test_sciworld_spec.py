@@ -85,6 +85,8 @@ def test_all_expands_to_the_30_tasks_and_an_unknown_name_lists_them() -> None:
     with pytest.raises(ConfigError, match="valid: boil, melt, .*mendelian-genetics-unknown-plant"):
         expand_tasks(["boil", "bake-a-cake"])
     assert "grow-plant" in not_played(["all"]) and "find-animal" not in not_played(["all"])
+    assert read_task(DESC["chemistry-mix-paint-secondary-color"], "chemistry-mix-paint-secondary-color").target \
+        == "green paint"
 
 
 def test_split_sizes_cover_every_task_contiguously() -> None:
@@ -132,6 +134,27 @@ def test_animals_outside_are_read_and_ranked_by_lifespan() -> None:
     names = [o.name for o in parse_look(OBS["outside_animals"]).objects if "animal" in kinds_of(o.name)]
     assert sorted(names) == ["baby brown bear", "baby mouse", "baby wolf"]
     assert max(names, key=lambda n: lifespan_years(n) or 0) == "baby brown bear"
+
+
+def test_life_stages_are_ordered_by_their_stage_words() -> None:
+    from planner.agents.sciworld.stages import stage_index
+
+    turtle = ["adult turtle", "turtle egg", "juvenile turtle", "hatchling turtle", "dead turtle"]
+    ordered = sorted((n for n in turtle if stage_index(n, "turtle") is not None),
+                     key=lambda n: stage_index(n, "turtle"))
+    assert ordered == ["turtle egg", "hatchling turtle", "juvenile turtle", "adult turtle"]  # death is no stage
+    apple = ["apple tree in the reproducing stage", "apple seed", "apple tree in the seedling stage",
+             "apple tree in the adult stage"]
+    assert [stage_index(n, "apple") for n in apple] == [3, 0, 1, 2]
+    assert stage_index("tadpole", "frog") is not None and stage_index("tadpole", "turtle") is None
+    assert stage_index("baby wolf", "beaver") is None
+
+
+def test_paint_recipes_and_colour_names() -> None:
+    from planner.agents.sciworld.stages import _recipe, _same_color
+
+    assert _recipe("green") == ["yellow", "blue"] and _recipe("green-blue") == ["green", "blue"]
+    assert _same_color("blue green paint", "green-blue paint") and not _same_color("green paint", "blue paint")
 
 
 # ---------------------------------------------------------------- goal checks on recorded text

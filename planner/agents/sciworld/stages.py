@@ -1,0 +1,147 @@
+"""The life-stage and paint plays: focus on stages in order, and mix paints into a colour.
+
+- ``life-stages`` (identify-life-stages-1, -2): the organism's objects are ordered by the stage word in their
+  names (``data/life_stages.json``); the agent focuses on each stage from earliest to latest. Stages not
+  there yet (an egg that has not hatched) are waited for: the text renames the organism as it grows.
+- ``paint`` (chemistry-mix-paint-secondary-color, -tertiary-color): the colour's recipe comes from
+  ``data/colors.json`` (red-yellow-blue colour wheel); a tertiary colour is made from its secondary first
+  (focused on as the intermediate), then the primary is added. Paints are poured into an empty container,
+  mixed, and the product is checked on the mixing reply before the focus.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .episode import Stuck
+from .memory import SeenObject
+from .player import TaskPlayer, where
+from .select import choose, referent
+from .spec import TaskSpec, load_data
+
+MAX_STAGE_WAITS = 40
+"""Ticks waited in all for stages that are not there yet."""
+_PLANT_STAGE = re.compile(r"\bin the (\w+) stage\b")
+_HOLDER = re.compile(r"^\s*(?:a|an|the) (.+?) \(containing (.+)\)\s*$")
+_ARTICLE = re.compile(r"^(?:a|an|the)\s+")
+
+
+def stage_index(name: str, organism: str) -> int | None:
+    """The position of the stage a name shows for ``organism`` (0 = earliest), or None if it shows none."""
+    low = name.lower()
+    data = load_data("life_stages")
+    named = data["named_stages"].get(referent(low))
+    if named is not None and organism.lower() in named["of"]:
+        return int(data["animal"].index(named["stage"]))  # a tadpole is a frog's larva
+    if not re.search(rf"(?<![a-z]){re.escape(organism.lower())}(?![a-z])", low):
+        return None
+    if any(re.search(rf"\b{w}\b", low) for w in data["not_a_stage"]):
+        return None
+    m = _PLANT_STAGE.search(low)
+    if m and m.group(1) in data["plant"]:
+        return int(data["plant"].index(m.group(1)))
+    words = low.split()
+    for order in (data["animal"], data["plant"]):
+        for w in (words[0], words[-1]):
+            if w in order:
+                return int(order.index(w))
+    return None
+
+
+def _stage_names(p: TaskPlayer) -> list[tuple[str, str]]:
+    """(full name, words that pick it out) of what the current room shows, a pot's contents included with
+    their stage (``avocado tree in the seedling stage`` in ``self watering flower pot 7``)."""
+    out = [(e.obj.name, where(e)) for e in p.memory.entries() if e.room == p.memory.room]
+    # the parser keeps a plant's name without its stage, so a pot's contents are read off the room text
+    for line in str(p.ctx.obs.extra.get("look", "")).splitlines():
+        m = _HOLDER.match(line)
+        if m:
+            out += [(_ARTICLE.sub("", c.strip()), f"in {m.group(1)}") for c in m.group(2).split(",")]
+    return out
+
+
+def play_life_stages(p: TaskPlayer, spec: TaskSpec) -> None:
+    """Focus on the organism's life stages from earliest to latest, waiting for the ones still to come."""
+    organism = re.sub(r"\s+plant$", "", spec.target)
+    p.explore((spec.room or "outside", "outside", "greenhouse"),
+              until=lambda: bool(p.seen(lambda e: stage_index(e.obj.name, organism) is not None)))
+    last = -1
+    waits = 0
+    while True:
+        later = [(i, n, pref) for n, pref in _stage_names(p) if (i := stage_index(n, organism)) is not None
+                 and i > last]
+        if later:
+            i, name, prefer = min(later, key=lambda t: t[0])
+            p.must("sw_focus_on", referent(name), prefer=[prefer])
+            p._run.answer += f"{name}; "
+            last = i
+            continue
+        if waits >= MAX_STAGE_WAITS:
+            raise Stuck(f"no later stage of the {organism} appeared after {waits} ticks")
+        p.skill("sw_wait", ticks=1)  # the organism grows: the next stage replaces this one in the text
+        waits += 1
+
+
+def _recipe(color: str) -> list[str]:
+    mixes = load_data("colors")["mixes"]
+    if color not in mixes:
+        raise Stuck(f"no recipe for {color} paint (colors.json)")
+    return list(mixes[color])
+
+
+def _container_ok(e: SeenObject, sources: set[str]) -> str:
+    head = referent(e.obj.name).split()[-1] if e.obj.name else ""
+    if head not in ("jug", "bowl", "cup", "pot", "jar", "beaker"):
+        return "not a container"
+    if e.obj.name in sources:
+        return "shares its name with a paint's container (commands would be ambiguous)"
+    return f"holds {', '.join(e.obj.contents)}" if e.obj.contents else ""
+
+
+def _same_color(a: str, b: str) -> bool:
+    """``green-blue paint`` and ``blue green paint`` name the same colour (ScienceWorld's spelling varies)."""
+    return sorted(re.split(r"[\s-]+", a.strip())) == sorted(re.split(r"[\s-]+", b.strip()))
+
+
+def _mix(p: TaskPlayer, into: str, colors: list[str], want: str) -> str:
+    """Pour each colour into ``into`` and mix; the product's name as ScienceWorld gives it."""
+    for c in colors:
+        if not p.seen(lambda e, c=c: e.obj.name == f"{c} paint" and e.obj.parent != into):
+            raise Stuck(f"no {c} paint left to pour")
+        p.must("sw_pour", f"{c} paint", into, prefer=["wood cup"])
+    reply = p.must("sw_mix", into)
+    m = re.search(r"produce (.+?)\.", reply)
+    if m is None or not _same_color(m.group(1), f"{want} paint"):
+        raise Stuck(f"mixing made the wrong paint: {reply}")
+    # the reply and the object may spell it differently (``blue green`` / ``green-blue``): the room text decides
+    held = [e.obj.name for e in p.memory.entries() if e.obj.parent == into and _same_color(e.obj.name, m.group(1))]
+    return held[0] if held else m.group(1)
+
+
+def play_paint(p: TaskPlayer, spec: TaskSpec) -> None:
+    """Mix the colour the task names from its parts (a tertiary one through its secondary)."""
+    color = re.sub(r"\s+paint$", "", spec.target.strip().lower())
+    parts = _recipe(color)
+    p.explore(("art studio",), until=lambda: bool(p.seen(lambda e: e.obj.name.endswith(" paint"))))
+    room = p.memory.room or "art studio"
+    p.open_storage(room)  # a paint cupboard holds more paint (a tertiary colour needs a primary twice)
+    sources = {e.obj.parent or "" for e in p.memory.entries() if e.obj.name.endswith(" paint")}
+    choice = p.record(choose("mixing container", [e for e in p.memory.entries() if e.room == room],
+                             lambda e: _container_ok(e, sources)))
+    box = p.memory.get(choice.object_id or "")
+    if box is None:
+        raise Stuck(f"no empty container to mix in: {choice.excluded}")
+    into = referent(box.obj.name)
+    secondary = next((c for c in parts if c in load_data("colors")["mixes"]), None)
+    if secondary is not None:  # a tertiary colour: make the secondary, focus on it, then add the primary
+        made = _mix(p, into, _recipe(secondary), secondary)
+        p.must("sw_focus_on", made, prefer=[into])
+        p._run.answer = f"{made}, then "
+        made = _mix(p, into, [c for c in parts if c != secondary], color)
+    else:
+        made = _mix(p, into, parts, color)
+    p._run.answer += made
+    p.must("sw_focus_on", made, prefer=[into])
+
+
+__all__ = ["MAX_STAGE_WAITS", "play_life_stages", "play_paint", "stage_index"]
