@@ -95,6 +95,17 @@ class Mix(TextSkill):
 
 
 @register_skill
+class Read(TextSkill):
+    """Read a readable object (``target``: a recipe, a book); the text read is the result's reason."""
+
+    name = "sw_read"
+
+    def act(self, call: SkillCall, ctx: TextSkillContext) -> Outcome:
+        ok, reply = send(ctx, f"read {call.target}", prefer=_prefer(call))
+        return Outcome(True, reply.strip()) if ok else failed(reply.strip()[:80], "missing", call.target)
+
+
+@register_skill
 class Drop(TextSkill):
     """Drop a carried object (``target``) in the current room."""
 
@@ -168,4 +179,5 @@ class UseThermometer(TextSkill):
         return Outcome(True, f"{reading:g} C")
 
 
-__all__ = ["Connect", "Drop", "FocusOn", "LookAt", "Mix", "MoveTo", "Pour", "Switch", "TakeObject", "UseThermometer"]
+__all__ = ["Connect", "Drop", "FocusOn", "LookAt", "Mix", "MoveTo", "Pour", "Read", "Switch", "TakeObject",
+           "UseThermometer"]

@@ -220,6 +220,11 @@ class TaskPlayer(ClosedLoop[PlayRun, EpisodeResult]):
             self.must("sw_pick_up", name, prefer=[where(e)])
         return name
 
+    def fetch_named(self, name: str) -> None:
+        """Carry an object known by name only (taken back from wherever it was just put)."""
+        if not self.memory.holds(name):
+            self.skill("sw_pick_up", name)
+
     def record(self, choice: DeviceChoice) -> DeviceChoice:
         """Keep a decision for the report."""
         self._run.choices.append(choice)

@@ -31,6 +31,7 @@ if not java_version():
         ("use-thermometer", 0, "below 100"),
         ("measure-melting-point-unknown-substance", 1, "still liquid"),  # a liquid: cooled, not heated
         ("chemistry-mix-paint-tertiary-color", 1, "green paint, then "),
+        ("chemistry-mix", 0, "recipe: sodium chloride, water"),
         ("identify-life-stages-2", 0, "apple seed; apple tree in the seedling stage"),
     ],
 )

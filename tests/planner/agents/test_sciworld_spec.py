@@ -150,6 +150,17 @@ def test_life_stages_are_ordered_by_their_stage_words() -> None:
     assert stage_index("baby wolf", "beaver") is None
 
 
+def test_recipe_ingredients_and_chemistry_spec() -> None:
+    from planner.agents.sciworld.chemistry import ingredients
+
+    assert ingredients("The recipe reads:\nTo make salt water, you need to mix sodium chloride, water.") == [
+        "sodium chloride", "water"]
+    assert ingredients("To make mixed nuts, you need to mix peanut, almond, cashew.") == ["peanut", "almond", "cashew"]
+    assert ingredients("The recipe is blank.") == []
+    spec = read_task(DESC["chemistry-mix"], "chemistry-mix")
+    assert (spec.shape, spec.target, spec.room, spec.played) == ("chemistry", "salt water", "kitchen", True)
+
+
 def test_paint_recipes_and_colour_names() -> None:
     from planner.agents.sciworld.stages import _recipe, _same_color
 
