@@ -95,6 +95,20 @@ class Mix(TextSkill):
 
 
 @register_skill
+class UseOn(TextSkill):
+    """Use a carried tool (``target``) on something (``receptacle``): a shovel on the ground digs soil."""
+
+    name = "sw_use"
+
+    def act(self, call: SkillCall, ctx: TextSkillContext) -> Outcome:
+        ok, reply = send(ctx, f"use {call.target} on {call.receptacle}", prefer=_prefer(call))
+        if ok and not reply.startswith(("No known", "I'm not sure", "It's not clear")):
+            return Outcome(True, reply.strip()[:80])
+        return failed(f"using the {call.target} on the {call.receptacle} did nothing: {reply.strip()[:80]}",
+                      "faulty", call.target)
+
+
+@register_skill
 class Read(TextSkill):
     """Read a readable object (``target``: a recipe, a book); the text read is the result's reason."""
 
@@ -180,4 +194,4 @@ class UseThermometer(TextSkill):
 
 
 __all__ = ["Connect", "Drop", "FocusOn", "LookAt", "Mix", "MoveTo", "Pour", "Read", "Switch", "TakeObject",
-           "UseThermometer"]
+           "UseOn", "UseThermometer"]

@@ -265,11 +265,11 @@ def play_conductivity(p: TaskPlayer, spec: TaskSpec) -> None:
 def _plays() -> dict[str, Callable[[TaskPlayer, TaskSpec], None]]:
     from .chemistry import play_chemistry
     from .measure import play_melting_point, play_thermometer
-    from .stages import play_life_stages, play_paint
+    from .stages import play_grow, play_life_stages, play_paint
 
     return {"find": play_find, "lifespan": play_lifespan, "power": play_power, "conductivity": play_conductivity,
             "thermometer": play_thermometer, "melting-point": play_melting_point, "life-stages": play_life_stages,
-            "paint": play_paint, "chemistry": play_chemistry}
+            "paint": play_paint, "chemistry": play_chemistry, "grow": play_grow}
 
 
 PLAYS: dict[str, Callable[[TaskPlayer, TaskSpec], None]] = _plays()

@@ -82,6 +82,71 @@ def play_life_stages(p: TaskPlayer, spec: TaskSpec) -> None:
         waits += 1
 
 
+MAX_GROW_WAITS = 12
+"""Ten-tick waits for a planted seed to reach the reproducing stage."""
+
+
+def play_grow(p: TaskPlayer, spec: TaskSpec) -> None:
+    """Plant a seed of the task's plant in a pot with soil and wait until it reproduces (pots water
+    themselves under ScienceWorld's ``easy`` simplification)."""
+    plant = re.sub(r"\s+plant$", "", spec.target)
+
+    def seeds() -> list[SeenObject]:
+        return [e for e in p.memory.entries() if referent(e.obj.name) == f"{plant} seed"]
+
+    p.explore(("kitchen",), until=lambda: bool(seeds()))
+    found = seeds()
+    if not found:
+        raise Stuck(f"no {plant} seed seen")
+    e = found[0]
+    name = p.fetch(e)  # carried first, so the focus and the planting name this one seed
+    p.must("sw_focus_on", name, prefer=["inventory"])
+
+    def pot_ok(x: SeenObject) -> str:
+        if not _is_pot(x) or x.room == "inventory":
+            return "not a flower pot"
+        if "soil" not in x.obj.contents:
+            return "no soil"
+        return "" if all(c in ("soil", "water") for c in x.obj.contents) else "something grows there"
+
+    p.explore(("greenhouse",), until=lambda: bool(p.seen(lambda x: not pot_ok(x))))
+    pot = p.memory.get(p.record(choose("flower pot", p.memory.entries(), pot_ok, movable=False)).object_id or "")
+    if pot is None:
+        pot = _pot_with_new_soil(p)
+    p.here(pot)
+    p.must("sw_move", name, referent(pot.obj.name), prefer=["inventory"])
+    for _ in range(MAX_GROW_WAITS):
+        look = str(p.ctx.obs.extra.get("look", ""))
+        if re.search(rf"{re.escape(plant)} \w+ in the reproducing stage", look):
+            p._run.answer = f"{plant} reproducing in {pot.obj.name}"
+            p.skill("sw_wait", ticks=1)
+            return
+        p.skill("sw_wait", ticks=1, command="wait")
+    raise Stuck(f"the {plant} did not reach the reproducing stage")
+
+
+def _is_pot(x: SeenObject) -> bool:
+    return re.sub(r"\s+\d+$", "", x.obj.name).endswith(" pot")
+
+
+def _pot_with_new_soil(p: TaskPlayer) -> SeenObject:
+    """No pot has soil: dig some with a shovel from the ground and fill an empty pot with it."""
+    pots = [x for x in p.memory.entries() if _is_pot(x) and x.room != "inventory"
+            and all(c == "water" for c in x.obj.contents)]
+    shovels = [x for x in p.memory.entries() if referent(x.obj.name) == "shovel"]
+    grounds = [x for x in p.memory.entries() if referent(x.obj.name) == "ground"]
+    if not (pots and shovels and grounds):
+        raise Stuck("no flower pot with soil, and no empty pot, shovel and ground to make one")
+    p.fetch(shovels[0])
+    p.here(grounds[0])
+    p.must("sw_use", "shovel", "ground", prefer=["inventory"])
+    p.must("sw_pick_up", "soil", prefer=[f"(in {grounds[0].room})"])
+    pot = pots[0]
+    p.here(pot)
+    p.must("sw_move", "soil", referent(pot.obj.name), prefer=["inventory"])
+    return pot
+
+
 def _recipe(color: str) -> list[str]:
     mixes = load_data("colors")["mixes"]
     if color not in mixes:
@@ -144,4 +209,4 @@ def play_paint(p: TaskPlayer, spec: TaskSpec) -> None:
     p.must("sw_focus_on", made, prefer=[into])
 
 
-__all__ = ["MAX_STAGE_WAITS", "play_life_stages", "play_paint", "stage_index"]
+__all__ = ["MAX_GROW_WAITS", "MAX_STAGE_WAITS", "play_grow", "play_life_stages", "play_paint", "stage_index"]

@@ -32,6 +32,7 @@ if not java_version():
         ("measure-melting-point-unknown-substance", 1, "still liquid"),  # a liquid: cooled, not heated
         ("chemistry-mix-paint-tertiary-color", 1, "green paint, then "),
         ("chemistry-mix", 0, "recipe: sodium chloride, water"),
+        ("grow-plant", 1, ""),  # no pot has soil: dug with a shovel
         ("identify-life-stages-2", 0, "apple seed; apple tree in the seedling stage"),
     ],
 )
