@@ -37,8 +37,8 @@ def register(sub: Any) -> None:
     p.add_argument("--tasks", nargs="+", default=["boil"],
                    help="task names or ids (space or comma separated), or all for the 30 tasks")
     p.add_argument("--split", default="test", help="train, dev, test or all")
-    p.add_argument("--limit", "--per-task", dest="limit", type=POSITIVE_ARG, default=None,
-                   help="first N variations of the split per task")
+    p.add_argument("--limit", type=POSITIVE_ARG, default=None, help="first N variations of the split per task")
+    p.add_argument("--per-task", dest="limit", type=POSITIVE_ARG, default=None, help="the same as --limit")
     p.add_argument("--json", action="store_true",
                    help="print one JSON summary document (mean_score, per-task mean_score, completed_rate...)")
     p.add_argument("--variations", default="", type=_variations,
