@@ -266,11 +266,11 @@ def _plays() -> dict[str, Callable[[TaskPlayer, TaskSpec], None]]:
     from .chemistry import play_chemistry
     from .inclined import play_inclined
     from .measure import play_melting_point, play_thermometer
-    from .stages import play_grow, play_life_stages, play_paint
+    from .stages import play_grow, play_grow_fruit, play_life_stages, play_paint
 
     return {"find": play_find, "lifespan": play_lifespan, "power": play_power, "conductivity": play_conductivity,
             "thermometer": play_thermometer, "melting-point": play_melting_point, "life-stages": play_life_stages,
-            "paint": play_paint, "chemistry": play_chemistry, "grow": play_grow,
+            "paint": play_paint, "chemistry": play_chemistry, "grow": play_grow, "grow-fruit": play_grow_fruit,
             "inclined-plane": play_inclined}
 
 

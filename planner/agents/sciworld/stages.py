@@ -125,6 +125,66 @@ def play_grow(p: TaskPlayer, spec: TaskSpec) -> None:
     raise Stuck(f"the {plant} did not reach the reproducing stage")
 
 
+MAX_FRUIT_WAITS = 14
+"""Ten-tick waits for planted seeds to grow, be pollinated and bear fruit."""
+
+
+def play_grow_fruit(p: TaskPlayer, spec: TaskSpec) -> None:
+    """Plant the seeds in pots with soil, let the bees out to pollinate, wait for a fruit, focus on it."""
+    fruit = spec.target.strip().lower()
+
+    def seeds() -> list[SeenObject]:
+        return [e for e in p.memory.entries() if referent(e.obj.name) == f"{fruit} seed"]
+
+    p.explore(("kitchen",), until=lambda: bool(seeds()))
+    if not seeds():
+        p.open_storage("kitchen")
+    found = seeds()
+    if not found:
+        raise Stuck(f"no {fruit} seed seen")
+    holder = p.memory.holder_of(found[0])
+    if holder is not None and referent(holder.obj.name) != "inventory":
+        p.fetch(holder)  # the seed jar: every seed at once
+    p.explore(("greenhouse",), until=lambda: bool([x for x in p.memory.entries() if _is_pot(x)]))
+    pot_rooms = [x.room for x in p.memory.entries() if _is_pot(x) and x.room != "inventory"]
+    room = "greenhouse" if "greenhouse" in pot_rooms else (pot_rooms[0] if pot_rooms else p.memory.room)
+    if room:
+        p.goto(room)
+
+    def ready() -> list[SeenObject]:
+        return [x for x in p.memory.entries() if _is_pot(x) and x.room == room and "soil" in x.obj.contents
+                and all(c in ("soil", "water") for c in x.obj.contents)]
+
+    for _ in range(3):
+        if len(ready()) >= 3:
+            break
+        try:
+            _pot_with_new_soil(p)  # an empty pot gets soil dug with the shovel
+        except Stuck:
+            break
+    if room:
+        p.goto(room)
+    pots = ready()[:3]
+    if len(pots) < 2:
+        raise Stuck("fewer than two free flower pots with soil (cross-pollination needs two plants)")
+    for pot in pots:
+        if not p.skill("sw_move", f"{fruit} seed", referent(pot.obj.name), prefer=["inventory"]).ok:
+            break
+    hive = next((x for x in p.memory.entries() if referent(x.obj.name) == "bee hive"), None)
+    if hive is not None and hive.obj.is_open is False:
+        p.here(hive)
+        p.skill("sw_open", "bee hive", prefer=[hive.room])  # the bees pollinate the flowers
+    for _ in range(MAX_FRUIT_WAITS):
+        look = str(p.ctx.obs.extra.get("look", ""))
+        if re.search(rf"(?:containing|with) (?:an? )?{re.escape(fruit)}\b(?! seed)", look):  # a fruit, not a seed
+            res = p.skill("sw_focus_on", fruit, prefer=["tree", "in flower pot"])
+            if res.ok:
+                p._run.answer = f"grown {fruit}"
+                return
+        p.skill("sw_wait", ticks=1, command="wait")
+    raise Stuck(f"no {fruit} grew")
+
+
 def _is_pot(x: SeenObject) -> bool:
     return re.sub(r"\s+\d+$", "", x.obj.name).endswith(" pot")
 
@@ -133,8 +193,15 @@ def _pot_with_new_soil(p: TaskPlayer) -> SeenObject:
     """No pot has soil: dig some with a shovel from the ground and fill an empty pot with it."""
     pots = [x for x in p.memory.entries() if _is_pot(x) and x.room != "inventory"
             and all(c == "water" for c in x.obj.contents)]
-    shovels = [x for x in p.memory.entries() if referent(x.obj.name) == "shovel"]
-    grounds = [x for x in p.memory.entries() if referent(x.obj.name) == "ground"]
+    def named(n: str) -> list[SeenObject]:
+        return [x for x in p.memory.entries() if referent(x.obj.name) == n]
+
+    here = p.memory.room
+    if pots and not (named("shovel") and named("ground")):
+        p.explore(("outside",), until=lambda: bool(named("shovel")) and bool(named("ground")))
+        if here:
+            p.goto(here)
+    shovels, grounds = named("shovel"), named("ground")
     if not (pots and shovels and grounds):
         raise Stuck("no flower pot with soil, and no empty pot, shovel and ground to make one")
     p.fetch(shovels[0])
@@ -209,4 +276,5 @@ def play_paint(p: TaskPlayer, spec: TaskSpec) -> None:
     p.must("sw_focus_on", made, prefer=[into])
 
 
-__all__ = ["MAX_GROW_WAITS", "MAX_STAGE_WAITS", "play_grow", "play_life_stages", "play_paint", "stage_index"]
+__all__ = ["MAX_FRUIT_WAITS", "MAX_GROW_WAITS", "MAX_STAGE_WAITS", "play_grow", "play_grow_fruit",
+           "play_life_stages", "play_paint", "stage_index"]

@@ -33,6 +33,7 @@ if not java_version():
         ("chemistry-mix-paint-tertiary-color", 1, "green paint, then "),
         ("chemistry-mix", 0, "recipe: sodium chloride, water"),
         ("grow-plant", 1, ""),  # no pot has soil: dug with a shovel
+        ("grow-fruit", 3, "grown apple"),
         ("inclined-plane-friction-unnamed-surfaces", 0, "-> unknown material H"),
         ("identify-life-stages-2", 0, "apple seed; apple tree in the seedling stage"),
     ],
