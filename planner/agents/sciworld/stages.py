@@ -177,10 +177,10 @@ def play_grow_fruit(p: TaskPlayer, spec: TaskSpec) -> None:
     for _ in range(MAX_FRUIT_WAITS):
         look = str(p.ctx.obs.extra.get("look", ""))
         if re.search(rf"(?:containing|with) (?:an? )?{re.escape(fruit)}\b(?! seed)", look):  # a fruit, not a seed
-            res = p.skill("sw_focus_on", fruit, prefer=["tree", "in flower pot"])
-            if res.ok:
-                p._run.answer = f"grown {fruit}"
+            p._run.answer = f"grown {fruit}"  # recorded first: the focus ends the episode
+            if p.skill("sw_focus_on", fruit, prefer=["tree", "in flower pot"]).ok:
                 return
+            p._run.answer = ""
         p.skill("sw_wait", ticks=1, command="wait")
     raise Stuck(f"no {fruit} grew")
 
