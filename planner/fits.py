@@ -7,12 +7,13 @@ Pure: task specs, bindings and a :class:`~planner.schemas.SceneState` in, names 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from .knowledge import KnowledgeBase
 from .schemas import ObjectRecord, Role, SceneState, TaskSpec, thor_object_name
 from .schemas.thor_rules import HEAT_ZONE_TOASTS_BREAD, piece_type
+from .steps import heated_role
 
 
 def placements(spec: TaskSpec) -> list[tuple[str, str]]:
@@ -32,6 +33,9 @@ def placements(spec: TaskSpec) -> list[tuple[str, str]]:
             # the target on the source itself (bread in the toaster), or in a vessel the plan adds (an egg in a pan
             # on a burner): :func:`misfits` rules out a source neither way fits
             pairs.append(("heating(source)", "target"))
+    hot = heated_role(spec)
+    if hot is not None and "heating(source)" in names and vessel is None:
+        pairs.append(("heating(source)", hot))  # the food chosen for "something hot to eat" goes in the source
     if "cooling" in names:
         pairs.append(("cooling", "target"))
     return pairs
@@ -67,6 +71,7 @@ def misfits(spec: TaskSpec, role: str, bindings: Mapping[str, str], state: Scene
             t = thor_object_name(r.category)
             if not HEAT_ZONE_TOASTS_BREAD.get(t, True):  # AI2-THOR's HeatZone.CanToastBread
                 out[r.object_id] = f"in AI2-THOR a {t} heats a bread slice but does not toast it"
+    out.update(_no_tap_fill(spec, role, state, compat, here))
     for receiver, placed in placements(spec):
         thing = kind(placed, bindings[placed]) if receiver == role and placed in bindings else None
         into = kind(receiver, bindings[receiver]) if placed == role and receiver in bindings else None
@@ -75,7 +80,8 @@ def misfits(spec: TaskSpec, role: str, bindings: Mapping[str, str], state: Scene
         for r in state.objects:
             t = thor_object_name(r.category)
             if thing is not None:
-                if receiver == "heating(source)" and no_vessel and thing in compat and vessel_for(thing, t, vessels):
+                if (receiver == "heating(source)" and placed == "target" and no_vessel and thing in compat
+                        and vessel_for(thing, t, vessels)):
                     continue  # a vessel the plan adds takes it there (an egg in a pan on the burner)
                 if thing in compat and t not in compat[thing]:
                     out[r.object_id] = no_fit(thing, t, compat, here)
@@ -83,6 +89,28 @@ def misfits(spec: TaskSpec, role: str, bindings: Mapping[str, str], state: Scene
                 mine = piece_type(t) if role in sliced else t
                 if mine in compat and into not in compat[mine]:
                     out[r.object_id] = no_fit(mine, into, compat, ())
+    return out
+
+
+BASIN_TYPES: tuple[str, ...] = ("SinkBasin", "BathtubBasin")
+
+
+def _no_tap_fill(spec: TaskSpec, role: str, state: SceneState, compat: Mapping[str, frozenset[str]],
+                 here: list[str]) -> dict[str, str]:
+    """For the vessel that holds a water target: the objects no basin here takes, since a faucet fills only what
+    stands in the basin under it (a wine bottle cannot go in a sink basin in AI2-THOR)."""
+    names = {r.name for r in spec.roles}
+    if not any(t.liquid and t.types[0] == "water" for t in spec.targets):
+        return {}
+    vessel = "heating(vessel)" if "heating(vessel)" in names else "carrying"
+    basins = [b for b in BASIN_TYPES if b in here]
+    if role != vessel or not basins:
+        return {}
+    out: dict[str, str] = {}
+    for r in state.objects:
+        t = thor_object_name(r.category)
+        if t in compat and not set(basins) & compat[t]:
+            out[r.object_id] = f"in AI2-THOR a {t} cannot go in a {' or '.join(basins)}, where a faucet fills it"
     return out
 
 
@@ -110,14 +138,28 @@ def no_fit(thing: str, place: str, compat: Mapping[str, frozenset[str]], here: I
 
 LIQUID_SOURCES: dict[str, tuple[tuple[tuple[str, ...], ...], ...]] = {
     "water": ((("Faucet", "ShowerHead"), ("SinkBasin", "BathtubBasin")),),
-    "coffee": ((("CoffeeMachine",),),),
-    "wine": ((("WineBottle",),),),
+    "coffee": ((("CoffeeMachine",), ("Mug",)),),
 }
-"""Per liquid, the alternative sets of object types a scene needs to have it, each set's groups all present:
-water runs from a faucet (or shower head) over a basin, coffee from a coffee machine, wine is poured from a wine
-bottle. AI2-THOR's ``FillObjectWithLiquid`` conjures any of them; the planner never uses it to make one."""
-LIQUID_SOURCE_WORDS = ("water runs from a faucet over a sink or bathtub basin, coffee from a coffee machine, wine "
-                       "from a wine bottle, and the planner conjures none")
+"""Per liquid, the alternative sets of object types a scene needs to make it, each set's groups all present: water
+runs from a faucet (or shower head) over a basin; coffee from a coffee machine, which AI2-THOR fills only into a
+mug (its ``ObjectSpecificReceptacle``). Any other liquid (wine) is only poured from a vessel that holds it.
+AI2-THOR's ``FillObjectWithLiquid`` conjures any of them; the planner never uses it to make one."""
+LIQUID_SOURCE_WORDS = ("water runs from a faucet over a sink or bathtub basin, coffee from a coffee machine into a "
+                       "mug, any liquid is poured from a vessel that holds it, and the planner conjures none")
+
+
+def has_liquid_source(liquid: str, state: SceneState, affordances: Mapping[str, Collection[str]],
+                      exclude: Collection[str] = ()) -> bool:
+    """The scene has a usable source of ``liquid``, by the rules the skills act on: water from a faucet (or shower
+    head) over a basin; coffee from a coffee machine, which AI2-THOR fills only into a mug
+    (``ObjectSpecificReceptacle``), so a usable mug too; any liquid poured from a vessel that holds it (the
+    ``holds:<liquid>`` affordance of :func:`planner.steps.affordances_of`: a wine bottle starts empty in most
+    scenes). Broken objects and the ``exclude``d ones (found faulty or taken) do not count."""
+    usable = [r for r in state.objects if r.object_id not in exclude and not r.state.unusable_reason()]
+    if any(f"holds:{liquid}" in affordances.get(r.object_id, ()) for r in usable):
+        return True
+    here = {thor_object_name(r.category) for r in usable}
+    return any(all(here & set(group) for group in alt) for alt in LIQUID_SOURCES.get(liquid, ()))
 
 
 WHY_ONLY: dict[str, str] = {
@@ -145,5 +187,5 @@ def acceptable_but_unable(role: Role, task: str | None, state: SceneState, kb: K
             and thor_object_name(r.category) not in role.types][:5]
 
 
-__all__ = ["LIQUID_SOURCES", "LIQUID_SOURCE_WORDS", "VESSEL_TYPES", "WHY_ONLY", "acceptable_but_unable", "misfits",
-           "no_fit", "placements", "vessel_for"]
+__all__ = ["LIQUID_SOURCES", "LIQUID_SOURCE_WORDS", "VESSEL_TYPES", "WHY_ONLY", "acceptable_but_unable",
+           "has_liquid_source", "misfits", "no_fit", "placements", "vessel_for"]

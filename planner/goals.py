@@ -112,6 +112,23 @@ def _prop_met(cond: GoalCondition, objs: Sequence[Mapping[str, Any]]) -> tuple[b
     return any(v == want for v in values), f"{prop} = {values[0]!r}" if len(values) == 1 else f"{prop} in {values}"
 
 
+def _rests_in(o: Mapping[str, Any], other_id: str, objects: Sequence[Mapping[str, Any]]) -> bool:
+    """``o`` lies in ``other_id``: directly, or in a dish, pan or other open receptacle that lies there; not inside
+    an appliance or an enclosure that stands there (a mug in the coffee machine on the dining table is in the
+    machine, not put on the table). AI2-THOR's ``parentReceptacles`` lists every receptacle up the chain."""
+    parents = list(o.get("parentReceptacles") or [])
+    if other_id not in parents:
+        return False
+    by_id = {str(x.get("objectId")): x for x in objects}
+    for pid in parents:
+        p = by_id.get(pid)
+        if pid == other_id or p is None or other_id not in (p.get("parentReceptacles") or []):
+            continue
+        if p.get("toggleable") or p.get("openable"):
+            return False
+    return True
+
+
 def _relation_met(
     cond: GoalCondition, objs: Sequence[Mapping[str, Any]], objects: Sequence[Mapping[str, Any]], bindings: Bindings
 ) -> tuple[bool, str]:
@@ -119,7 +136,7 @@ def _relation_met(
         other_id = bindings.get(cond.other or "")
         if other_id is None:
             return False, f"{cond.other!r} is not bound to an object"
-        inside = [o for o in objs if other_id in (o.get("parentReceptacles") or [])]
+        inside = [o for o in objs if _rests_in(o, other_id, objects)]
         return bool(inside), f"in {other_id}" if inside else f"not in {other_id}"
     # close_to: the robot (AI2-THOR reports each object's distance to the agent), a light that is on, or an item
     if cond.other == "agent":

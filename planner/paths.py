@@ -12,6 +12,7 @@ A data directory has ``coat/`` (the COAT annotations) and, for scenes and percep
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import json
@@ -260,6 +261,57 @@ def read_lines(path: str | os.PathLike[str], *, limit: int = MAX_ROWS_BYTES) -> 
     return out
 
 
+@dataclasses.dataclass(frozen=True)
+class JsonLines:
+    """What :func:`scan_json_lines` found in the bytes of a JSONL file."""
+
+    rows: list[tuple[int, dict[str, Any]]]
+    """``(line number, object)`` of every complete row, in file order."""
+    end: int
+    """Bytes of the file that hold those rows: a torn last line starts here."""
+    torn: int | None = None
+    """The line number of a torn last line (not kept), None when there is none."""
+    unterminated: bool = False
+    """The last row is complete but has no line break after it (one must be written before appending)."""
+
+
+def scan_json_lines(data: bytes, path: str | os.PathLike[str], *, what: str = "row",
+                    torn_last: bool = False) -> JsonLines:
+    """The rows of a JSONL file's bytes: one JSON object per non-blank line.
+
+    Only the last line can be torn (a run stopped while writing it), and only when no line break follows it: with
+    ``torn_last``, such a line cut short, inside a character or inside a JSON object (it starts with ``{`` and does
+    not parse), is left out (:attr:`JsonLines.torn`); a complete row there is kept (:attr:`JsonLines.unterminated`).
+    Anything else there is refused like any other line: no row was ever written that way.
+
+    Raises:
+        DataError: any other line that is not UTF-8, not JSON or not a JSON object (``[]``, ``null``, a number),
+            naming the file and the line.
+    """
+    lines = data.split(b"\n")
+    rows: list[tuple[int, dict[str, Any]]] = []
+    start = 0
+    for i, raw in enumerate(lines, 1):
+        last = i == len(lines)  # the bytes after the last line break: a line still being written when cut
+        if raw.strip():
+            try:
+                value = json.loads(raw.decode("utf-8"))
+            except UnicodeDecodeError as e:
+                if last and torn_last and e.reason == "unexpected end of data":  # cut inside a multi-byte character
+                    return JsonLines(rows, start, torn=i)
+                raise DataError(path, f"line {i}", f"not UTF-8 text (byte {e.start + 1} of the line)") from None
+            except json.JSONDecodeError as e:
+                if last and torn_last and raw.lstrip().startswith(b"{"):  # a row cut short
+                    return JsonLines(rows, start, torn=i)
+                raise DataError(path, f"line {i}", f"not valid JSON ({e.msg} at column {e.colno})") from None
+            if not isinstance(value, dict):
+                raise DataError(path, f"line {i}", f"expected a JSON object (one {what}), got "
+                                f"{type(value).__name__} {json.dumps(value)[:40]}")
+            rows.append((i, value))
+        start += len(raw) + (0 if last else 1)
+    return JsonLines(rows, len(data), unterminated=bool(lines[-1].strip()))
+
+
 def read_json_lines(path: str | os.PathLike[str], *, what: str = "row", torn_last: bool = False,
                     limit: int = MAX_ROWS_BYTES) -> list[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` of every non-blank line of a JSONL file (results, requests).
@@ -267,7 +319,8 @@ def read_json_lines(path: str | os.PathLike[str], *, what: str = "row", torn_las
     Args:
         path: The file (read with :func:`read_bounded`).
         what: What one line holds, for messages ("result row", "request").
-        torn_last: Skip a last line that is not valid JSON (a run interrupted while writing it) instead of refusing.
+        torn_last: Skip a last line cut short (not UTF-8 or not JSON, with no line break after it: a run
+            interrupted while writing it) instead of refusing; see :func:`scan_json_lines`.
         limit: Largest file read.
 
     Raises:
@@ -275,25 +328,7 @@ def read_json_lines(path: str | os.PathLike[str], *, what: str = "row", torn_las
             the file and the line.
         ConfigError: a device, FIFO or a file over ``limit`` (see :func:`read_bounded`).
     """
-    lines = [(i, raw) for i, raw in enumerate(read_bounded(path, limit=limit).split(b"\n"), 1) if raw.strip()]
-    out: list[tuple[int, dict[str, Any]]] = []
-    for i, raw in lines:
-        torn = torn_last and i == lines[-1][0]  # interrupted while writing the last line: it is simply redone
-        try:
-            value = json.loads(raw.decode("utf-8"))
-        except UnicodeDecodeError as e:
-            if torn:  # cut inside a multi-byte character
-                continue
-            raise DataError(path, f"line {i}", f"not UTF-8 text (byte {e.start + 1} of the line)") from None
-        except json.JSONDecodeError as e:
-            if torn:
-                continue
-            raise DataError(path, f"line {i}", f"not valid JSON ({e.msg} at column {e.colno})") from None
-        if not isinstance(value, dict):
-            raise DataError(path, f"line {i}", f"expected a JSON object (one {what}), got {type(value).__name__} "
-                            f"{json.dumps(value)[:40]}")
-        out.append((i, value))
-    return out
+    return scan_json_lines(read_bounded(path, limit=limit), path, what=what, torn_last=torn_last).rows
 
 
 def read_json(path: Path, *, missing: str = "file is missing (run `coat data download`)") -> Any:

@@ -16,21 +16,19 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .arguments import check_plan_args, check_type, load_kb, make_backend, shown
 from .errors import ConfigError
-from .fits import LIQUID_SOURCE_WORDS, LIQUID_SOURCES, acceptable_but_unable, misfits, no_fit, placements, vessel_for
+from .fits import LIQUID_SOURCE_WORDS, has_liquid_source, misfits, no_fit, placements, vessel_for
 from .knowledge import KnowledgeBase, TaskMatch, resolve_task
 from .knowledge.task_specs import TASK_TARGETS, build_spec, coat_spec
 from .pipeline import make_pipeline
+from .role_choice import Draft, fill_role
 from .schemas import (
-    Decision,
     GoalCondition,
     ObjectChoice,
-    ObjectRecord,
     Plan,
     Role,
     SceneState,
@@ -81,19 +79,6 @@ def roles_for(task: str, kb: KnowledgeBase, *, utility: str | None = None) -> tu
     if matches[0].exact:
         return [m for m in matches if m.exact], True
     return matches[:1], False
-
-
-@dataclass
-class _Draft:
-    """What the roles add up to while a plan is being made."""
-
-    choices: list[ObjectChoice] = field(default_factory=list)
-    steps: list[SkillCall] = field(default_factory=list)
-    decisions: list[Decision] = field(default_factory=list)
-    considered: list[tuple[str, ...]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    feasible: bool = True
-    alternatives: list[str] = field(default_factory=list)
 
 
 def read_task(task: str, kb: KnowledgeBase, *, utility: str | None = None,
@@ -233,8 +218,9 @@ def plan_in_state(
     avoid = dict(exclude or {})
     tried: list[str] = []
     for attempt in range(MAX_PARTNER_TRIES + 1):
-        draft = _Draft(notes=(list(reading.evidence) if reading.method == "reader" else []) + tried)
-        bindings = {**_bind_targets(spec, state, draft, kb, skip=set(fixed or {}), sources=affordances is not None,
+        draft = Draft(notes=(list(reading.evidence) if reading.method == "reader" else []) + tried,
+                       judged=spec.named_roles())
+        bindings = {**_bind_targets(spec, state, draft, kb, skip=set(fixed or {}), sources=affordances,
                                     exclude=set(avoid)), **dict(fixed or {})}
         _check_target_places(spec, bindings, state, kb, draft)
         for role in sorted(spec.roles, key=lambda r: not r.types):  # the roles the task names a type for first
@@ -251,7 +237,7 @@ def plan_in_state(
                 )
             unfit = misfits(spec, role.name, bindings, state, kb)
             task = role.task or (None if exact or typed else spec.task)
-            found = _fill_role(role, task, state, kb, set(bindings.values()), set(avoid) | set(unfit), pipe, draft,
+            found = fill_role(role, task, state, kb, set(bindings.values()), set(avoid) | set(unfit), pipe, draft,
                                affordances=affordances, unfit=unfit)
             if found is not None:
                 rec, decision = found
@@ -327,17 +313,16 @@ def _fit_goals(spec: TaskSpec, bindings: Mapping[str, str], affordances: Afforda
     return spec if goals == list(spec.goals) else spec.model_copy(update={"goals": tuple(goals)})
 
 
-def _bind_targets(spec: TaskSpec, state: SceneState, draft: _Draft, kb: KnowledgeBase, *, skip: set[str],
-                  sources: bool = False, exclude: Collection[str] = ()) -> dict[str, str]:
+def _bind_targets(spec: TaskSpec, state: SceneState, draft: Draft, kb: KnowledgeBase, *, skip: set[str],
+                  sources: Affordances | None = None, exclude: Collection[str] = ()) -> dict[str, str]:
     """Bind each object target to a scene object of its types (liquids are held by a role's vessel).
 
     With ``sources`` (the state is a whole AI2-THOR scene: ``plan_in_state`` got its affordances), a liquid target
-    needs a source the scene has (:data:`LIQUID_SOURCES`), else the plan is infeasible and says so."""
+    needs a usable source the scene has (:func:`planner.fits.has_liquid_source`), else the plan is infeasible and
+    says so."""
     out: dict[str, str] = {}
-    here = {thor_object_name(r.category) for r in state.objects}
     for t in spec.targets:
-        need = LIQUID_SOURCES.get(t.types[0], ())
-        if sources and t.liquid and not any(all(here & set(group) for group in alt) for alt in need):
+        if sources is not None and t.liquid and not has_liquid_source(t.types[0], state, sources, exclude):
             draft.feasible = False
             draft.notes.append(f"no source of {t.types[0]} in scene {state.scene_id!r}: {LIQUID_SOURCE_WORDS}")
         if t.liquid or t.name in skip:
@@ -357,7 +342,7 @@ def _bind_targets(spec: TaskSpec, state: SceneState, draft: _Draft, kb: Knowledg
 
 
 def _check_target_places(spec: TaskSpec, bindings: Mapping[str, str], state: SceneState, kb: KnowledgeBase,
-                         draft: _Draft) -> None:
+                         draft: Draft) -> None:
     """A target put in / on another target (a place COAT gives no utility: "the towel in the bathtub") must fit
     there by AI2-THOR's compatible receptacles; if not, the plan is infeasible and says why."""
     from .knowledge.alfred import compatible_receptacles
@@ -401,7 +386,7 @@ MAX_SOURCE_TRIES = 4
 """Heat sources tried in turn when the chosen one takes the target only in a vessel and no vessel here fits."""
 
 
-def _with_vessel(spec: TaskSpec, bindings: dict[str, str], state: SceneState, kb: KnowledgeBase, draft: _Draft,
+def _with_vessel(spec: TaskSpec, bindings: dict[str, str], state: SceneState, kb: KnowledgeBase, draft: Draft,
                  exclude: dict[str, str], pipe: DecisionPipeline, affordances: Affordances | None) -> TaskSpec:
     """:func:`_add_vessel`; when no vessel fits the chosen heat source, the source is decided again without it (the
     egg goes to the microwave in a bowl when no pan or pot is usable), up to :data:`MAX_SOURCE_TRIES` times."""
@@ -416,7 +401,7 @@ def _with_vessel(spec: TaskSpec, bindings: dict[str, str], state: SceneState, kb
         if role is None:
             break
         unfit = misfits(spec, role.name, bindings, state, kb)
-        found = _fill_role(role, role.task, state, kb, set(bindings.values()), set(exclude) | set(unfit), pipe,
+        found = fill_role(role, role.task, state, kb, set(bindings.values()), set(exclude) | set(unfit), pipe,
                            draft, affordances=affordances, unfit=unfit)
         if found is None:
             return spec
@@ -426,7 +411,7 @@ def _with_vessel(spec: TaskSpec, bindings: dict[str, str], state: SceneState, kb
     return spec
 
 
-def _add_vessel(spec: TaskSpec, bindings: dict[str, str], state: SceneState, kb: KnowledgeBase, draft: _Draft,
+def _add_vessel(spec: TaskSpec, bindings: dict[str, str], state: SceneState, kb: KnowledgeBase, draft: Draft,
                 exclude: Mapping[str, str] | None, pipe: DecisionPipeline,
                 affordances: Affordances | None) -> TaskSpec | None:
     """A heat source chosen for a target it takes only in a vessel (an egg on a burner: AI2-THOR's table has the
@@ -455,8 +440,8 @@ def _add_vessel(spec: TaskSpec, bindings: dict[str, str], state: SceneState, kb:
     role = Role(name="heating(vessel)", utility="heating(vessel)", task=task, needs=("receptacle",))
     wider = spec.model_copy(update={"roles": (*spec.roles, role)})
     unfit = misfits(wider, role.name, bindings, state, kb)
-    trial = _Draft()
-    found = _fill_role(role, task, state, kb, set(bindings.values()), set(exclude or {}) | set(unfit), pipe, trial,
+    trial = Draft()
+    found = fill_role(role, task, state, kb, set(bindings.values()), set(exclude or {}) | set(unfit), pipe, trial,
                        affordances=affordances, unfit=unfit)
     if found is None:
         return None  # no vessel here takes it to this source: the caller decides the source again without it
@@ -481,39 +466,6 @@ def _tasks_with_targets_here(spec: TaskSpec, state: SceneState, kb: KnowledgeBas
     return [f"task {t!r}: its targets are in this scene" for t in out[:n]]
 
 
-def _fill_role(
-    role: Role, task: str | None, state: SceneState, kb: KnowledgeBase, bound: set[str], excluded: set[str],
-    pipe: DecisionPipeline, draft: _Draft, *, affordances: Affordances | None = None,
-    unfit: Mapping[str, str] | None = None,
-) -> tuple[ObjectRecord, Decision] | None:
-    """Decide which scene object fills one role; None (with a note and alternatives) when none can.
-
-    ``unfit``: objects (among ``excluded``) that AI2-THOR's receptacle rules rule out, with why
-    (:func:`planner.fits.misfits`); when they are all the role had, the note says so."""
-    annotated = bool(task) and kb.is_annotated(role.utility, task or "")
-    offered = _candidates(state, kb, role.utility, task if annotated else None, types=role.types,
-                          prefer=role.prefer, avoid=role.avoid)
-    pool = [r for r in offered if r.object_id not in excluded]
-    if role.needs and affordances is not None:  # e.g. only a fillable vessel can hold the water
-        pool = [r for r in pool if set(role.needs) <= set(affordances.get(r.object_id, ()))]
-    # distinct objects fill distinct roles; one already chosen for another role serves this one too only when
-    # the scene has nothing else (a single bowl to mix in and to serve on)
-    candidates = [r for r in pool if r.object_id not in bound] or pool
-    if not candidates:
-        draft.feasible = False
-        looked = ", ".join(role.types or kb.utility_objects(role.utility))
-        ruled = [f"{r.object_id}: {unfit[r.object_id]}" for r in offered if unfit and r.object_id in unfit]
-        draft.notes.append(f"no object in scene {state.scene_id!r} can serve as {role.name!r} "
-                           + (f"({'; '.join(ruled)})" if ruled else f"(looked for {looked})"))
-        draft.alternatives += [f"{role.name}: {r.object_id} ({r.state.unusable_reason() or 'taken'})" for r in pool]
-        draft.alternatives += acceptable_but_unable(role, task if annotated else None, state, kb, offered)
-        return None
-    found = _decide_role(pipe, task, role.utility, candidates, draft)
-    if found is None:
-        draft.feasible = False
-    return found
-
-
 def _reading(task: str, role: TaskMatch, interpret: Interpret, notes: list[str]) -> str:
     """The task text the pipeline decides for a task COAT does not annotate, with a note saying why."""
     if interpret == "nearest" and role.task and role.score >= MIN_NEAREST_SCORE:
@@ -522,60 +474,6 @@ def _reading(task: str, role: TaskMatch, interpret: Interpret, notes: list[str])
     notes.append(f"{task!r} is not a COAT task; utility {role.utility!r} inferred "
                  f"(nearest COAT task {role.task!r}, score {role.score:.2f})")
     return task
-
-
-def _decide_role(
-    pipe: DecisionPipeline, task: str | None, utility: str, candidates: list[ObjectRecord], draft: _Draft
-) -> tuple[ObjectRecord, Decision] | None:
-    """The usable object the pipeline picks for one role, or None (recorded in the draft's notes)."""
-    while candidates:
-        decision = pipe.select(task, utility, candidates)
-        draft.decisions.append(decision)
-        draft.considered.append(tuple(r.object_id for r in candidates))
-        if decision.chosen_index is None:
-            draft.notes.append(f"{utility}: the model's answer could not be parsed ({decision.reason})")
-            return None
-        best = candidates[decision.chosen_index]
-        unusable = best.state.unusable_reason()
-        if not unusable:
-            return best, decision
-        # A broken or used-up object cannot be made ready: decide again among the usable ones, so a
-        # substitute is chosen even when stage 1 kept only the unusable ideal object.
-        usable = [r for r in candidates if not r.state.unusable_reason()]
-        then = "choosing among the usable objects" if usable else "no usable substitute in the scene"
-        draft.notes.append(f"{utility}: {best.object_id} is unusable ({unusable}); {then}")
-        candidates = usable
-    return None
-
-
-def _candidates(
-    state: SceneState, kb: KnowledgeBase, utility: str, task: str | None, *, types: tuple[str, ...] = (),
-    prefer: tuple[str, ...] = (), avoid: tuple[str, ...] = (),
-) -> list[ObjectRecord]:
-    """Scene objects whose type has the utility (COAT's utility objects; only ``types`` when given, never the
-    ``avoid`` types), in scene order, the ``prefer`` types first, in their order (the selectors break ties by
-    option order).
-
-    Objects with the same type and the same five variables are interchangeable for the decision, so only
-    the first of each is kept (the selectors reject duplicate options).
-    """
-    allowed = set(kb.utility_objects(utility))
-    if task is not None:
-        allowed |= set(kb.context_objects(utility, task))  # e.g. Desktop for "tell me the time"
-    if types:
-        allowed = {canonical_object_name(t) for t in types}
-    allowed -= {canonical_object_name(t) for t in avoid}
-    seen: set[tuple[str, str]] = set()
-    out: list[ObjectRecord] = []
-    for r in state.objects:
-        key = (r.category, r.state.model_dump_json())
-        if r.category in allowed and key not in seen:
-            seen.add(key)
-            out.append(r)
-    if prefer:
-        rank = {canonical_object_name(t): i for i, t in reversed(list(enumerate(prefer)))}
-        out.sort(key=lambda r: rank.get(r.category, len(prefer)))
-    return out
 
 
 def _prepare_args(state: SceneState, object_id: str, kb: KnowledgeBase, role: Role) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from .schemas import GoalCondition, SkillCall, TaskSpec
+from .schemas.thor_rules import held_liquid
 
 Affordances = Mapping[str, Collection[str]]
 """Object id -> what it affords (AI2-THOR capability flags that are true: ``openable``, ``pickupable`` ...)."""
@@ -139,10 +140,13 @@ def _heat(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | Non
         return
     liquid = any(t.liquid for t in spec.targets)
     vessel = roles.get("heating(vessel)") or (roles.get("carrying") if liquid else None)
+    hot_role = heated_role(spec)  # the food chosen for "something hot to eat", heated itself
+    if hot_role is not None and not liquid and hot_role in roles:
+        target = roles[hot_role]
     heated = vessel if liquid else target
     if heated is None:
         return
-    hot_item = next((h for h in HOLDERS if roles.get(h) == vessel), "target") if liquid else "target"
+    hot_item = next((h for h in HOLDERS if roles.get(h) == vessel), "target") if liquid else (hot_role or "target")
     if _met(met, hot_item, "temperature") or _met(met, "target", "isCooked"):
         return
     if not liquid and vessel is not None:
@@ -168,6 +172,13 @@ def _heat(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | Non
                 s.opened.append(source)
         s.add("pickup", inside)
         s.add("set_down", inside)
+
+
+def heated_role(spec: TaskSpec) -> str | None:
+    """A role whose own object the goal wants heated (``temperature`` Hot on a role that holds no liquid), or None."""
+    names = {r.name for r in spec.roles} - set(HOLDERS) - {"heating(source)"}
+    return next((g.item for g in spec.goals if g.prop == "temperature" and g.value == "Hot" and g.item in names),
+                None)
 
 
 def _contain(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], bindings: Mapping[str, str],
@@ -222,7 +233,8 @@ def _devices(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | 
 
 
 def affordances_of(objects: Iterable[Mapping[str, Any]]) -> dict[str, frozenset[str]]:
-    """What each object of an AI2-THOR observation affords: its capability flags that are true."""
+    """What each object of an AI2-THOR observation affords: its capability flags that are true, plus ``switchable``
+    and, for a vessel filled with a liquid, ``holds:<liquid>``."""
     flags = ("pickupable", "openable", "toggleable", "receptacle", "sliceable", "canFillWithLiquid", "dirtyable",
              "moveable", "isHeatSource", "isColdSource")
     out = {}
@@ -231,6 +243,9 @@ def affordances_of(objects: Iterable[Mapping[str, Any]]) -> dict[str, frozenset[
             have = {f for f in flags if o.get(f)}
             if have & {"toggleable", "openable"} or o.get("objectType") == "StoveBurner":
                 have.add(SWITCHABLE)  # it can be switched on (a burner through its knob) or opened (blinds)
+            liquid = held_liquid(o)
+            if liquid:
+                have.add(f"holds:{liquid}")  # it can be poured from (a filled wine bottle)
             out[str(o["objectId"])] = frozenset(have)
     return out
 

@@ -15,11 +15,12 @@ from typing import Any
 
 from planner.goals import GoalCondition, check, members
 from planner.schemas import SkillCall
+from planner.schemas.thor_rules import held_liquid
 from scenes.base import Action, RawObject
 
 from .base import Outcome, Skill, SkillContext, Unmet, failed
 from .navigation import go
-from .primitives import CUTTING_TOOLS, WORK_SURFACES, hand_free, in_use_unmet, relay, send
+from .primitives import CUTTING_TOOLS, WORK_SURFACES, closed_container, hand_free, in_use_unmet, relay, send
 from .registry import register_skill
 
 LIQUIDS = ("water", "coffee", "wine")
@@ -284,6 +285,11 @@ class Place(Skill):
             moved = take_out(ctx, rec, box, f"to put {obj} in it")
             if moved is not None:
                 return moved
+        dest = ctx.find(rec) or {}
+        if dest.get("openable") and dest.get("isOpen") and closed_container(ctx, ctx.find(obj) or {}) is not None:
+            # one enclosure open at a time: the fridge is shut while the bowl is fetched from the cabinet (put
+            # opens it again)
+            ctx.sub("close", rec)
         fetched = fetch(ctx, obj)
         if fetched is not None:
             return fetched
@@ -352,8 +358,7 @@ def liquid_sources(ctx: SkillContext, liquid: str, vessel: str) -> list[tuple[st
                                          float(o.get("distance") or 0.0), o["objectId"]))
             out += [("brew-pour", m, mug) for m in machines for mug in mugs[:2]]
     for o in ctx.objects():
-        held = str(o.get("fillLiquid") or ("wine" if o.get("objectType") == "WineBottle" else "")).lower()
-        if (o.get("objectId") != vessel and o.get("isFilledWithLiquid") and held == liquid and o.get("pickupable")
+        if (o.get("objectId") != vessel and held_liquid(o) == liquid and o.get("pickupable")
                 and not o.get("isBroken")):
             out.append(("pour", o, None))
     return out

@@ -86,6 +86,7 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -97,7 +98,8 @@ from pydantic import ValidationError
 
 from ..arguments import COUNT, SEED, check_number
 from ..errors import ConfigError, DataError, DataNotFoundError, UnknownIdError
-from ..paths import data_checksums, file_sha256, read_json, read_lines
+from ..paths import data_checksums, file_sha256, read_json, read_lines, writing
+from ..results import ResultsDir, RunIdentity, fingerprint
 from ..schemas import QUESTION_SETS, Question
 
 if TYPE_CHECKING:
@@ -294,11 +296,14 @@ def write_sets(
     sizes: Mapping[str, int] | None = None,
     cost: CostModel | None = None,
 ) -> dict[str, Any]:
-    """Build question sets and write them as JSONL files plus ``manifest.json``.
+    """Build question sets and write them as JSONL files plus ``manifest.json``, through the results writer.
 
-    Each file is written to a temporary name and renamed, so an interrupted build never leaves a
-    truncated variation. When ``out`` already has a manifest from the same seed, generator version and
-    data, its entries for sets not rebuilt now are kept; otherwise the manifest is replaced.
+    The directory is locked for the build (a second build into it is refused at once) and records the build's
+    identity (:func:`build_identity`: seed, generator version, sizes and the COAT data) in ``results.run.json``. A
+    directory built with another identity is refused, naming both; one built with the same identity is added to:
+    its manifest entries for sets not built now are kept, and a question file already there is kept (it holds what
+    this build would write; one that does not is a DataError, never overwritten). Each file is written to a
+    temporary name and renamed, so an interrupted build never leaves a truncated variation.
 
     Args:
         kb: Loaded knowledge base.
@@ -312,10 +317,13 @@ def write_sets(
 
     Returns:
         The manifest written.
+
+    Raises:
+        ConfigError: another build holds ``out``, or it holds question sets of another build.
+        DataError: a question file there differs from what this build writes.
     """
     check_number("seed", seed, SEED)
     root = Path(out)
-    root.mkdir(parents=True, exist_ok=True)
     checksums = data_checksums(data_dir if data_dir is not None else kb.root)
     manifest: dict[str, Any] = {
         "generator": "planner.bench.datasets",
@@ -326,34 +334,57 @@ def write_sets(
         "counts": {},
         "files": {},
     }
-    old = _read_manifest(root)
-    if old and all(old.get(k) == manifest[k] for k in ("generator_version", "seed", "sizes", "data_checksums")):
-        manifest["counts"] = old.get("counts", {})
-        manifest["files"] = old.get("files", {})
-    built = _select_sets(sets)
-    for s in built:  # a rebuilt set replaces all of its old entries
-        manifest["counts"].pop(s, None)
-        for f in [f for f in manifest["files"] if f.startswith(f"{s}/")]:
-            del manifest["files"][f]
-    for (s, v), qs in iter_sets(kb, seed, built, sizes=sizes, progress=progress, cost=cost):
-        path = variation_path(root, s, v)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-            for q in qs:
-                f.write(q.model_dump_json(exclude_none=True))
-                f.write("\n")
-        os.replace(tmp, path)
-        manifest["counts"].setdefault(s, {})[str(v)] = len(qs)
-        manifest["files"][path.relative_to(root).as_posix()] = {"questions": len(qs), "sha256": file_sha256(path)}
-    manifest["counts"] = {s: manifest["counts"][s] for s in QUESTION_SETS if s in manifest["counts"]}
-    manifest["totals"] = {s: sum(c.values()) for s, c in manifest["counts"].items()}
-    manifest["files"] = dict(sorted(manifest["files"].items()))
-    tmp = root / (MANIFEST + ".tmp")
-    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=False) + "\n", encoding="utf-8")
-    os.replace(tmp, root / MANIFEST)
+    with ResultsDir(root, build_identity(manifest), survey=_survey) as results:
+        old = _read_manifest(root)
+        if results.resumed and old is not None:
+            manifest["counts"] = old.get("counts", {})
+            manifest["files"] = old.get("files", {})
+        built = _select_sets(sets)
+        for s in built:  # a rebuilt set replaces all of its old entries
+            manifest["counts"].pop(s, None)
+            for f in [f for f in manifest["files"] if f.startswith(f"{s}/")]:
+                del manifest["files"][f]
+        for (s, v), qs in iter_sets(kb, seed, built, sizes=sizes, progress=progress, cost=cost):
+            path = variation_path(root, s, v)
+            data = "".join(q.model_dump_json(exclude_none=True) + "\n" for q in qs).encode("utf-8")
+            sha = hashlib.sha256(data).hexdigest()
+            if not path.exists():
+                _write_whole(path, data)
+            elif file_sha256(path) != sha:
+                raise DataError(path, "", f"differs from the questions this build writes (seed {seed}, generator "
+                                f"{GENERATOR_VERSION}, the same data): changed since it was built; move it away and "
+                                "build again")
+            manifest["counts"].setdefault(s, {})[str(v)] = len(qs)
+            manifest["files"][path.relative_to(root).as_posix()] = {"questions": len(qs), "sha256": sha}
+        manifest["counts"] = {s: manifest["counts"][s] for s in QUESTION_SETS if s in manifest["counts"]}
+        manifest["totals"] = {s: sum(c.values()) for s, c in manifest["counts"].items()}
+        manifest["files"] = dict(sorted(manifest["files"].items()))
+        _write_whole(root / MANIFEST, (json.dumps(manifest, indent=1, sort_keys=False) + "\n").encode("utf-8"))
     logger.info("wrote %d questions to %s", sum(manifest["totals"].values()), root)
     return manifest
+
+
+def build_identity(manifest: Mapping[str, Any]) -> RunIdentity:
+    """The identity of a build (what decides every question): its seed, generator version and sizes, and the COAT
+    data's checksums, read from a manifest (or the one being written)."""
+    config = {"results": "question sets", **{k: manifest.get(k) for k in ("generator_version", "seed", "sizes")}}
+    return RunIdentity(config, fingerprint(manifest.get("data_checksums") or {}), of="data")
+
+
+def _survey(root: Path) -> tuple[bool, RunIdentity | None]:
+    """Whether a directory holds question sets, and the identity of their build when a manifest says it."""
+    old = _read_manifest(root)
+    return (old is not None or any(root.glob("*/variation_*.jsonl")),
+            build_identity(old) if old is not None else None)
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    """Write a file whole: a temporary name renamed over it, so it is never seen half written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with writing(tmp):
+        tmp.write_bytes(data)
+    os.replace(tmp, path)
 
 
 def _read_manifest(root: Path) -> dict[str, Any] | None:
@@ -471,6 +502,7 @@ __all__ = [
     "TASK1_MIXES",
     "TASK2_MIXES",
     "Variation",
+    "build_identity",
     "build_sets",
     "data_checksums",
     "iter_sets",

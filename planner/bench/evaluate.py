@@ -9,7 +9,8 @@ Used by ``coat eval`` and ``coat ablate`` (:mod:`planner.cli.eval`), and usable 
 One JSONL row per question: question id, set, variation, option count, the chosen letter (or null when
 the answer was unparsed), correct, bad (the chosen option comes from the bad pool), unparsed, the model
 id, the prompt hash, the seed, model calls, tokens and latency. A run whose output file already has rows
-resumes: questions already answered are skipped (the run settings must match).
+resumes: questions already answered are skipped; the run's settings and the question set must be the ones
+recorded beside the file (``<out>.run.json``, :mod:`planner.results`).
 
 Metrics: accuracy; Bad Rate (share of answers whose option has ``pool == "bad"``, COAT's definition; a
 stricter ``bad_strict`` also counts unpooled context configurations the cost model calls bad); unparsed
@@ -19,7 +20,7 @@ bad rate.
 
 from __future__ import annotations
 
-import json
+import hashlib
 import logging
 import math
 import os
@@ -28,17 +29,11 @@ from collections import defaultdict, deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import islice
-from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
-from ..paths import read_json_lines, writing
 from ..prompting import templates_hash
+from ..results import ResultsFile, RunIdentity, read_results
 from ..schemas import Decision, Option, Question
 
 if TYPE_CHECKING:
@@ -183,49 +178,23 @@ def read_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
             (``[]``, ``null``), naming the file and the line.
         ConfigError: ``path`` is a device or FIFO (``/dev/zero`` would be read forever), or too large.
     """
-    p = Path(path)
-    if not p.exists():
-        return []
-    return [row for _, row in read_json_lines(p, what="result row", torn_last=True)]
+    return read_results(path, what="result row")
 
 
-def _check_resume(rows: Sequence[Mapping[str, Any]], run: Mapping[str, Any], path: Path) -> None:
-    for r in rows:
-        diff = {k: (r.get(k), run.get(k)) for k in RUN_KEYS if r.get(k) != run.get(k)}
-        if diff:
-            shown = ", ".join(f"{k}: file has {a!r}, this run {b!r}" for k, (a, b) in diff.items())
-            raise ConfigError(f"{path} holds rows of a different run ({shown}); use another --out or delete it")
+def question_set_fingerprint(questions: Iterable[Question]) -> str:
+    """A fingerprint of a question set (every question's content, in id order): a set rebuilt with another seed,
+    or from other data, has another one."""
+    h = hashlib.sha256()
+    for q in sorted(questions, key=lambda q: q.id):
+        h.update(q.model_dump_json().encode())
+        h.update(b"\n")
+    return h.hexdigest()[:16]
 
 
-def _lock_out(f: IO[str], path: Path) -> None:
-    """Hold an advisory lock on the results file for the run, or refuse: two writers would duplicate rows."""
-    if fcntl is None:  # not POSIX: no advisory locks, one writer per file is up to the user
-        return
-    try:
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as e:
-        raise ConfigError(
-            f"{path} is being written by another run (it holds the file's lock); wait for that run to finish, "
-            "or give this one another --out"
-        ) from e
-
-
-def _open_out(path: Path, run: Mapping[str, Any]) -> tuple[IO[str], dict[str, dict[str, Any]]]:
-    """Open ``path`` for appending under its lock; the rows already there (the torn last line dropped)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    f = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - closed by run_eval
-    try:
-        _lock_out(f, path)
-        old = read_rows(path)
-        _check_resume(old, run, path)
-        f.seek(0)
-        text = f.read()
-        if text and not text.endswith("\n"):  # drop the torn last line before appending
-            f.truncate(text.rfind("\n") + 1)
-    except BaseException:
-        f.close()
-        raise
-    return f, {r["question_id"]: r for r in old}
+def run_identity(run: Mapping[str, Any], question_set: str | None) -> RunIdentity:
+    """The identity of an evaluation's rows: its settings (:data:`RUN_KEYS`) and the question set's fingerprint."""
+    return RunIdentity({"results": "question rows", **{k: run.get(k) for k in RUN_KEYS}}, question_set,
+                       of="question set")
 
 
 def _decisions(questions: Sequence[Question], pipeline: DecisionPipeline, concurrency: int) -> Iterator[Decision]:
@@ -265,9 +234,10 @@ def run_eval(
     pipeline: DecisionPipeline,
     *,
     run: Mapping[str, Any],
-    out: str | os.PathLike[str] | None = None,
+    out: str | os.PathLike[str] | ResultsFile | None = None,
     progress: bool = True,
     concurrency: int = 1,
+    question_set: str | None = None,
 ) -> list[dict[str, Any]]:
     """Answer every question and return one row per question (resuming from ``out``).
 
@@ -277,27 +247,37 @@ def run_eval(
             :class:`~planner.baseline.SinglePromptBaseline`.
         run: Run settings written into every row: ``set``, ``pipeline``, ``strategy``, ``llm``, ``seed``,
             ``stage1`` (the two-stage pipeline's stage-1 rule, see ``ObjectSelector.rule``; None for single).
-        out: JSONL file to append rows to; rows already there are reused, not recomputed. The file is
-            locked for the run (POSIX advisory lock), so a second run on it is refused.
+        out: JSONL file to append rows to, through :class:`planner.results.ResultsFile`: rows already there
+            (of the same settings and question set) are reused, not recomputed; the file is locked for the run,
+            so a second run on it is refused. A :class:`~planner.results.ResultsFile` its caller has locked
+            (and will close) is opened with this run's identity.
         progress: Show a tqdm progress bar.
         concurrency: Questions decided at once (threads), for models behind a server. Rows are written
             in question order, so the file is the sequential run's (a stopped run resumes the same way);
             only latency differs, and calls/cache hits when two questions in flight send the same prompt.
+        question_set: The fingerprint of the set the sample was drawn from (:func:`question_set_fingerprint`),
+            recorded beside ``out`` and checked on resume, so rows of a rebuilt set are never reused (``coat eval``
+            and ``coat ablate`` always pass it). None records none: only the settings are checked, and a larger
+            sample of the same set may resume a smaller one.
 
     Returns:
         The rows of ``questions``, in their order.
 
     Raises:
-        ConfigError: ``out`` holds rows of a run with other settings, is being written by another run,
-            or ``concurrency`` is not allowed for this model.
+        ConfigError: ``out`` holds rows of a run with other settings or another question set, is being written
+            by another run, or ``concurrency`` is not allowed for this model.
     """
     _check_concurrency(concurrency, pipeline)
-    path = Path(out) if out is not None else None
-    f, done = _open_out(path, run) if path is not None else (None, {})
+    f = None
+    if out is not None:
+        ident = run_identity(run, question_set)
+        f = out if isinstance(out, ResultsFile) else ResultsFile(out, what="result row")
+        f.open(ident)
+    done = {r.get("question_id"): r for r in f.rows} if f is not None else {}
     todo = [q for q in questions if q.id not in done]
-    if done:
+    if done and f is not None:
         log.info("resuming: %d of %d questions already answered in %s", len(questions) - len(todo), len(questions),
-                 path)
+                 f.path)
     bar = None
     if progress and todo:
         from tqdm import tqdm
@@ -309,14 +289,12 @@ def run_eval(
             row = question_row(q, decision, {**run, "set": q.set})
             done[q.id] = row
             if f is not None:
-                with writing(path):  # type: ignore[arg-type]
-                    f.write(json.dumps(row) + "\n")
-                    f.flush()
+                f.append(row)
             if bar is not None:
                 bar.update(1)
     finally:
         decisions.close()  # stops the worker threads of a run that failed
-        if f is not None:
+        if f is not None and f is not out:
             f.close()  # releases the lock
         if bar is not None:
             bar.close()
@@ -438,8 +416,10 @@ __all__ = [
     "load_set",
     "markdown_table",
     "question_row",
+    "question_set_fingerprint",
     "read_rows",
     "run_eval",
+    "run_identity",
     "sample_questions",
     "summarize",
 ]

@@ -12,22 +12,21 @@ For each :class:`~planner.bench.tasks.Episode`:
 
 The knowledge strategy's choice for the role in the *perturbed* scene is the reference for agreement.
 
-Output files never overwrite results: :func:`open_rows` refuses an existing non-empty file unless asked to
-resume, and resuming appends only the episodes whose key (``seed:index``) the file lacks, after checking that
-every row there has the same config hash.
+Output files never overwrite results: rows go through the results writer (:mod:`planner.results`, see
+:func:`open_rows`), which refuses a file that has rows unless asked to resume, and resuming appends only the
+episodes whose key (``seed:index``) the file lacks, after checking the run's identity (config and data) recorded
+beside the file.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigError
-from ..paths import read_json_lines, writing
+from ..results import ResultsFile, RunIdentity, data_fingerprint
 
 if TYPE_CHECKING:
     from ..knowledge import KnowledgeBase
@@ -221,67 +220,66 @@ def _side(**kw: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------- rows on disk
 
 
-def open_rows(path: str | Path, cfg_hash: str, *, resume: bool) -> dict[str, dict[str, Any]]:
-    """The rows already in ``path`` (by episode key), after the no-overwrite checks.
-
-    Raises:
-        ConfigError: the file has rows and ``resume`` is False, or rows of another config hash.
-        DataError: a line that is not UTF-8, not JSON or not a JSON object, naming the file and the line.
-    """
-    p = Path(path)
-    if p.exists() and not p.is_file():  # /dev/zero has no size and would swallow every row appended
-        raise ConfigError(f"{p}: is a device, FIFO or socket, not a regular file; choose another --out")
-    if not p.exists() or p.stat().st_size == 0:
-        return {}
-    if not resume:
-        raise ConfigError(f"{p} already has results; refusing to overwrite them. Choose another --out, or pass "
-                          "--resume to add the missing episodes of the same config")
-    rows: dict[str, dict[str, Any]] = {}
-    for n, row in read_json_lines(p, what="episode row"):  # bounded; UTF-8, JSON and an object per line
-        if row.get("config_hash") != cfg_hash:
-            raise ConfigError(f"{p}:{n}: rows of config {row.get('config_hash')!r}, this run is {cfg_hash!r}; "
-                              "resume only with the same settings (or choose another --out)")
-        rows[str(row.get("key"))] = row
-    return rows
+def run_identity(cfg: TaskBenchConfig, kb: KnowledgeBase) -> RunIdentity:
+    """The identity of a run's rows: every setting that changes an episode (:meth:`TaskBenchConfig.hash`'s, so not
+    the episode count: a resume may add episodes) and the COAT data's fingerprint."""
+    config = cfg.model_dump(mode="json", exclude={"episodes"})
+    config["scenes"] = list(cfg.scene_ids())
+    return RunIdentity({"results": "task episodes", **config}, data_fingerprint(kb.root), of="data")
 
 
-def append_row(path: str | Path, row: dict[str, Any]) -> None:
-    """Append one row (a JSON line) to ``path``."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    with writing(p), p.open("a", encoding="utf-8") as f:
-        f.write(json.dumps(row, sort_keys=True) + "\n")
+def open_rows(path: str | Path, cfg: TaskBenchConfig, kb: KnowledgeBase, *, resume: bool) -> ResultsFile:
+    """The episodes file of a run, opened through the results writer (:class:`planner.results.ResultsFile`):
+    locked, of this run's identity, refused when it has rows and ``resume`` is False."""
+    return ResultsFile(path, run_identity(cfg, kb), resume=resume, what="episode row", sort_keys=True,
+                       refuse_hint=_REFUSE_HINT)
 
 
+_REFUSE_HINT = "pass --resume to add only the missing episodes of the same config"
 
 
-def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: str | Path | None = None,
+def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: str | Path | ResultsFile | None = None,
               resume: bool = False, progress: bool = True) -> list[dict[str, Any]]:
     """Sample the config's episodes and run each (both sides); the rows, in episode order.
 
-    With ``out`` (a JSONL file) every row is appended as soon as it is measured; see :func:`open_rows` for
-    the no-overwrite rule.
+    With ``out`` (a JSONL file, or a :class:`~planner.results.ResultsFile` the caller locked and closes) every row is
+    appended as soon as it is measured, through the results writer: a file that has rows is refused unless
+    ``resume``, and resuming adds only the episodes whose key (``seed:index``) the file lacks, for the same config
+    and data.
+
+    Raises:
+        ConfigError: ``out`` has rows and ``resume`` is False, has rows of another config or data, or another run
+            holds it.
     """
     from .tasks import Sampler
 
-    done = open_rows(out, cfg.hash(), resume=resume) if out is not None else {}
-    sampler = Sampler(cfg, kb)
-    runner = Runner(cfg, kb, llm=llm)
-    rows: list[dict[str, Any]] = []
-    bar = _progress(cfg.episodes, progress)
-    for i in range(cfg.episodes):
-        key = f"{cfg.seed}:{i}"
-        if key in done:
-            rows.append(done[key])
-        else:
-            row = runner.row(sampler.episode(i))
-            if out is not None:
-                append_row(out, row)
-            rows.append(row)
+    f = None
+    if out is not None:
+        f = out if isinstance(out, ResultsFile) else open_rows(out, cfg, kb, resume=resume)
+        f.resume, f.what, f.sort_keys, f.refuse_hint = resume, "episode row", True, _REFUSE_HINT
+        f.open(run_identity(cfg, kb))
+    try:
+        done = {str(r.get("key")): r for r in f.rows} if f is not None else {}
+        sampler = Sampler(cfg, kb)
+        runner = Runner(cfg, kb, llm=llm)
+        rows: list[dict[str, Any]] = []
+        bar = _progress(cfg.episodes, progress)
+        for i in range(cfg.episodes):
+            key = f"{cfg.seed}:{i}"
+            if key in done:
+                rows.append(done[key])
+            else:
+                row = runner.row(sampler.episode(i))
+                if f is not None:
+                    f.append(row)
+                rows.append(row)
+            if bar is not None:
+                bar.update(1)
         if bar is not None:
-            bar.update(1)
-    if bar is not None:
-        bar.close()
+            bar.close()
+    finally:
+        if f is not None and f is not out:
+            f.close()
     return rows
 
 
@@ -295,4 +293,4 @@ def _progress(total: int, enabled: bool) -> Any:
     return tqdm(total=total, desc="episodes", unit="ep", leave=False)
 
 
-__all__ = ["INFEASIBLE_MARKS", "Runner", "append_row", "open_rows", "reports_infeasible", "run_tasks"]
+__all__ = ["INFEASIBLE_MARKS", "Runner", "open_rows", "reports_infeasible", "run_identity", "run_tasks"]

@@ -13,6 +13,7 @@ perturbable role in the unperturbed scene; the condition then perturbs **every o
 | ``present`` | none | (the ideal object itself) |
 | ``missing`` | ``missing`` | an object of another candidate type |
 | ``dirty`` | ``dirty`` (pickupable types: they can be washed) | the ideal object, washed |
+| ``occupied`` | ``occupied``: someone's wine in it (vessels only; AI2-THOR-native) | another vessel, or it emptied |
 | ``busy`` | ``busy`` for :data:`BUSY_SECONDS` | the ideal object after the wait, or another |
 | ``broken`` | ``broken`` | an object of another candidate type |
 | ``faulty`` | ``faulty`` (appliances) or ``breaks-on-pickup`` (tools) | an object of another candidate type |
@@ -23,9 +24,9 @@ evenly) and draws its scene and task from ``random.Random(f"{s}:{i}")``; the sam
 episodes. :mod:`.task_runs` runs them, :mod:`.task_report` summarizes.
 
 Example:
-    >>> cfg = TaskBenchConfig(episodes=7, seed=0)                  # doctest: +SKIP
+    >>> cfg = TaskBenchConfig(episodes=8, seed=0)                  # doctest: +SKIP
     >>> [e.condition for e in sample_episodes(cfg, kb)]            # doctest: +SKIP
-    ['present', 'missing', 'dirty', 'busy', 'broken', 'faulty', 'none-usable']
+    ['present', 'missing', 'dirty', 'occupied', 'busy', 'broken', 'faulty', 'none-usable']
 """
 
 from __future__ import annotations
@@ -42,12 +43,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import ConfigError
 from ..goals import LIGHT_TYPES
+from ..schemas import canonical_object_name
 
 if TYPE_CHECKING:
     from ..knowledge import KnowledgeBase
     from ..schemas import TaskSpec
 
-CONDITIONS: tuple[str, ...] = ("present", "missing", "dirty", "busy", "broken", "faulty", "none-usable")
+CONDITIONS: tuple[str, ...] = ("present", "missing", "dirty", "occupied", "busy", "broken", "faulty", "none-usable")
 """Episode conditions, in report order."""
 SUBSTITUTE_CONDITIONS: tuple[str, ...] = CONDITIONS[:-1]
 """Conditions in which a usable object exists (success is measured there)."""
@@ -58,9 +60,10 @@ BUSY_SECONDS = 60.0
 """How long someone else uses the ideal objects in the ``busy`` condition."""
 MAX_DRAWS = 400
 """Draws per episode before giving up on finding a feasible (scene, task) pair for its condition."""
-BENCH_VERSION = 3
+BENCH_VERSION = 4
 """Bumped when sampling or metrics change (part of the config hash). 3: scenes prepared so the goal does not hold
-at reset, episodes labelled AI2-THOR-native or COAT extension, proxy tasks apart."""
+at reset, episodes labelled AI2-THOR-native or COAT extension, proxy tasks apart. 4: the native ``occupied``
+condition; a role the goal names has only COAT's context objects as substitutes."""
 STRUCTURAL: frozenset[str] = frozenset({"Floor"})
 """Types no condition perturbs (the room itself; removing the floor is no household situation)."""
 
@@ -401,7 +404,8 @@ class Sampler:
 
             others_bound = {n: oid for n, oid in plan.bindings.items() if n != role.name}
             unfit = set(misfits(spec, role.name, others_bound, info.state, self.kb))
-            perturb = perturbation(condition, role, ideal, ideal_type, info, self.kb, target_types, rng, unfit)
+            perturb = perturbation(condition, role, ideal, ideal_type, info, self.kb, target_types, rng, unfit,
+                                   named=role.name in spec.named_roles())
             if perturb is None:
                 continue
             perturb = prepare + perturb
@@ -423,10 +427,11 @@ def _holds_at_reset(spec: TaskSpec, bindings: dict[str, str], info: SceneInfo, k
     from ..goals import check_any
 
     candidates: dict[str, tuple[str, ...]] = {t.name: t.types for t in spec.targets if not t.liquid}
+    named = spec.named_roles()
     for n, oid in bindings.items():
         role = spec.role(n)
         if n not in candidates:
-            candidates[n] = (info.type_of(oid), *sorted(role_types(role, info, kb) if role else ()))
+            candidates[n] = (info.type_of(oid), *sorted(role_types(role, info, kb, named=n in named) if role else ()))
     return all(g.met for g in check_any(spec.goals, candidates, info.objects))
 
 
@@ -453,6 +458,8 @@ def extensions(perturb: Sequence[dict[str, Any]], spec: TaskSpec, data_dir: str 
     Extensions: dirt or breakage on other types, someone else using it with a timer (``busy``), a faulty
     appliance, a tool that breaks when picked up, an object taken on approach, a type AI2-THOR lacks (Cake).
     """
+    from scenes.embedded.perturb import NATIVE_ALWAYS
+
     from ..knowledge.alfred import types_with
     from ..knowledge.task_specs import EXTENSION_TYPES
 
@@ -461,7 +468,7 @@ def extensions(perturb: Sequence[dict[str, Any]], spec: TaskSpec, data_dir: str 
     out: dict[str, None] = {}
     for p in perturb:
         cond, ty = str(p.get("condition")), str(p.get("type"))
-        native = cond in ("missing", "off") or (cond == "dirty" and ty in dirtyable) or (
+        native = cond in NATIVE_ALWAYS or (cond == "dirty" and ty in dirtyable) or (
             cond == "broken" and ty in breakable)
         if native:
             continue
@@ -484,34 +491,40 @@ def task_type(task: TaskDef, spec: TaskSpec) -> str:
     return f"coat:{spec.family}"
 
 
-def role_types(role: Any, info: SceneInfo, kb: KnowledgeBase, unfit: set[str] = frozenset()) -> set[str]:
-    """The scene's object types that could fill ``role`` (its utility's objects, or its fixed types, with its needs;
-    not the ``unfit`` objects, which AI2-THOR's compatible receptacles rule out for what the role holds)."""
+def role_types(role: Any, info: SceneInfo, kb: KnowledgeBase, unfit: set[str] = frozenset(), *,
+               named: bool = False) -> set[str]:
+    """The scene's object types that could fill ``role`` (its fixed types, or its utility's objects and its COAT
+    task's context objects, with its needs; not the ``unfit`` objects, which AI2-THOR's compatible receptacles rule
+    out for what the role holds). A role the goal names (``named``: where the clothes end up) takes only the context
+    objects of its annotated COAT task: what COAT's people accept there, as the checker does."""
     allowed = set(role.types) if role.types else set(kb.utility_objects(role.utility))
     if not role.types and role.task and kb.is_annotated(role.utility, role.task):
-        allowed |= set(kb.context_objects(role.utility, role.task))
+        context = set(kb.context_objects(role.utility, role.task))
+        allowed = context if named else allowed | context
+    allowed = {canonical_object_name(t) for t in allowed}  # COAT's BaseBallBat is AI2-THOR's BaseballBat
     out = set()
     for o in info.objects:
         ty = str(o.get("objectType"))
         oid = str(o.get("objectId"))
-        if ty in allowed and oid not in unfit and set(role.needs) <= info.affordances.get(oid, frozenset()):
+        fits = oid not in unfit and set(role.needs) <= info.affordances.get(oid, frozenset())
+        if canonical_object_name(ty) in allowed and fits:
             out.add(ty)
     return out
 
 
 def perturbation(condition: str, role: Any, ideal: str, ideal_type: str, info: SceneInfo, kb: KnowledgeBase,
                  target_types: set[str], rng: random.Random,
-                 unfit: set[str] = frozenset()) -> list[dict[str, Any]] | None:
+                 unfit: set[str] = frozenset(), *, named: bool = False) -> list[dict[str, Any]] | None:
     """The reset perturbations that put ``role`` in ``condition``, or None when the condition does not apply."""
-    from scenes.embedded.perturb import appliance_types
+    from scenes.embedded.perturb import OCCUPIED_LIQUID, appliance_types
 
     aff = info.affordances.get(ideal, frozenset())
-    others = role_types(role, info, kb, unfit) - {ideal_type}
+    others = role_types(role, info, kb, unfit, named=named) - {ideal_type}
     if condition == "present":
         return []
     if condition == "none-usable":
-        every = role_types(role, info, kb)  # every candidate, fitting or not: nothing may be left to use
-        if every & (target_types | STRUCTURAL):
+        every = role_types(role, info, kb, named=named)  # every candidate, fitting or not: nothing may be left to use
+        if not every or every & (target_types | STRUCTURAL):
             return None
         how = rng.choice(("broken", "missing"))
         return [{"type": t, "condition": how, "which": "all"} for t in sorted(every)]
@@ -521,6 +534,9 @@ def perturbation(condition: str, role: Any, ideal: str, ideal_type: str, info: S
         usable = washable or bool(others - target_types)
         ok = "pickupable" in aff and usable
         return [{"type": ideal_type, "condition": "dirty", "which": "all"}] if ok else None
+    if condition == "occupied":  # someone's wine in every mug: emptied, or another vessel taken
+        ok = {"canFillWithLiquid", "pickupable"} <= aff and OCCUPIED_LIQUID not in target_types
+        return [{"type": ideal_type, "condition": "occupied", "which": "all"}] if ok else None
     if condition == "busy":
         return [{"type": ideal_type, "condition": "busy", "which": "all", "seconds": BUSY_SECONDS}]
     if not others - target_types:

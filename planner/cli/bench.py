@@ -7,9 +7,12 @@ Examples::
     coat bench tasks --episodes 21 --scenes embedded/kitchen-v0 embedded/FloorPlan1-v0 --conditions present missing
     coat bench tasks --episodes 140 --seed 0 --out runs/tasks-s0 --resume      # add missing episodes only
 
-``--out DIR`` writes ``DIR/episodes.jsonl`` (one row per episode) and ``DIR/summary.json``; a directory whose
-``episodes.jsonl`` already has rows is refused unless ``--resume`` (same config only: the rows' config hash
-must match). ``--json`` prints exactly one JSON object on stdout; the table and progress go to stderr.
+``--out DIR`` writes ``DIR/episodes.jsonl`` (one row per episode, appended as it is measured) and
+``DIR/summary.json``, through the results writer (:mod:`planner.results`): ``episodes.jsonl`` is locked for the run
+(a second run on ``DIR`` is refused at once); a directory whose ``episodes.jsonl`` already has rows is refused
+unless ``--resume``, and resumed only by the same config on the same data (recorded in
+``episodes.jsonl.run.json``). ``--json`` prints exactly one JSON object on stdout; the table and progress go to
+stderr.
 
 Requires: the embedded scenes and the knowledge base (``coat data download``); ``rich`` and ``tqdm`` are
 used when installed; ``--plot`` needs matplotlib (the ``report`` extra); ``--llm`` other than ``none`` needs
@@ -19,13 +22,17 @@ that model's backend.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
-from . import COUNT_ARG, POSITIVE_ARG, SEED_ARG, check_out_path, check_plot_path, echo
+from ..errors import ConfigError, DataError
+from ..paths import writing
+from ..results import ResultsFile, RunIdentity, data_fingerprint, fingerprint
+from . import COUNT_ARG, POSITIVE_ARG, SEED_ARG, check_out_path, check_plot_path, echo, one_line, safe_text
 
 
 def register(subparsers: Any) -> None:
@@ -33,7 +40,7 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("bench", help="benchmarks of the planner in scenes (household tasks)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="bench_command", metavar="BENCH")
-    t = sub.add_parser("tasks", help="household episodes (ALFRED types, COAT tasks) in seven conditions",
+    t = sub.add_parser("tasks", help="household episodes (ALFRED types, COAT tasks) in eight conditions",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     t.add_argument("--episodes", type=POSITIVE_ARG, default=140, help="episodes (spread evenly over the conditions)")
     t.add_argument("--seed", type=SEED_ARG, default=0, help="episode seed (same seed, same episodes)")
@@ -48,7 +55,8 @@ def register(subparsers: Any) -> None:
     t.add_argument("--max-replans", type=COUNT_ARG, default=3, help="re-plan budget of the closed loop")
     t.add_argument("--json", action="store_true", help="print one JSON summary on stdout (the rest on stderr)")
     t.add_argument("--out", default=None, metavar="DIR", help="write episodes.jsonl and summary.json here")
-    t.add_argument("--resume", action="store_true", help="with --out: add only the episodes not yet there")
+    t.add_argument("--resume", action="store_true",
+                   help="with --out: add only the episodes not yet there (same config and data only)")
     t.add_argument("--plot", default=None, metavar="FILE", help="save a success-per-condition plot (matplotlib)")
     t.add_argument("--by-task", action="store_true", help="also print the table per task type")
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -80,7 +88,10 @@ def register(subparsers: Any) -> None:
 def _run_args(p: argparse.ArgumentParser, rows_file: str, plotted: str) -> None:
     """The output options of a benchmark over labelled requests."""
     p.add_argument("--out", default=None, metavar="DIR",
-                   help=f"write {rows_file} and summary.json to this new directory (an existing run is refused)")
+                   help=f"write {rows_file} (a row as each is measured) and summary.json here; a directory holding "
+                        "a run is refused unless --resume")
+    p.add_argument("--resume", action="store_true",
+                   help="with --out: add only the rows its run lacks (same settings, requests and data only)")
     p.add_argument("--json", action="store_true", help="print one JSON summary on stdout (the rest on stderr)")
     p.add_argument("--plot", default=None, metavar="FILE", help=f"save a bar plot {plotted} (matplotlib)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -96,12 +107,15 @@ Examples::
 
 Prints role precision / recall, the acceptable-object rate, refusals of nonsense, infeasible requests
 reported, and the time per ``plan()`` (scene and perception included); ``--loto`` adds COAT's tasks read
-leave-one-task-out. ``--out DIR`` must not hold an earlier run.
+leave-one-task-out. ``--out DIR`` gets a row per request as each is measured (``requests.jsonl``, locked for the
+run) and ``summary.json``; a directory holding rows is refused unless ``--resume``, which adds only the requests
+it lacks, for the same settings, requests and data.
 """
 
 
 def _understanding(args: argparse.Namespace) -> int:
     from ..bench.understanding import (
+        RequestResult,
         by_room,
         leave_one_task_out,
         load_requests,
@@ -115,28 +129,33 @@ def _understanding(args: argparse.Namespace) -> int:
     out_dir = _check_outputs(args)
     if args.interpret == "model" and args.llm in (None, "", "none"):
         raise ConfigError("--interpret model needs a generating model: --llm openai:<model> or ollama:<model>")
-    reqs = load_requests(args.split, args.requests)
-    kb = load_knowledge(args.data_dir)
-    from .. import api
+    with _locked_rows(out_dir, "requests.jsonl", "request row") as rows_file:  # a second run is refused at once
+        reqs = load_requests(args.split, args.requests)
+        kb = load_knowledge(args.data_dir)
+        from .. import api
 
-    llm = None if args.llm in (None, "", "none") else args.llm
-    kw: dict[str, Any] = {"llm": llm, "strategy": args.strategy, "interpret": args.interpret, "kb": kb}
-    if args.strategy == "learned" and args.model:
-        from ..learned import load_learned
+        llm = None if args.llm in (None, "", "none") else args.llm
+        kw: dict[str, Any] = {"llm": llm, "strategy": args.strategy, "interpret": args.interpret, "kb": kb}
+        if args.strategy == "learned" and args.model:
+            from ..learned import load_learned
 
-        kw["learned"] = load_learned(kb, args.model)  # without --model: the user cache, trained on first use
-    from tqdm.auto import tqdm
+            kw["learned"] = load_learned(kb, args.model)  # without --model: the user cache, trained on first use
+        config = {"results": "understanding requests", "strategy": args.strategy, "llm": llm,
+                  "interpret": args.interpret, "model": args.model}
+        done = _earlier(rows_file, args, config, reqs, kb, RequestResult)
+        from tqdm.auto import tqdm
 
-    rows = [run_request(r, api.plan, **kw) for r in tqdm(reqs, desc="understanding", disable=args.no_progress)]
-    summary: dict[str, Any] = {"split": args.requests or args.split, "strategy": args.strategy, "llm": llm,
-                               "interpret": args.interpret, **summarize(rows), "by_room": by_room(rows)}
-    if args.loto:
-        from ..scene_planner import reader_for
+        rows = _rows(reqs, done, rows_file, lambda r: run_request(r, api.plan, **kw),
+                     tqdm(reqs, desc="understanding", disable=args.no_progress))
+        summary: dict[str, Any] = {"split": args.requests or args.split, "strategy": args.strategy, "llm": llm,
+                                   "interpret": args.interpret, **summarize(rows), "by_room": by_room(rows)}
+        if args.loto:
+            from ..scene_planner import reader_for
 
-        loto = leave_one_task_out(kb, reader_for(kb))
-        summary["loto"] = {k: v for k, v in loto.items() if k != "rows"}
-    if out_dir is not None:
-        _write_run(out_dir, "requests.jsonl", rows, summary)
+            loto = leave_one_task_out(kb, reader_for(kb))
+            summary["loto"] = {k: v for k, v in loto.items() if k != "rows"}
+        if out_dir is not None:
+            _write_summary(out_dir / "summary.json", summary)
     if args.plot:
         plot_summary(summary, args.plot)
     out = sys.stderr if args.json else sys.stdout
@@ -161,31 +180,44 @@ Each directive ("Put a washed apple in the fridge.", step-by-step instructions, 
 its text in its scene and carried out in the closed loop; the ALFRED task it is labelled with is then checked on
 the last observation. Prints, overall, per task type and per style: read exactly (the labelled ALFRED task),
 understood, success and goal-condition rate, the success with the labelled task given instead of the text
-(oracle), and the time per ``plan()``. ``--out DIR`` must not hold an earlier run.
+(oracle), and the time per ``plan()``. ``--out DIR`` gets a row per directive as each is measured
+(``directives.jsonl``, locked for the run) and ``summary.json``; a directory holding rows is refused unless
+``--resume``, which adds only the directives it lacks, for the same directives and data.
 """
 
 
 def _directives(args: argparse.Namespace) -> int:
-    from ..bench.directives import by_group, load_directives, plot_summary, print_table, run_directive, summarize
+    from ..bench.directives import (
+        DirectiveResult,
+        by_group,
+        load_directives,
+        plot_summary,
+        print_table,
+        run_directive,
+        summarize,
+    )
     from ..knowledge import load_knowledge
 
     out_dir = _check_outputs(args)
-    reqs = load_directives(args.split, args.requests)
-    kb = load_knowledge(args.data_dir)
-    from tqdm.auto import tqdm
+    with _locked_rows(out_dir, "directives.jsonl", "directive row") as rows_file:  # a second run is refused at once
+        reqs = load_directives(args.split, args.requests)
+        kb = load_knowledge(args.data_dir)
+        from tqdm.auto import tqdm
 
-    from .. import api
+        from .. import api
 
-    def execute(p: Any) -> Any:
-        return api.execute_plan(p, strategy="knowledge", kb=kb)
+        def execute(p: Any) -> Any:
+            return api.execute_plan(p, strategy="knowledge", kb=kb)
 
-    rows = [run_directive(r, api.plan, execute, strategy="knowledge", kb=kb)
-            for r in tqdm(reqs, desc="directives", disable=args.no_progress)]
-    groups = by_group(rows)
-    summary: dict[str, Any] = {"split": args.requests or args.split, **summarize(rows), "by_type": groups["type"],
-                               "by_style": groups["style"]}
-    if out_dir is not None:
-        _write_run(out_dir, "directives.jsonl", rows, summary)
+        done = _earlier(rows_file, args, {"results": "directives", "strategy": "knowledge"}, reqs, kb,
+                        DirectiveResult)
+        rows = _rows(reqs, done, rows_file, lambda r: run_directive(r, api.plan, execute, strategy="knowledge", kb=kb),
+                     tqdm(reqs, desc="directives", disable=args.no_progress))
+        groups = by_group(rows)
+        summary: dict[str, Any] = {"split": args.requests or args.split, **summarize(rows), "by_type": groups["type"],
+                                   "by_style": groups["style"]}
+        if out_dir is not None:
+            _write_summary(out_dir / "summary.json", summary)
     if args.plot:
         plot_summary(summary, args.plot)
     print_table(summary, file=sys.stderr if args.json else sys.stdout)
@@ -195,24 +227,72 @@ def _directives(args: argparse.Namespace) -> int:
 
 
 def _check_outputs(args: argparse.Namespace) -> Path | None:
-    """``--out`` (a new run's directory) and ``--plot``, checked before anything runs; the output directory."""
+    """``--out`` (a run's directory) and ``--plot``, checked before anything runs; the output directory."""
     if args.plot:
         check_plot_path(args.plot)
     if not args.out:
+        if args.resume:
+            raise ConfigError("--resume needs --out DIR (the run to add to)")
         return None
     out_dir = check_out_path(args.out, kind="dir")
-    if (out_dir / "summary.json").exists():
-        raise ConfigError(f"--out {out_dir} already holds a run (summary.json); give a new directory")
+    if (out_dir / "summary.json").exists() and not args.resume:
+        raise ConfigError(f"--out {safe_text(out_dir)} already holds a run (summary.json); give a new directory, or "
+                          "--resume to add only what it lacks")
     return out_dir
 
 
-def _write_run(out_dir: Path, rows_file: str, rows: list[Any], summary: dict[str, Any]) -> None:
-    """A run's rows (one JSON object per line) and its summary, in a new directory."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with (out_dir / rows_file).open("w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(r.model_dump_json() + "\n")
-    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+@contextlib.contextmanager
+def _locked_rows(out_dir: Path | None, name: str, what: str) -> Iterator[ResultsFile | None]:
+    """The rows file of a run's ``--out`` directory, locked through the results writer before anything loads (None
+    without ``--out``); its identity is checked when the run knows it (:func:`_earlier`)."""
+    if out_dir is None:
+        yield None
+        return
+    with ResultsFile(out_dir / name, what=what) as f:
+        yield f
+
+
+def _earlier(rows_file: ResultsFile | None, args: argparse.Namespace, config: dict[str, Any], reqs: Sequence[Any],
+             kb: Any, row_type: Any) -> dict[str, Any]:
+    """Open the rows file with the run's identity (its settings; the requests' and the data's fingerprint) and read
+    the rows already there, by request id; refused when there are rows and no ``--resume``, or rows of another run.
+    """
+    if rows_file is None:
+        return {}
+    data = {"requests": fingerprint([r.model_dump(mode="json") for r in reqs]), "data": data_fingerprint(kb.root)}
+    rows_file.resume = args.resume
+    rows_file.refuse_hint = "pass --resume to add only the requests it lacks"
+    rows_file.open(RunIdentity(config, fingerprint(data), of="requests and data"))
+    done: dict[str, Any] = {}
+    for n, raw in zip(rows_file.line_numbers, rows_file.rows, strict=True):
+        try:
+            row = row_type.model_validate(raw)
+        except ValueError as e:
+            why = one_line(e, 200)
+            raise DataError(rows_file.path, f"line {n}", f"not a {rows_file.what} of this version ({why}); move the "
+                            "run away or give another --out") from None
+        done[row.id] = row
+    return done
+
+
+def _rows(reqs: Sequence[Any], done: dict[str, Any], rows_file: ResultsFile | None, run: Callable[[Any], Any],
+          progress: Iterable[Any]) -> list[Any]:
+    """Every request's row: the earlier one, or run now and appended at once."""
+    rows = []
+    for r in progress:
+        row = done.get(r.id)
+        if row is None:
+            row = run(r)
+            if rows_file is not None:
+                rows_file.append(row)
+        rows.append(row)
+    return rows
+
+
+def _write_summary(path: Path, summary: dict[str, Any]) -> None:
+    """A run's summary (made from every row, so a resumed run writes it whole again)."""
+    with writing(path):
+        path.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def _help(p: argparse.ArgumentParser) -> int:
@@ -283,17 +363,17 @@ def _tasks(args: argparse.Namespace) -> int:
     if args.plot:
         check_plot_path(args.plot)
     out_dir = check_out_path(args.out, kind="dir") if args.out else None
-    kb = load_knowledge(args.data_dir)
-    llm = None
-    if cfg.llm is not None:
-        from ..llm import make_llm
+    with _locked_rows(out_dir, "episodes.jsonl", "episode row") as rows_file:  # a second run is refused at once
+        kb = load_knowledge(args.data_dir)
+        llm = None
+        if cfg.llm is not None:
+            from ..llm import make_llm
 
-        llm = make_llm(cfg.llm)
-    rows = run_tasks(cfg, kb, llm=llm, out=out_dir / "episodes.jsonl" if out_dir else None, resume=args.resume,
-                     progress=not args.no_progress)
-    summary = summarize(rows, cfg)
-    if out_dir is not None:
-        (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+            llm = make_llm(cfg.llm)
+        rows = run_tasks(cfg, kb, llm=llm, out=rows_file, resume=args.resume, progress=not args.no_progress)
+        summary = summarize(rows, cfg)
+        if out_dir is not None:
+            _write_summary(out_dir / "summary.json", summary)
     if args.plot:
         from ..bench.task_report import plot_success
 

@@ -6,6 +6,9 @@ Usage:
     coat datasets stats --out data/qs                          # counts per set and variation vs the paper
     coat datasets stats                                        # same, computed in memory (no files needed)
 
+``build`` locks ``--out`` and never overwrites it: a directory built with another seed, generator or data is
+refused (the identity is in ``results.run.json``); one built the same way is added to (files already there kept).
+
 Requires: the COAT data (``--data-dir``, ``$COAT_DATA_DIR`` or ``coat data download``); no extras.
 """
 

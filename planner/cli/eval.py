@@ -91,14 +91,17 @@ def register(subparsers: Any) -> None:
     p.add_argument("--set", required=True, choices=QUESTION_SETS, dest="set_name", help="question set")
     p.add_argument("--variation", type=COUNT_ARG, default=None, help="only this variation")
     p.add_argument("--pipeline", choices=("two-stage", "single"), default="two-stage")
-    p.add_argument("--out", default=None, metavar="FILE.jsonl", help="append one row per question; resumes")
+    p.add_argument("--out", default=None, metavar="FILE.jsonl",
+                   help="append one row per question, locked for the run; resumes a run of the same settings and "
+                        "question set (recorded in FILE.jsonl.run.json), refuses any other")
     _common(p)
     p.set_defaults(func=_eval_handler)
 
     a = subparsers.add_parser("ablate", help="single prompt vs two-stage on several sets, with a markdown report",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     a.add_argument("--sets", nargs="+", choices=QUESTION_SETS, default=list(ABLATE_SETS))
-    a.add_argument("--out", required=True, metavar="DIR", help="directory for JSONL rows, report.md and plots")
+    a.add_argument("--out", required=True, metavar="DIR",
+                   help="directory for JSONL rows (locked, resumed like coat eval's), report.md and plots")
     _common(a)
     a.set_defaults(func=_ablate_handler)
 
@@ -139,11 +142,13 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any]]:
     return kb, llm, {"spec": spec, "kw": kw}
 
 
-def _sample(args: argparse.Namespace, kb: Any, set_name: str, variation: int | None = None) -> list[Any]:
-    from ..bench.evaluate import load_set, sample_questions
+def _sample(args: argparse.Namespace, kb: Any, set_name: str, variation: int | None = None) -> tuple[list[Any], str]:
+    """The questions to answer, and the fingerprint of the set they are drawn from."""
+    from ..bench.evaluate import load_set, question_set_fingerprint, sample_questions
 
     groups = load_set(kb, set_name, seed=args.seed, variation=variation, questions=args.questions)
-    return sample_questions(groups, args.limit, args.seed)
+    return (sample_questions(groups, args.limit, args.seed),
+            question_set_fingerprint(q for qs in groups.values() for q in qs))
 
 
 def _labels(kb: Any, set_name: str) -> dict[int, str]:
@@ -153,7 +158,7 @@ def _labels(kb: Any, set_name: str) -> dict[int, str]:
 
 
 def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], set_name: str, pipeline: str,
-             out: str | None, variation: int | None = None) -> list[dict[str, Any]]:
+             out: Any, variation: int | None = None) -> list[dict[str, Any]]:
     from ..bench.evaluate import run_eval
     from ..pipeline import make_pipeline
     from ..two_stage import TwoStagePipeline
@@ -165,27 +170,39 @@ def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], 
         kw = {k: v for k, v in info["kw"].items() if k in ("signals", "scale", "learned")}
         kw["object_prior"] = 1.0 if args.object_prior is None else args.object_prior
     pipe = make_pipeline("single" if pipeline == "single+prior" else pipeline, args.strategy, llm, kb, **kw)
-    qs = _sample(args, kb, set_name, variation)
+    qs, question_set = _sample(args, kb, set_name, variation)
     stage1 = pipe.objects.rule if isinstance(pipe, TwoStagePipeline) else getattr(pipe, "prior_rule", None)
     run = {"set": set_name, "pipeline": pipeline, "strategy": pipe.strategy, "llm": info["spec"], "seed": args.seed,
            "stage1": stage1}
     if kw.get("learned") is not None:
         run["learned"] = kw["learned"].model_id
-    return run_eval(qs, pipe, run=run, out=out, progress=not args.no_progress, concurrency=args.concurrency)
+    return run_eval(qs, pipe, run=run, out=out, progress=not args.no_progress, concurrency=args.concurrency,
+                    question_set=question_set)
 
 
 def _eval_handler(args: argparse.Namespace) -> int:
+    from ..results import ResultsFile
+
+    out = None
+    if args.out:  # checked and locked before any model loads or question runs: a second run is refused at once
+        out = ResultsFile(check_out_path(args.out, kind="file"), what="result row").lock()
+    try:
+        return _eval(args, out)
+    finally:
+        if out is not None:
+            out.close()
+
+
+def _eval(args: argparse.Namespace, out: Any) -> int:
     from ..bench.evaluate import PAPER_TASK_U, format_summary, summarize
 
-    if args.out:
-        check_out_path(args.out, kind="file")  # before any model loads or question runs
     kb, llm, info = _setup(args)
     pipeline = args.pipeline
     if args.object_prior is not None:
         if pipeline != "single":
             raise ConfigError(f"--object-prior applies to --pipeline single, not {pipeline!r}")
         pipeline = "single+prior"
-    rows = _run_one(args, kb, llm, info, args.set_name, pipeline, args.out, args.variation)
+    rows = _run_one(args, kb, llm, info, args.set_name, pipeline, out, args.variation)
     summary = summarize(rows)
     echo(format_summary(summary, _labels(kb, args.set_name)))
     if args.set_name == "task_u":
@@ -280,10 +297,15 @@ def ablation_report(kb: Any, results: dict[str, dict[str, list[dict[str, Any]]]]
 
 
 def _ablate_handler(args: argparse.Namespace) -> int:
-    check_out_path(args.out, kind="dir")
-    kb, llm, info = _setup(args)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    from ..results import locked_dir
+
+    out = check_out_path(args.out, kind="dir")
+    with locked_dir(out):  # one ablation at a time (refused before any model loads); each rows file is checked too
+        kb, llm, info = _setup(args)
+        return _ablate(args, kb, llm, info, out)
+
+
+def _ablate(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], out: Path) -> int:
     results: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for set_name in args.sets:
         results[set_name] = {}

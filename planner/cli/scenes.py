@@ -85,15 +85,15 @@ def fidelity_report(results: list[Any], command: str) -> str:
         f"Command: `{command}`",
         "",
         "| trace | scene | actions | states compared | agreement | agreement, rules only | exact list order "
-        "| changed states matched | lastActionSuccess matched |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| changed states matched | lastActionSuccess matched | outcome matched (lastActionSuccess + errorMessage) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    tot = [0, 0, 0, 0, 0, 0, 0, 0]
+    tot = [0, 0, 0, 0, 0, 0, 0, 0, 0]
     for r in results:
         lines.append(
             f"| {r.name} | {r.scene} | {r.steps} | {r.compared} | {100 * r.agreement:.2f} % "
             f"| {100 * r.agreement_rules:.2f} % | {100 * r.agreement_exact_order:.2f} % "
-            f"| {r.changed_matched}/{r.changed} | {r.success_matched}/{r.steps} |"
+            f"| {r.changed_matched}/{r.changed} | {r.success_matched}/{r.steps} | {r.outcome_matched}/{r.steps} |"
         )
         for i, v in enumerate(
             (
@@ -105,14 +105,15 @@ def fidelity_report(results: list[Any], command: str) -> str:
                 r.changed_matched,
                 r.changed,
                 r.success_matched,
+                r.outcome_matched,
             )
         ):
             tot[i] += v
-    steps, comp, matched, expl, exact, chm, ch, succ = tot
+    steps, comp, matched, expl, exact, chm, ch, succ, outcome = tot
     lines.append(
         f"| **all** | | {steps} | {comp} | {100 * matched / max(comp, 1):.2f} % "
         f"| {100 * matched / max(comp - expl, 1):.2f} % | {100 * exact / max(comp, 1):.2f} % "
-        f"| {chm}/{ch} | {succ}/{steps} |"
+        f"| {chm}/{ch} | {succ}/{steps} | {outcome}/{steps} |"
     )
     tp = sum(r.visible_tp for r in results)
     fp = sum(r.visible_fp for r in results)

@@ -13,7 +13,9 @@ are reported as not played, never scored. Prints the per-task table and the chan
 instead. With ``--out``
 also writes ``episodes.jsonl`` (one ``EpisodeResult`` per episode, appended), ``summary.md`` and ``run.json``.
 A rerun into the same ``--out`` resumes: finished episodes are not played again (``--no-resume`` plays them
-all). A JVM that dies makes its episode a failure with the reason; a new JVM is started and the run goes on.
+all). ``episodes.jsonl`` goes through the results writer (:mod:`planner.results`): locked for the run (a second run
+on ``--out`` is refused at once), of one COAT data (recorded in ``episodes.jsonl.run.json``). A JVM that dies
+makes its episode a failure with the reason; a new JVM is started and the run goes on.
 
 Requires: the ``sciworld`` extra and Java 8+ on PATH, the COAT data (``coat data download`` or
 ``COAT_DATA_DIR``); ``--llm local`` needs the ``local-llm`` extra.

@@ -9,7 +9,10 @@ Examples::
     coat train --seed 0 --folds 5 --option knn_temp=0.3 --out runs/learned-knn   # stage-1 neighbour inputs
 
 Deterministic for a seed (single-threaded torch). The first run embeds COAT's texts with MiniLM and caches
-them beside the models; reruns read the cache.
+them beside the models; reruns read the cache. The output directory is locked while training and never
+overwritten: a training with another seed, other options or other COAT data is refused (the identity is in
+``results.run.json``); the same training resumes, keeping the models already there and adding fold models to a
+directory trained without them.
 """
 
 from __future__ import annotations

@@ -106,7 +106,9 @@ TASK_TARGETS: dict[str, tuple[tuple[_T, ...], tuple[str, ...], str]] = {
     "hanging poster": ((), (), "height has no AI2-THOR effect: the object to stand on is reached"),
     "hanging painting": ((), (), "height has no AI2-THOR effect: the object to stand on is reached"),
     "getting a book from shelf": ((), (), "height has no AI2-THOR effect: the object to stand on is reached"),
-    "placing a very delicate artifact on a shelf": ((), (), "height has no AI2-THOR effect: the object is reached"),
+    "placing a very delicate artifact on a shelf": ((_T(("Statue", "Vase")),), ("Shelf", "ShelvingUnit"),
+                                                    "height has no AI2-THOR effect: the object to stand on is "
+                                                    "brought; the artifact is put on the shelf"),
     "fixing light bulb outside your house": ((), (), "height has no AI2-THOR effect: the object is reached"),
     "put objects on high shelf": ((), (), "height has no AI2-THOR effect: the object to stand on is reached"),
     "tell me the time": ((), (), ""),
@@ -125,6 +127,10 @@ TASK_TARGETS: dict[str, tuple[tuple[_T, ...], tuple[str, ...], str]] = {
     "decorate lobby": ((), (), "the decoration is brought"),
     "crack eggs": ((_T(("Egg",)),), (), ""),
 }  # fmt: skip
+
+HEATED_ROLES: dict[str, str] = {"giving raghav something hot to eat": "eating"}
+"""COAT tasks whose words ask for the chosen object hot ("something hot to eat"): a heat source is added and the
+object must become Hot during the run (an ALFRED-style event), then be brought; the handing over is not shown."""
 
 SWITCHED = frozenset({"light_source", "entertainment"})
 """Utilities whose effect is a device switched on (when the chosen object is toggleable)."""
@@ -314,6 +320,15 @@ def coat_spec(task: str, kb: KnowledgeBase) -> TaskSpec:
     targets, place, note = TASK_TARGETS.get(name, ((), (), ""))
     specs = [Target(name=t.name, types=t.types, liquid=t.liquid, sliced=t.sliced) for t in targets]
     spec = build_spec(name, roles + implied_roles(name, roles, specs), specs, place, note)
+    hot = HEATED_ROLES.get(name)
+    if hot is not None and spec.role(hot) is not None:
+        source = Role(name="heating(source)", utility="heating(source)", needs=(RECEPTACLE,))
+        goal = GoalCondition(item=hot, prop="temperature", value="Hot", when="once",
+                             description=f"the {hot} object was heated")
+        roles = tuple(r.model_copy(update={"needs": (*r.needs, PICKUPABLE)}) if r.name == hot and PICKUPABLE not in
+                      r.needs else r for r in spec.roles)  # it goes into the heat source
+        spec = spec.model_copy(update={"roles": (*roles, source), "goals": (goal, *spec.goals), "family": "heat"})
+        return spec  # the heating is the task, shown in AI2-THOR: no proxy (only the handing over is not shown)
     return spec.model_copy(update={"proxy": is_proxy(spec.goals, spec.note)})
 
 

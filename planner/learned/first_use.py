@@ -56,7 +56,8 @@ def _check_data(out: Path, sums: dict[str, str]) -> None:
     differ = sorted(k for k in recorded if k in sums and recorded[k] != sums[k])
     if differ:
         raise DataError(out / MANIFEST_FILE, "data_checksums", f"trained on other COAT data ({differ[0]} differs); "
-                        f"run `coat train --seed 0 --out {out}` to train on this data")
+                        f"move {out} away and run `coat train --seed 0 --out {out}` to train on this data (a "
+                        "training never overwrites models of other data)")
 
 
 __all__ = ["ensure_learned"]

@@ -194,8 +194,11 @@ class LearnedModel:
                 "dropout": float(self.manifest.get("dropout", 0.0)),
                 "n_extra": n_extra(self.manifest.get("options") or {}), "state": self.heads.state_dict(),
                 "manifest": json.dumps(self.manifest, sort_keys=True)}
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        torch.save(blob, path)
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")  # written whole, then renamed: never seen half written
+        torch.save(blob, tmp)
+        os.replace(tmp, path)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], featurizer: Featurizer) -> LearnedModel:

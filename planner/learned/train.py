@@ -14,6 +14,7 @@ within moderate, lower total penalty first.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,7 +26,8 @@ from .._optional import require
 from ..arguments import Range
 from ..errors import ConfigError, DataError, DataNotFoundError
 from ..knowledge import KnowledgeBase
-from ..paths import read_json
+from ..paths import data_checksums, read_json, writing
+from ..results import ResultsDir, RunIdentity, fingerprint
 from .data import SPLITS, Combo, RankExample, SuitExample, check_split, make_folds, training_examples
 from .features import EmbeddingCache, MiniLMVectors, VectorEncoder
 from .model import (
@@ -43,6 +45,8 @@ from .model import (
 )
 from .neighbours import n_extra, neighbour_table
 from .rules import rule_table
+
+logger = logging.getLogger(__name__)
 
 DEFAULTS: dict[str, Any] = {"hidden": 128, "epochs1": 300, "epochs2": 200, "lr": 3e-3, "weight_decay": 1e-4,
                            "dropout": 0.5, "hard_weight": 1.0, "pair_weight": 0.0, "knn_temp": 0.0,
@@ -240,39 +244,102 @@ def train_dir(kb: KnowledgeBase, out: str | os.PathLike[str], *, seed: int = 0, 
               options: dict[str, Any] | None = None, checksums: dict[str, str] | None = None,
               progress: bool = True) -> dict[str, Any]:
     """Train the full model and, with ``folds > 1``, one model per fold of ``split`` (:data:`SPLITS`:
-    ``combinations`` or ``objects``); write them to ``out``.
+    ``combinations`` or ``objects``); write them to ``out``, through the results writer.
+
+    ``out`` is locked while training (a second training into it is refused at once) and records the training's
+    identity (:func:`training_identity`: seed, options, encoder and the COAT data) in ``results.run.json``. A
+    directory trained with another identity is refused, naming both, never overwritten; one trained with the same
+    identity is resumed: a model already there is kept (one that cannot be read is trained again), only the missing
+    ones are trained, and fold models already there of another split or count are refused.
 
     Returns:
         The manifest written to ``out/manifest.json`` (``split`` and the folds' held-out combinations or
         object types).
 
     Raises:
-        ConfigError: an unknown ``split``, or ``folds`` more than the split has combinations / object types.
+        ConfigError: an unknown ``split``, ``folds`` more than the split has combinations / object types, another
+            training holds ``out``, or ``out`` holds models of another identity or other folds.
     """
     from tqdm.auto import tqdm
 
     check_split(split)
     out = Path(out)
-    groups = make_folds(kb, split, folds, seed) if folds > 1 else []
-    feat = featurizer(kb, out / EMBEDDINGS_FILE, encoder)
     opt = resolve_options(options)
-    per = int(opt["epochs1"]) + int(opt["epochs2"])
-    with tqdm(total=per * (1 + len(groups)), desc="coat train", unit="epoch", disable=not progress) as bar:
-        full = train_model(kb, feat, seed=seed, options=opt, progress=bar)
-        full.save(out / MODEL_FILE)
-        for i, held in enumerate(groups):
-            hold = {"held_out_objects": held} if split == "objects" else {"held_out": held}
-            train_model(kb, feat, seed=seed, fold=i, options=opt, progress=bar, **hold).save(out / fold_file(i))
-    feat.cache.save()
-    manifest = {"version": FORMAT_VERSION, "encoder": feat.cache.model_id, "seed": seed, "folds": len(groups),
-                "split": split, "options": opt, "data_checksums": checksums or {}, "model": MODEL_FILE,
-                "fold_models": [fold_file(i) for i in range(len(groups))]}
-    if split == "objects":
-        manifest["fold_objects"] = [list(held) for held in groups]
-    else:
-        manifest["fold_combinations"] = [[list(c) for c in held] for held in groups]
-    (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    enc = encoder or MiniLMVectors()
+    sums = checksums or data_checksums(kb.root)
+    groups = make_folds(kb, split, folds, seed) if folds > 1 else []
+    with ResultsDir(out, training_identity(seed, opt, enc.model_id, sums), survey=_survey) as results:
+        old = read_json(out / MANIFEST_FILE) if results.resumed and (out / MANIFEST_FILE).is_file() else {}
+        old = old if isinstance(old, dict) else {}
+        _check_folds(out, old, len(groups), split)
+        feat = featurizer(kb, out / EMBEDDINGS_FILE, enc)
+        todo = [(MODEL_FILE, {})] + [
+            (fold_file(i), {"fold": i, **({"held_out_objects": held} if split == "objects" else {"held_out": held})})
+            for i, held in enumerate(groups)]
+        todo = [(name, kw) for name, kw in todo if not (results.resumed and _readable(out / name, feat))]
+        per = int(opt["epochs1"]) + int(opt["epochs2"])
+        with tqdm(total=per * len(todo), desc="coat train", unit="epoch", disable=not progress) as bar:
+            for name, kw in todo:
+                train_model(kb, feat, seed=seed, options=opt, progress=bar, **kw).save(out / name)
+        feat.cache.save()
+        manifest = {"version": FORMAT_VERSION, "encoder": feat.cache.model_id, "seed": seed, "folds": len(groups),
+                    "split": split, "options": opt, "data_checksums": sums, "model": MODEL_FILE,
+                    "fold_models": [fold_file(i) for i in range(len(groups))]}
+        if split == "objects":
+            manifest["fold_objects"] = [list(held) for held in groups]
+        else:
+            manifest["fold_combinations"] = [[list(c) for c in held] for held in groups]
+        if not groups and old.get("fold_models"):  # a run without folds keeps the folds trained before
+            manifest.update({k: old[k] for k in FOLD_KEYS if k in old})
+        with writing(out / MANIFEST_FILE):
+            (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return manifest
+
+
+FOLD_KEYS = ("folds", "split", "fold_models", "fold_objects", "fold_combinations")
+"""The keys of a trained directory's manifest that describe its fold models."""
+
+
+def training_identity(seed: int, options: dict[str, Any], encoder: str, checksums: dict[str, str]) -> RunIdentity:
+    """What decides the models a training writes: the seed, the (resolved) options and the encoder, and the COAT
+    data's checksums. The folds are not in it: fold models are added to a directory trained without them."""
+    return RunIdentity({"results": "learned selectors", "seed": seed, "options": options, "encoder": encoder},
+                       fingerprint(checksums), of="data")
+
+
+def _survey(out: Path) -> tuple[bool, RunIdentity | None]:
+    """Whether ``out`` holds trained models, and their training's identity when a manifest records it."""
+    has = (out / MANIFEST_FILE).is_file() or any(out.glob("*.pt"))
+    if not (out / MANIFEST_FILE).is_file():
+        return has, None
+    m = read_json(out / MANIFEST_FILE)
+    if not isinstance(m, dict):
+        raise DataError(out / MANIFEST_FILE, "", f"expected a JSON object; move the directory away ({_RETRAIN})")
+    try:
+        opt = resolve_options(recorded(m.get("options")))
+    except ConfigError as e:
+        raise DataError(out / MANIFEST_FILE, "options", str(e)) from None
+    return has, training_identity(m.get("seed"), opt, m.get("encoder"), m.get("data_checksums") or {})
+
+
+def _check_folds(out: Path, old: dict[str, Any], folds: int, split: str) -> None:
+    """Fold models of another count or split are not overwritten."""
+    had, old_split = len(old.get("fold_models") or []), old.get("split", "combinations")
+    if folds and had and (had, old_split) != (folds, split):
+        raise ConfigError(f"{out} holds {had} fold models by {old_split}; this run makes {folds} by {split}: give "
+                          "another --out (or move the directory away)")
+
+
+def _readable(path: Path, feat: Featurizer) -> bool:
+    """Whether a model file already there is a model this planner reads (one that is not is trained again)."""
+    if not path.is_file():
+        return False
+    try:
+        LearnedModel.load(path, feat)
+    except (DataError, ConfigError) as e:
+        logger.warning("%s is not a readable model (%s); training it again", path, e)
+        return False
+    return True
 
 
 def recorded(options: dict[str, Any] | None) -> dict[str, Any]:
@@ -365,4 +432,4 @@ def default_dir() -> Path:
 
 
 __all__ = ["DEFAULTS", "default_dir", "featurizer", "load_learned", "recorded", "resolve_options", "set_keep_logit",
-           "train_dir", "train_model"]
+           "train_dir", "train_model", "training_identity"]

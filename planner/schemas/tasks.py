@@ -145,6 +145,13 @@ class TaskSpec(Contract):
         """The target with this binding name, or None."""
         return next((t for t in self.targets if t.name == name), None)
 
+    def named_roles(self) -> frozenset[str]:
+        """The roles the goal conditions name (where the clothes end up, what is brought): the goal holds only with
+        what the task means there, so a stand-in must be one the object selector accepts for the task. A tool or
+        device the goal does not name is judged by its effect (the egg cooked)."""
+        names = {r.name for r in self.roles}
+        return frozenset(n for c in self.goals for n in (c.item, c.other) if n in names)
+
 
 class GoalStatus(Contract):
     """One goal condition checked on one observation."""

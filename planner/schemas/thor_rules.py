@@ -28,6 +28,9 @@ with its source method and the test that proves it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 _TABLES = ("DiningTable", "TVStand", "CoffeeTable", "SideTable")
 
 
@@ -202,6 +205,15 @@ def piece_type(object_type: str) -> str:
     return "EggCracked" if object_type == "Egg" else f"{object_type}Sliced"
 
 
+def held_liquid(obj: Mapping[str, Any]) -> str | None:
+    """The liquid a filled object holds (lower case), or None when it is empty. A WineBottle starts filled in the
+    recorded iTHOR kitchens with ``fillLiquid`` unreported (None); a wine bottle holds wine."""
+    if not obj.get("isFilledWithLiquid"):
+        return None
+    liquid = obj.get("fillLiquid") or ("wine" if obj.get("objectType") == "WineBottle" else None)
+    return str(liquid).lower() if liquid else None
+
+
 SEE_THROUGH: frozenset[str] = frozenset({"ShowerGlass", "ShowerDoor"})
 """Glass AI2-THOR sees through (``SimObjSecondaryProperty.CanSeeThrough``, a prefab property): what lies behind it
 is visible but not interactable."""
@@ -242,6 +254,6 @@ def unknown_type(object_type: str) -> str:
 __all__ = [
     "ALWAYS_PLACE_UPRIGHT", "BEHIND_GLASS", "COOKABLE", "HEAT_ZONE_TOASTS_BREAD", "IN_RECEPTACLES",
     "MUST_BE_CLOSED_TO_TURN_ON", "MUST_BE_OFF_TO_OPEN", "MUST_BE_OPEN_TO_PLACE_OBJECTS_IN", "NOT_VISIBLE",
-    "OBJECT_SPECIFIC_RECEPTACLES", "PLACEMENT_RESTRICTIONS", "SEE_THROUGH", "exception", "piece_type",
+    "OBJECT_SPECIFIC_RECEPTACLES", "PLACEMENT_RESTRICTIONS", "SEE_THROUGH", "exception", "held_liquid", "piece_type",
     "unknown_object", "unknown_type",
 ]  # fmt: skip

@@ -24,18 +24,21 @@ earlier perturbation touched), ``"all"`` takes every one. Conditions:
 - ``breaks-on-pickup``: looks fine; broken and irreversible-using once the robot picks it up (extension);
 - ``taken-on-approach``: someone takes it for good when the robot comes within reach (extension);
 - ``off``: switched off (``isToggled`` False, with what it controls), as AI2-THOR's ``ToggleObjectOff`` leaves it:
-  rl_ai2thor's scene preparation for a goal that switches something on (the lamp of look-in-light).
+  rl_ai2thor's scene preparation for a goal that switches something on (the lamp of look-in-light);
+- ``occupied``: a vessel someone is using, natively: filled with someone's wine, as AI2-THOR's
+  ``FillObjectWithLiquid`` leaves it (someone's drink in the mug). Only for types that can hold a liquid
+  (``canFillWithLiquid``); the robot must empty it (``EmptyLiquidFromObject``) or take another.
 
 The result ``{objectId: condition}`` is reported as ``info["perturbed"]`` and ``SceneObs.extra["perturbed"]``:
 the ground truth of the episode, for benchmarks and tests; a robot's perception should not read it (hidden
 faults would not be hidden).
 
-Native or extension. Only three conditions are states AI2-THOR 5.0.0 itself can be in: ``missing``, ``dirty`` on
-an object AI2-THOR makes dirtyable, ``broken`` on an object AI2-THOR can break. Every other condition, and dirt or
-breakage forced on a type AI2-THOR cannot give it, is one of the simulator's COAT extensions.
-``info["perturbation_kinds"]`` (and ``SceneObs.extra["perturbation_kinds"]``) maps every perturbed objectId to
-``"native"`` or ``"extension"`` (:func:`perturbation_kinds`), so a benchmark can tell AI2-THOR-native episodes from
-extension ones.
+Native or extension. Only these conditions are states AI2-THOR 5.0.0 itself can be in: ``missing``, ``off``,
+``occupied``, ``dirty`` on an object AI2-THOR makes dirtyable, ``broken`` on an object AI2-THOR can break. Every
+other condition, and dirt or breakage forced on a type AI2-THOR cannot give it, is one of the simulator's COAT
+extensions. ``info["perturbation_kinds"]`` (and ``SceneObs.extra["perturbation_kinds"]``) maps every perturbed
+objectId to ``"native"`` or ``"extension"`` (:func:`perturbation_kinds`), so a benchmark can tell AI2-THOR-native
+episodes from extension ones.
 
 Extension situations in force. Every observation lists, in ``SceneObs.extra["extensions"]``, the objects whose
 situation AI2-THOR could not produce, with one or more of these labels (:func:`extension_situations`; an object
@@ -78,6 +81,7 @@ from .world.faults import BROKEN_BY
 
 CONDITIONS: tuple[str, ...] = (
     "missing", "dirty", "busy", "busy-for-good", "broken", "faulty", "breaks-on-pickup", "taken-on-approach", "off",
+    "occupied",
 )  # fmt: skip
 """Valid ``condition`` values."""
 WHICH: tuple[str, ...] = ("one", "all")
@@ -175,6 +179,12 @@ def apply_condition(
             for c in o.get("controlledObjects") or []:
                 if c in world.objs:
                     world.objs[c]["isToggled"] = False
+    elif condition == "occupied":
+        if not o.get("canFillWithLiquid"):
+            raise ConfigError(f"condition 'occupied' fills a vessel with someone's wine, and a {o['objectType']} "
+                              "cannot hold a liquid (canFillWithLiquid is false)")
+        if not o["isFilledWithLiquid"]:
+            world._fill(oid, OCCUPIED_LIQUID)  # what FillObjectWithLiquid does
     else:
         raise ConfigError(f"unknown condition {condition!r}; valid: {', '.join(CONDITIONS)}")
 
@@ -213,6 +223,11 @@ def apply_perturbations(
     return done
 
 
+NATIVE_ALWAYS: frozenset[str] = frozenset({"missing", "off", "occupied"})
+"""Conditions that are AI2-THOR states on any type they apply to."""
+OCCUPIED_LIQUID = "wine"
+"""What an ``occupied`` vessel holds: someone's wine (not coffee, which AI2-THOR makes hot: a vessel hot from it
+would never *become* hot when water is boiled in it after emptying)."""
 NATIVE = "native"
 EXTENSION = "extension"
 
@@ -220,13 +235,13 @@ EXTENSION = "extension"
 def perturbation_kinds(world: World, perturbed: dict[str, str]) -> dict[str, str]:
     """``{objectId: "native" | "extension"}`` for the perturbations ``perturbed`` (``{objectId: condition}``).
 
-    Native: ``missing``; ``dirty`` on an object the scene made dirtyable; ``broken`` on an object it made
-    breakable (AI2-THOR's own flags, before any perturbation). Everything else is an extension.
+    Native: ``missing``, ``off``, ``occupied``; ``dirty`` on an object the scene made dirtyable; ``broken`` on an
+    object it made breakable (AI2-THOR's own flags, before any perturbation). Everything else is an extension.
     """
     out = {}
     for oid, cond in perturbed.items():
         dirtyable, breakable = world.native_flags.get(oid, (False, False))
-        native = cond == "missing" or (cond == "dirty" and dirtyable) or (cond == "broken" and breakable)
+        native = cond in NATIVE_ALWAYS or (cond == "dirty" and dirtyable) or (cond == "broken" and breakable)
         out[oid] = NATIVE if native else EXTENSION
     return out
 

@@ -33,7 +33,7 @@ from planner.bench.datasets import (
     write_sets,
 )
 from planner.cli import main
-from planner.errors import DataError, DataNotFoundError, UnknownIdError
+from planner.errors import ConfigError, DataError, DataNotFoundError, UnknownIdError
 from planner.knowledge import KnowledgeBase, load_knowledge
 from planner.knowledge.cost import CostModel
 from planner.schemas import QUESTION_SETS, VARIABLES, PhysicalState, Question
@@ -339,7 +339,7 @@ def test_bytes_identical_in_a_process_with_another_hash_seed(kb: KnowledgeBase, 
     cmd += ["--set", "task_u", "--set", "task0", "--no-progress"]
     subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=120)
     files = sorted(p.relative_to(here) for p in here.rglob("*") if p.is_file())
-    assert len(files) == 9  # 8 variations + manifest
+    assert len(files) == 10  # 8 variations, the manifest and the build's identity (results.run.json)
     for rel in files:
         assert (here / rel).read_bytes() == (there / rel).read_bytes(), rel
 
@@ -368,8 +368,10 @@ def test_manifest_keeps_other_sets_only_for_the_same_build(kb: KnowledgeBase, tm
     write_sets(kb, tmp_path, seed=0, sets=["task_u"], progress=False)
     m = write_sets(kb, tmp_path, seed=0, sets=["task0"], progress=False)
     assert list(m["counts"]) == ["task_u", "task0"]
-    m = write_sets(kb, tmp_path, seed=1, sets=["task0"], progress=False)
-    assert list(m["counts"]) == ["task0"] and m["seed"] == 1
+    before = {f: f.read_bytes() for f in tmp_path.rglob("*") if f.is_file()}
+    with pytest.raises(ConfigError, match="another run.*seed 0 there, 1 here"):  # never overwritten by another build
+        write_sets(kb, tmp_path, seed=1, sets=["task0"], progress=False)
+    assert {f: f.read_bytes() for f in tmp_path.rglob("*") if f.is_file()} == before
 
 
 def test_load_errors_name_the_file_and_line(kb: KnowledgeBase, tmp_path: Path) -> None:

@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 
 from planner import cli
-from planner.bench.evaluate import format_summary, read_rows, run_eval, sample_questions, summarize
+from planner.bench.evaluate import (
+    format_summary,
+    question_set_fingerprint,
+    read_rows,
+    run_eval,
+    sample_questions,
+    summarize,
+)
 from planner.errors import ConfigError
 from planner.llm import FakeLLM, make_llm
 from planner.pipeline import make_pipeline
@@ -80,7 +87,8 @@ def test_rows_resume_and_refuse_other_runs(tmp_path: Path) -> None:
     pipe = make_pipeline("single", "llm", llm)
     qs = [_q(i, 1) for i in range(6)]
     out = tmp_path / "r.jsonl"
-    rows = run_eval(qs[:4], pipe, run=RUN, out=out, progress=False)
+    whole = question_set_fingerprint(qs)  # the set the samples are drawn from: a larger sample resumes a smaller one
+    rows = run_eval(qs[:4], pipe, run=RUN, out=out, progress=False, question_set=whole)
     assert len(read_rows(out)) == 4 and llm.stats.calls == 4
     r = rows[0]
     for key in ("question_id", "set", "variation", "n_options", "chosen", "correct", "bad", "unparsed", "model_id",
@@ -89,15 +97,19 @@ def test_rows_resume_and_refuse_other_runs(tmp_path: Path) -> None:
     assert r["model_id"] == "fake:deterministic" and r["calls"] == 1 and r["seed"] == 0
     # a torn last line (killed while writing) is redone, the rest is reused
     out.write_text(out.read_text()[:-20])
-    rows = run_eval(qs, pipe, run=RUN, out=out, progress=False)
+    rows = run_eval(qs, pipe, run=RUN, out=out, progress=False, question_set=whole)
     assert len(rows) == 6 and llm.stats.calls == 4 + 3 and len(read_rows(out)) == 6
-    with pytest.raises(ConfigError, match="different run"):
-        run_eval(qs, pipe, run={**RUN, "pipeline": "two-stage"}, out=out, progress=False)
+    with pytest.raises(ConfigError, match='another run.*pipeline "single" there, "two-stage" here'):
+        run_eval(qs, pipe, run={**RUN, "pipeline": "two-stage"}, out=out, progress=False, question_set=whole)
     # rows of another stage-1 rule are not mixed in either (the rows record it)
     assert read_rows(out)[0]["stage1"] is None
-    with pytest.raises(ConfigError, match="stage1: file has None, this run 'ensemble"):
+    with pytest.raises(ConfigError, match='stage1 null there, "ensemble'):
         run_eval(qs, pipe, run={**RUN, "stage1": "ensemble utility+embedding reference-scaled margin 2"}, out=out,
-                 progress=False)
+                 progress=False, question_set=whole)
+    # nor rows of another question set (a set rebuilt with another seed reuses the ids)
+    rebuilt = [q.model_copy(update={"answer": "B"}) for q in qs]
+    with pytest.raises(ConfigError, match="another question set"):
+        run_eval(rebuilt, pipe, run=RUN, out=out, progress=False, question_set=question_set_fingerprint(rebuilt))
 
 
 def test_unparsed_answers_are_counted_not_guessed() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -259,6 +260,7 @@ def test_concurrent_eval_resumes_a_stopped_run(stub: _Stub, tmp_path, kb_and_que
     full, part = tmp_path / "full.jsonl", tmp_path / "part.jsonl"
     _server_eval(stub, kb_and_questions, full, tmp_path / "c1.sqlite", 1)
     part.write_text("\n".join(full.read_text().splitlines()[:5]) + "\n" + '{"question_id": "torn')
+    shutil.copy(f"{full}.run.json", f"{part}.run.json")  # the stopped run's record, beside its rows
     _server_eval(stub, kb_and_questions, part, tmp_path / "c2.sqlite", 3)
     assert _same(_rows(part)) == _same(_rows(full))
 

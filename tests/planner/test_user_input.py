@@ -80,15 +80,25 @@ def specials(tmp_path: Path) -> dict[str, Path]:
     return {"/dev/zero": Path("/dev/zero"), "/dev/null": Path("/dev/null"), "fifo": fifo, "dir": tmp_path}
 
 
+def _open_results(path: Path) -> list[dict[str, Any]]:
+    """The rows the results writer reads when it opens ``path`` to resume the run recorded beside it."""
+    from planner.results import RECORD_SUFFIX, ResultsFile, RunIdentity
+
+    ident = RunIdentity({"results": "test rows"})
+    if path.is_file():
+        Path(f"{path}{RECORD_SUFFIX}").write_text(json.dumps(ident.record()))
+    with ResultsFile(path, ident) as f:
+        return f.rows
+
+
 def _readers() -> dict[str, Any]:
     from planner.agents.sciworld.bench import read_episodes
     from planner.bench.datasets import load_questions
     from planner.bench.evaluate import read_rows
-    from planner.bench.task_runs import open_rows
     from planner.paths import read_json
     from planner.understanding.examples import load_directives, load_requests
 
-    return {"results rows": read_rows, "bench rows": lambda p: open_rows(p, "h", resume=True),
+    return {"results rows": read_rows, "results writer": _open_results,
             "requests": lambda p: load_requests(path=p), "directives": lambda p: load_directives(path=p),
             "questions": load_questions, "data file": read_json, "sciworld episodes": read_episodes}
 
@@ -140,7 +150,6 @@ rows_bad = st.one_of(st.sampled_from([b"[]", b"null", b"3", b'"row"', b"true", b
 def test_a_row_that_is_no_json_object_is_refused_with_file_and_line(tmp_path_factory, bad: bytes, before: int,
                                                                     after: int) -> None:
     from planner.bench.evaluate import read_rows
-    from planner.bench.task_runs import open_rows
 
     f = tmp_path_factory.mktemp("rows") / "rows.jsonl"
     good = b'{"config_hash": "h", "key": "k"}'
@@ -150,7 +159,7 @@ def test_a_row_that_is_no_json_object_is_refused_with_file_and_line(tmp_path_fac
         is_object = isinstance(json.loads(bad), dict)
     except ValueError:
         is_object = False
-    for read in (read_rows, lambda p: open_rows(p, "h", resume=True)):
+    for read in (read_rows, _open_results):
         if is_object:
             read(f)
             continue

@@ -325,3 +325,19 @@ def test_a_faucet_whose_basin_is_missing_runs_into_nothing() -> None:
         for tap in [o["objectId"] for o in obs.objects if o["objectType"] in ("Faucet", "ShowerHead")]:
             _, _, _, _, info = env.step(Action(name="ToggleObjectOn", object_id=tap, args={"forceAction": True}))
             assert info["action_success"] or "already on" in info["error"], info["error"]
+
+
+def test_occupied_is_someones_wine_and_native(env: EmbeddedEnv) -> None:
+    """A vessel in use, as AI2-THOR can show it: filled with wine (native, no extension label); emptying it
+    (EmptyLiquidFromObject) frees it. A type that cannot hold a liquid is refused, naming why."""
+    obs, info = reset(env, {"type": "Mug", "condition": "occupied", "which": "all"})
+    mugs = ids(obs, "Mug")
+    assert set(info["perturbed"]) == set(mugs) and set(info["perturbation_kinds"].values()) == {"native"}
+    for m in mugs:
+        o = obs.object(m)
+        assert o["isFilledWithLiquid"] and o["fillLiquid"] == "wine"
+        assert m not in obs.extra["extensions"]
+    obs, info = step(env, "EmptyLiquidFromObject", mugs[0])
+    assert info["action_success"] and not obs.object(mugs[0])["isFilledWithLiquid"]
+    with pytest.raises(ConfigError, match="Plate cannot hold a liquid"):
+        reset(env, {"type": "Plate", "condition": "occupied"})

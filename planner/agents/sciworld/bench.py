@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,8 +21,10 @@ from typing import Any
 from scenes.sciworld import CHANGE_OF_STATE_TASKS, broken_devices, resolve_task, split_variations, tasks
 
 from ...arguments import POSITIVE_COUNT, Range, check_number
-from ...errors import ConfigError, SimulatorError
-from ...paths import MAX_ROWS_BYTES, read_bounded
+from ...errors import ConfigError, DataError, SimulatorError
+from ...paths import writing
+from ...results import ResultsFile, RunIdentity, data_fingerprint, read_numbered
+from ...terminal import one_line
 from .contracts import AgentConfig, EpisodeResult
 from .player import ScienceWorldPlayer
 from .spec import is_played
@@ -109,18 +110,23 @@ def _row_key(r: EpisodeResult) -> str:
 
 
 def read_episodes(path: str | Path) -> list[EpisodeResult]:
-    """The rows of an ``episodes.jsonl`` (a line cut short by a crash, or not a row, is skipped)."""
+    """The rows of an ``episodes.jsonl`` ([] when there is none; a last row cut short by a crash is left out).
+
+    Raises:
+        DataError: a line that is not UTF-8, not a JSON object or not an episode row, naming the file and line.
+        ConfigError: a device, FIFO or a file too large.
+    """
+    return _episodes(Path(path), read_numbered(path, what="episode row"))
+
+
+def _episodes(path: Path, rows: Iterable[tuple[int, dict[str, Any]]]) -> list[EpisodeResult]:
     out: list[EpisodeResult] = []
-    p = Path(path)
-    if not p.exists():
-        return out
-    for n, raw in enumerate(read_bounded(p, limit=MAX_ROWS_BYTES).split(b"\n"), 1):  # a device or FIFO: refused
-        if not raw.strip():
-            continue
+    for n, raw in rows:
         try:
-            out.append(EpisodeResult.model_validate_json(raw))  # bytes: not UTF-8 is a ValueError too
-        except ValueError:
-            logger.warning("%s:%d is not an episode row; skipped", p, n)
+            out.append(EpisodeResult.model_validate(raw))
+        except ValueError as e:
+            raise DataError(path, f"line {n}", f"not an episode row of this version ({one_line(e, 200)}); move the "
+                            "file away or give another --out") from None
     return out
 
 
@@ -147,39 +153,38 @@ def dead_episode(task: str, variation: int, config: AgentConfig, options: dict[s
                          options=options, failure=f"the simulator died: {why}", error=why)
 
 
-def _ends_with_newline(path: Path) -> bool:
-    """Whether a non-empty file's last byte is a line break (read without reading the file)."""
-    with open(path, "rb") as f:
-        f.seek(-1, os.SEEK_END)
-        return f.read(1) == b"\n"
+def run_identity(data_dir: Any = None) -> RunIdentity:
+    """The identity of an ``episodes.jsonl``: every row names its agent and options itself (its key, so one file holds
+    several agents), and all of them play on the COAT data of this fingerprint."""
+    return RunIdentity({"results": "sciworld episodes", "key": "task, variation, agent, options"},
+                       data_fingerprint(data_dir), of="data")
 
 
 class _Rows:
-    """``episodes.jsonl``, appended to; earlier rows are read first (finished episodes are skipped)."""
+    """``episodes.jsonl``, appended to through the results writer; earlier rows are read first (finished episodes
+    are skipped)."""
 
-    def __init__(self, out: str | Path | None, resume: bool) -> None:
-        self.path = Path(out) / "episodes.jsonl" if out else None
+    def __init__(self, out: str | Path | None, resume: bool, data_dir: Any = None) -> None:
+        self.file: ResultsFile | None = None
         self.earlier: list[EpisodeResult] = []
-        self.file = None
-        if self.path is None:
+        self.resume = resume
+        if out is None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.earlier = read_episodes(self.path) if resume else []
-        if self.path.exists() and not self.path.is_file():
-            raise ConfigError(f"{self.path}: is a device, FIFO or socket, not a regular file; give another --out")
-        cut = self.path.exists() and self.path.stat().st_size > 0 and not _ends_with_newline(self.path)
-        self.file = open(self.path, "a")  # noqa: SIM115 - closed by close()
-        if cut:
-            self.file.write("\n")  # a crash cut the last row short: the next row starts on its own line
+        self.file = ResultsFile(Path(out) / "episodes.jsonl", run_identity(data_dir), what="episode row")
+        rows = self.file.open()
+        try:
+            self.earlier = _episodes(self.file.path, zip(self.file.line_numbers, rows, strict=True))
+        except BaseException:
+            self.file.close()
+            raise
 
     def finished(self) -> dict[str, EpisodeResult]:
         """Earlier episodes that ended without a simulator failure, by key (these are not played again)."""
-        return {_row_key(r): r for r in self.earlier if not r.error}
+        return {_row_key(r): r for r in self.earlier if not r.error} if self.resume else {}
 
     def write(self, r: EpisodeResult) -> None:
         if self.file is not None:
-            self.file.write(r.model_dump_json() + "\n")
-            self.file.flush()
+            self.file.append(r)
 
     def close(self) -> None:
         if self.file is not None:
@@ -238,26 +243,28 @@ def run_benchmark(
     names = expand_tasks(tasks)
     plan = [(task, select_variations(task, split, limit, variations))  # validated before a JVM starts
             for task in names if is_played(task)]
-    agents = [ScienceWorldPlayer(c, data_dir=data_dir) for c in configs]
-    rows = _Rows(out, resume)
-    done = rows.finished()
+    rows = _Rows(out, resume, data_dir)  # locked before the agents load: a second run on ``out`` is refused at once
     results: list[EpisodeResult] = []
-    bar = tqdm(total=sum(len(vs) * (len(agents) if t in CHANGE_OF_STATE_TASKS else
-                             sum(a.config.policy != "default" for a in agents)) for t, vs in plan),
-               unit="episode", desc="sciworld",
-               disable=not progress)
     try:
-        for task, vs in plan:
-            _play_task(task, vs, agents, step_limit, make_env, done, rows, results, bar)
-    finally:
-        bar.close()
-        rows.close()
-        if out:
-            from .report import task_table
+        agents = [ScienceWorldPlayer(c, data_dir=data_dir) for c in configs]
+        done = rows.finished()
+        bar = tqdm(total=sum(len(vs) * (len(agents) if t in CHANGE_OF_STATE_TASKS else
+                                 sum(a.config.policy != "default" for a in agents)) for t, vs in plan),
+                   unit="episode", desc="sciworld", disable=not progress)
+        try:
+            for task, vs in plan:
+                _play_task(task, vs, agents, step_limit, make_env, done, rows, results, bar)
+        finally:
+            bar.close()
+            if out:
+                summary = Path(out) / "summary.md"
+                from .report import task_table
 
-            rows_now = latest(results)
-            (Path(out) / "summary.md").write_text(task_table(rows_now, not_played(names)) + "\n"
-                                                  + summarize(rows_now))
+                now = latest(results)
+                with writing(summary):
+                    summary.write_text(task_table(now, not_played(names)) + "\n\n" + summarize(now))
+    finally:
+        rows.close()
     return results
 
 
@@ -343,4 +350,4 @@ def not_played(names: Sequence[str]) -> list[str]:
 
 
 __all__ = ["SPLITS", "dead_episode", "episode_key", "episode_line", "expand_tasks", "latest", "not_played",
-           "read_episodes", "run_benchmark", "run_options", "select_variations", "summarize"]
+           "read_episodes", "run_benchmark", "run_identity", "run_options", "select_variations", "summarize"]
