@@ -359,7 +359,7 @@ class Measure(TextSkill):
 
 @register_skill
 class WaitTicks(TextSkill):
-    """Let ScienceWorld's time pass: ``wait1`` ``args["ticks"]`` times (default 1)."""
+    """Let ScienceWorld's time pass: ``wait1`` (or ``args["command"]``) ``args["ticks"]`` times (default 1)."""
 
     name = "sw_wait"
     needs_target = False
@@ -369,8 +369,9 @@ class WaitTicks(TextSkill):
         return 2 * int(call.args.get("ticks", 1))
 
     def act(self, call: SkillCall, ctx: TextSkillContext) -> tuple[bool, str]:
+        # ``args["command"]="wait"``: ScienceWorld's ten-tick wait per call (fewer moves for long waits)
         for _ in range(int(call.args.get("ticks", 1))):
-            send(ctx, "wait1")
+            send(ctx, str(call.args.get("command", "wait1")))
         return True, ""
 
 

@@ -1,12 +1,16 @@
-"""``coat sciworld``: the COAT agent on ScienceWorld's change-of-state tasks, and its baseline.
+"""``coat sciworld``: the COAT agent on ScienceWorld's tasks, and the stove baseline on change of state.
 
 Examples:
+    coat sciworld --tasks all --split test --per-task 3 --json      # every task; the unplayed ones listed
     coat sciworld --tasks boil melt --split test                    # COAT agent and stove baseline
     coat sciworld --tasks boil melt freeze change-the-state-of-matter-of --split test --llm none \\
         --out runs/sciworld
     coat sciworld --tasks boil --variations 1,3 --policies coat --no-device-specs
 
-Prints the summary table (``benchmarks/sciworld_tasks.md`` shows it for the full benchmark); with ``--out``
+``--tasks all`` takes the 30 task names (an unknown name lists them). Tasks the agent has no play for yet
+are reported as not played, never scored. Prints the per-task table and the change-of-state table
+(``benchmarks/sciworld_tasks.md`` shows them for the full benchmark); ``--json`` prints one summary document
+instead. With ``--out``
 also writes ``episodes.jsonl`` (one ``EpisodeResult`` per episode, appended), ``summary.md`` and ``run.json``.
 A rerun into the same ``--out`` resumes: finished episodes are not played again (``--no-resume`` plays them
 all). ``episodes.jsonl`` goes through the results writer (:mod:`planner.results`): locked for the run (a second run
@@ -27,16 +31,18 @@ from typing import Any
 
 from . import COUNT_ARG, POSITIVE_ARG, check_out_path, echo
 
-_FAMILIES = "boil, melt, freeze, change-the-state-of-matter-of"
-
 
 def register(sub: Any) -> None:
     """Add ``coat sciworld`` to the CLI."""
-    p = sub.add_parser("sciworld", help="the COAT agent in ScienceWorld (substitutes for broken devices), scores",
+    p = sub.add_parser("sciworld", help="the COAT agent in ScienceWorld's 30 tasks, scores",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--tasks", nargs="+", default=["boil"], help=f"any of {_FAMILIES}")
+    p.add_argument("--tasks", nargs="+", default=["boil"],
+                   help="task names or ids (space or comma separated), or all for the 30 tasks")
     p.add_argument("--split", default="test", help="train, dev, test or all")
     p.add_argument("--limit", type=POSITIVE_ARG, default=None, help="first N variations of the split per task")
+    p.add_argument("--per-task", dest="limit", type=POSITIVE_ARG, default=None, help="the same as --limit")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON summary document (mean_score, per-task mean_score, completed_rate...)")
     p.add_argument("--variations", default="", type=_variations,
                    help="explicit variations, e.g. 0,1,2,3 (overrides --split)")
     p.add_argument("--llm", default="none", help="none (COAT knowledge), local, fake, openai:<model>...")
@@ -64,6 +70,8 @@ def _variations(text: str) -> str:
 
 def _run(args: argparse.Namespace) -> int:
     from ..agents.sciworld import AgentConfig, run_benchmark, summarize
+    from ..agents.sciworld.bench import expand_tasks, not_played
+    from ..agents.sciworld.report import summary_json, task_table
 
     if args.out:
         check_out_path(args.out, kind="dir")
@@ -75,14 +83,26 @@ def _run(args: argparse.Namespace) -> int:
         for p in args.policies
     ]
     variations = [int(v) for v in args.variations.split(",") if v.strip()] or None
+    names = expand_tasks(args.tasks)  # an unknown name: ConfigError listing the 30
+    skipped = not_played(names)
     t0 = time.perf_counter()
-    results = run_benchmark(args.tasks, split=args.split, limit=args.limit, variations=variations, configs=configs,
+    results = run_benchmark(names, split=args.split, limit=args.limit, variations=variations, configs=configs,
                             step_limit=args.step_limit, out=args.out, data_dir=args.data_dir,
                             progress=not args.no_progress, resume=not args.no_resume)
-    echo(summarize(results))
-    echo(f"{len(results)} episodes in {time.perf_counter() - t0:.0f} s")
+    if args.json:
+        doc = summary_json(results, skipped)
+        doc["seconds"] = round(time.perf_counter() - t0, 1)
+        echo(json.dumps(doc, indent=1))
+    else:
+        echo(task_table(results, skipped))
+        if any(r.shape == "change-state" for r in results):
+            echo("")
+            echo(summarize(results))
+        echo(f"{len(results)} episodes in {time.perf_counter() - t0:.0f} s"
+             + (f"; not played (no play yet): {', '.join(skipped)}" if skipped else ""))
     if args.out:
-        meta = {"tasks": args.tasks, "split": args.split, "limit": args.limit, "variations": args.variations,
+        meta = {"tasks": names, "not_played": skipped, "split": args.split, "limit": args.limit,
+                "variations": args.variations,
                 "llm": args.llm, "interpret": args.interpret, "policies": args.policies,
                 "device_specs": not args.no_device_specs, "step_limit": args.step_limit,
                 "max_replans": args.max_replans, "resume": not args.no_resume,

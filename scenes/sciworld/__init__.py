@@ -12,10 +12,12 @@ from .tasks import (
     CHANGE_OF_STATE_TASKS,
     ELECTRICAL_TASKS,
     SIMPLIFICATIONS,
+    SPLIT_SIZES,
     TASKS,
     broken_devices,
     check_simplification,
     resolve_task,
+    split_variations,
     substitute_variations,
     tasks,
 )
@@ -24,6 +26,7 @@ __all__ = [
     "CHANGE_OF_STATE_TASKS",
     "ELECTRICAL_TASKS",
     "SIMPLIFICATIONS",
+    "SPLIT_SIZES",
     "SWObject",
     "TASKS",
     "THOR_VERBS",
@@ -37,6 +40,7 @@ __all__ = [
     "java_version",
     "parse_choices",
     "resolve_task",
+    "split_variations",
     "substitute_variations",
     "tasks",
 ]

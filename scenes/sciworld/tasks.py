@@ -46,6 +46,44 @@ TASKS: dict[str, str] = {
 }
 """ScienceWorld task id -> task name (the 30 tasks of ScienceWorld 1.2)."""
 
+SPLIT_SIZES: dict[str, tuple[int, int, int]] = {
+    "boil": (14, 7, 9), "melt": (14, 7, 9), "freeze": (14, 7, 9), "change-the-state-of-matter-of": (14, 7, 9),
+    "use-thermometer": (270, 135, 135), "measure-melting-point-known-substance": (218, 109, 109),
+    "measure-melting-point-unknown-substance": (150, 75, 75), "power-component": (10, 5, 5),
+    "power-component-renewable-vs-nonrenewable-energy": (10, 5, 5), "test-conductivity": (450, 225, 225),
+    "test-conductivity-of-unknown-substances": (300, 150, 150), "find-living-thing": (150, 75, 75),
+    "find-non-living-thing": (150, 75, 75), "find-plant": (150, 75, 75), "find-animal": (150, 75, 75),
+    "grow-plant": (62, 31, 33), "grow-fruit": (62, 31, 33), "chemistry-mix": (16, 8, 8),
+    "chemistry-mix-paint-secondary-color": (18, 9, 9), "chemistry-mix-paint-tertiary-color": (18, 9, 9),
+    "lifespan-longest-lived": (62, 31, 32), "lifespan-shortest-lived": (62, 31, 32),
+    "lifespan-longest-lived-then-shortest-lived": (62, 31, 32), "identify-life-stages-1": (6, 3, 5),
+    "identify-life-stages-2": (4, 2, 4), "inclined-plane-determine-angle": (84, 42, 42),
+    "inclined-plane-friction-named-surfaces": (692, 346, 348), "inclined-plane-friction-unnamed-surfaces": (80, 40, 42),
+    "mendelian-genetics-known-plant": (60, 30, 30), "mendelian-genetics-unknown-plant": (240, 120, 120),
+}
+"""Variations per split (train, dev, test) of each task, as ScienceWorld 1.2.3's ``get_variations_*`` report
+them; the splits are contiguous (train first, then dev, then test), checked live by
+``tests/scenes/test_sciworld_live.py``."""
+
+
+def split_variations(task: str, split: str) -> range:
+    """The variations of ``task`` in ``split`` (``train``, ``dev``, ``test`` or ``all``), without a JVM.
+
+    Example:
+        >>> split_variations("find-animal", "test")
+        range(225, 300)
+
+    Raises:
+        ConfigError: unknown task or split.
+    """
+    train, dev, test = SPLIT_SIZES[resolve_task(task)]
+    ranges = {"train": range(0, train), "dev": range(train, train + dev),
+              "test": range(train + dev, train + dev + test), "all": range(0, train + dev + test)}
+    if split not in ranges:
+        raise ConfigError(f"unknown split {split!r}; valid: {', '.join(ranges)}")
+    return ranges[split]
+
+
 SIMPLIFICATIONS: tuple[str, ...] = (
     "teleportAction",
     "selfWateringFlowerPots",
@@ -142,12 +180,14 @@ def substitute_variations(task: str, num_variations: int = 30) -> dict[int, tupl
 
 __all__ = [
     "CHANGE_OF_STATE_TASKS",
+    "SPLIT_SIZES",
     "ELECTRICAL_TASKS",
     "SIMPLIFICATIONS",
     "TASKS",
     "broken_devices",
     "check_simplification",
     "resolve_task",
+    "split_variations",
     "substitute_variations",
     "tasks",
 ]

@@ -1,6 +1,17 @@
-"""The COAT agent for ScienceWorld's change-of-state tasks (boil, melt, freeze, change-the-state-of-matter-of).
+"""The COAT agent for ScienceWorld: one closed loop for every task, a task spec per task, text skills.
+
+:class:`ScienceWorldPlayer` plays any of the 30 tasks it has a play for: the task description is read into a
+:class:`TaskSpec` (:mod:`.spec`, patterns as data), change of state goes to :class:`SciWorldAgent` (COAT's
+selector for heat sources and vessels), every other shape to :class:`TaskPlayer` (:mod:`.plays`,
+:mod:`.measure`; two-stage choices in :mod:`.select` with knowledge as data files in ``data/``; goal checks on
+the text in :mod:`.checks`). Tasks without a play yet are listed as not played (:func:`not_played`).
 
 One module per concern:
+
+- :mod:`.spec`: :class:`TaskSpec` and :func:`read_task` (``data/task_patterns.json``);
+- :mod:`.select`, :mod:`.checks`: two-stage choices over the seen objects, goal checks on text;
+- :mod:`.player`, :mod:`.plays`, :mod:`.measure`: the player and the plays of the task shapes;
+- :mod:`.report`: the per-task table and JSON summary;
 
 - :mod:`.facts`: what the agent knows beyond the text (substances, device ranges, the phases a task scores);
 - :mod:`.memory`: :class:`RoomMemory`, the rooms seen so far (the text shows one room at a time);
@@ -28,7 +39,9 @@ from .bench import (
     dead_episode,
     episode_key,
     episode_line,
+    expand_tasks,
     latest,
+    not_played,
     read_episodes,
     run_benchmark,
     run_options,
@@ -59,6 +72,9 @@ from .facts import (
     vessel_unsafe,
 )
 from .memory import RoomMemory, SeenObject
+from .player import ScienceWorldPlayer, TaskPlayer
+from .report import summary_json, task_table
+from .spec import TaskSpec, read_task, shape_of
 
 __all__ = [
     "COAT_ROLES",
@@ -76,28 +92,37 @@ __all__ = [
     "Policy",
     "RoomMemory",
     "SciWorldAgent",
+    "ScienceWorldPlayer",
     "SeenObject",
     "State",
     "Substance",
+    "TaskPlayer",
+    "TaskSpec",
     "TaskWording",
     "cooler_too_weak",
     "dead_episode",
     "episode_key",
     "episode_line",
+    "expand_tasks",
     "heater_too_weak",
     "latest",
     "matches_substance",
     "needed_celsius",
+    "not_played",
     "parse_goal",
     "phases_for",
     "rank_coolers",
     "rank_water_sources",
     "read_episodes",
+    "read_task",
     "run_benchmark",
     "run_options",
     "select_variations",
+    "shape_of",
     "state_at",
     "state_from_name",
     "summarize",
+    "summary_json",
+    "task_table",
     "vessel_unsafe",
 ]

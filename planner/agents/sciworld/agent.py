@@ -70,6 +70,7 @@ from .facts import (
     vessel_unsafe,
 )
 from .memory import RoomMemory, SeenObject
+from .spec import read_task
 
 if TYPE_CHECKING:
     from scenes.base import SceneEnv
@@ -139,7 +140,10 @@ class SciWorldAgent(ClosedLoop[Episode, EpisodeResult]):
         self._choices: list[DeviceChoice] = []
         self._used: list[str] = []
         self._has_thermometer = False
-        self.goal = parse_goal(str(obs.extra.get("task_description", "")))
+        desc, task = str(obs.extra.get("task_description", "")), getattr(env, "task", None)
+        self.spec = read_task(desc, task) if isinstance(task, str) else None  # the shared reading (spec.py)
+        self.goal = (Goal(family=self.spec.task, substance=self.spec.target, text=desc.strip())
+                     if self.spec is not None else parse_goal(desc))
         self._run.phases, self._run.failure = self._play(self.goal)
         return self.report(self._run)
 
@@ -190,6 +194,7 @@ class SciWorldAgent(ClosedLoop[Episode, EpisodeResult]):
             interpret=self.config.interpretation,
             device_specs=self.config.device_specs,
             goal=goal,
+            spec=self.spec,
             phases=tuple(p.key for p in phases),
             score=score,
             completed=completed,

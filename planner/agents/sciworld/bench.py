@@ -18,44 +18,64 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from scenes.sciworld import CHANGE_OF_STATE_TASKS, broken_devices, resolve_task
+from scenes.sciworld import CHANGE_OF_STATE_TASKS, broken_devices, resolve_task, split_variations, tasks
 
 from ...arguments import POSITIVE_COUNT, Range, check_number
 from ...errors import ConfigError, DataError, SimulatorError
 from ...paths import writing
 from ...results import ResultsFile, RunIdentity, data_fingerprint, read_numbered
 from ...terminal import one_line
-from .agent import SciWorldAgent
 from .contracts import AgentConfig, EpisodeResult
+from .player import ScienceWorldPlayer
+from .spec import is_played
 
 logger = logging.getLogger(__name__)
 
 SPLITS: dict[str, range] = {"train": range(0, 14), "dev": range(14, 21), "test": range(21, 30), "all": range(0, 30)}
-"""The change-of-state tasks' 30 variations by split (contiguous, as ScienceWorld 1.2.3 reports them)."""
+"""The change-of-state tasks' 30 variations by split (contiguous, as ScienceWorld 1.2.3 reports them); every
+task's own ranges: :func:`scenes.sciworld.split_variations`."""
+
+
+def expand_tasks(names: Sequence[str]) -> list[str]:
+    """Task names or ids, ``all`` for the 30 tasks; each resolved (an unknown name lists the 30).
+
+    Raises:
+        ConfigError: an unknown task name.
+    """
+    out: list[str] = []
+    for n in names:
+        for part in str(n).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            for t in (tasks() if part == "all" else [resolve_task(part)]):
+                if t not in out:
+                    out.append(t)
+    return out
 
 
 def select_variations(task: str, split: str, limit: int | None = None,
                       variations: Sequence[int] | None = None) -> list[int]:
     """Variations to run: explicit ones, or a split's (first ``limit``), without starting a JVM.
 
-    The change-of-state tasks have 30 variations: train 0-13, dev 14-20, test 21-29 (:data:`SPLITS`).
+    Every task's splits are contiguous ranges (:func:`scenes.sciworld.split_variations`); the change-of-state
+    tasks have 30 variations: train 0-13, dev 14-20, test 21-29 (:data:`SPLITS`).
 
     Raises:
-        ConfigError: a task the agent does not play, an unknown split, a ``limit`` below 1 or a variation out of
-            0-29 (``limit=-1`` would play all but the last).
+        ConfigError: an unknown task or split, a ``limit`` below 1 or a variation out of the task's range
+            (``limit=-1`` would play all but the last).
     """
     if limit is not None:
         check_number("limit", limit, POSITIVE_COUNT)
-    for v in variations or ():
-        check_number("variation", v, Range(0, 29, integer=True))
     name = resolve_task(task)
-    if name not in CHANGE_OF_STATE_TASKS:
-        raise ConfigError(f"task {task!r} is not one the agent plays; valid: {', '.join(CHANGE_OF_STATE_TASKS)}")
+    every = split_variations(name, "all")
+    for v in variations or ():
+        check_number("variation", v, Range(0, len(every) - 1, integer=True))
     if variations:
         return list(variations)
     if split not in SPLITS:
         raise ConfigError(f"unknown split {split!r}; valid: {', '.join(SPLITS)}")
-    out = list(SPLITS[split])
+    out = list(split_variations(name, split))
     return out[:limit] if limit is not None else out
 
 
@@ -195,7 +215,8 @@ def run_benchmark(
     again). ``summary.md`` is written in the end, also when the run stops on an error.
 
     Args:
-        tasks: Task names or ids (:data:`scenes.sciworld.CHANGE_OF_STATE_TASKS`).
+        tasks: Task names or ids, or ``all`` (:func:`expand_tasks`); tasks the agent has no play for yet are
+            not played (:func:`not_played` lists them), never scored as if played.
         split: ``train``, ``dev``, ``test`` or ``all`` (:data:`SPLITS`).
         limit: The first N variations of the split per task.
         variations: Explicit variations (override ``split``).
@@ -212,21 +233,24 @@ def run_benchmark(
         The episodes of this benchmark (earlier rows of skipped ones included), in the order they were played.
 
     Raises:
-        ConfigError: a task the agent does not play, or an unknown split.
+        ConfigError: an unknown task (the message lists the 30), or an unknown split.
         SimulatorError: a new JVM could not be started.
     """
     from tqdm import tqdm
 
     check_number("step_limit", step_limit, POSITIVE_COUNT)
     make_env = make_env or _make_sciworld_env
-    plan = [(task, select_variations(task, split, limit, variations)) for task in tasks]  # validate before a JVM
+    names = expand_tasks(tasks)
+    plan = [(task, select_variations(task, split, limit, variations))  # validated before a JVM starts
+            for task in names if is_played(task)]
     rows = _Rows(out, resume, data_dir)  # locked before the agents load: a second run on ``out`` is refused at once
     results: list[EpisodeResult] = []
     try:
-        agents = [SciWorldAgent(c, data_dir=data_dir) for c in configs]
+        agents = [ScienceWorldPlayer(c, data_dir=data_dir) for c in configs]
         done = rows.finished()
-        bar = tqdm(total=sum(len(vs) for _, vs in plan) * len(agents), unit="episode", desc="sciworld",
-                   disable=not progress)
+        bar = tqdm(total=sum(len(vs) * (len(agents) if t in CHANGE_OF_STATE_TASKS else
+                                 sum(a.config.policy != "default" for a in agents)) for t, vs in plan),
+                   unit="episode", desc="sciworld", disable=not progress)
         try:
             for task, vs in plan:
                 _play_task(task, vs, agents, step_limit, make_env, done, rows, results, bar)
@@ -234,14 +258,17 @@ def run_benchmark(
             bar.close()
             if out:
                 summary = Path(out) / "summary.md"
+                from .report import task_table
+
+                now = latest(results)
                 with writing(summary):
-                    summary.write_text(summarize(latest(results)))
+                    summary.write_text(task_table(now, not_played(names)) + "\n\n" + summarize(now))
     finally:
         rows.close()
     return results
 
 
-def _play_task(task: str, vs: Sequence[int], agents: Sequence[SciWorldAgent], step_limit: int,
+def _play_task(task: str, vs: Sequence[int], agents: Sequence[ScienceWorldPlayer], step_limit: int,
                make_env: Callable[[str, int], Any], done: dict[str, EpisodeResult], rows: _Rows,
                results: list[EpisodeResult], bar: Any) -> None:
     """One task's episodes on one JVM (started only when one is to be played; a new one after a death)."""
@@ -249,6 +276,8 @@ def _play_task(task: str, vs: Sequence[int], agents: Sequence[SciWorldAgent], st
     try:
         for v in vs:
             for agent in agents:
+                if agent.config.policy == "default" and task not in CHANGE_OF_STATE_TASKS:
+                    continue  # the always-the-stove baseline exists for the change-of-state tasks only
                 options = run_options(agent.config, step_limit)
                 earlier = done.get(episode_key(task, v, agent.config, options))
                 if earlier is not None:
@@ -287,9 +316,12 @@ def _label(r: EpisodeResult) -> str:
 
 
 def summarize(results: Iterable[EpisodeResult]) -> str:
-    """Markdown table per agent, task family and whether the variation breaks a device."""
+    """Markdown table per agent, change-of-state task and whether the variation breaks a device (the other
+    tasks: :func:`~.report.task_table`)."""
     groups: dict[tuple[str, str, str], list[EpisodeResult]] = {}
     for r in results:
+        if r.task not in CHANGE_OF_STATE_TASKS:
+            continue
         kind = "device broken" if r.broken else "nothing broken"
         groups.setdefault((_label(r), r.task, kind), []).append(r)
         groups.setdefault((_label(r), "all", kind), []).append(r)
@@ -312,5 +344,10 @@ def summarize(results: Iterable[EpisodeResult]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["SPLITS", "dead_episode", "episode_key", "episode_line", "latest", "read_episodes", "run_benchmark",
-           "run_identity", "run_options", "select_variations", "summarize"]
+def not_played(names: Sequence[str]) -> list[str]:
+    """The tasks among ``names`` (``all`` allowed) that the agent has no play for yet."""
+    return [t for t in expand_tasks(names) if not is_played(t)]
+
+
+__all__ = ["SPLITS", "dead_episode", "episode_key", "episode_line", "expand_tasks", "latest", "not_played",
+           "read_episodes", "run_benchmark", "run_identity", "run_options", "select_variations", "summarize"]

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from ...schemas import Contract, Plan
 from .facts import Goal
+from .spec import TaskSpec
 
 Policy = Literal["coat", "default"]
 """``coat``: COAT decisions, re-plan on failure; ``default``: the baseline (always the kitchen devices)."""
@@ -19,7 +20,8 @@ TaskWording = Literal["mapped", "literal"]
 class DeviceChoice(Contract):
     """One decision the agent made and how using the chosen object went."""
 
-    role: Literal["heater", "cooler", "water", "vessel"]
+    role: str
+    """``heater``, ``cooler``, ``water``, ``vessel`` (change of state); ``find``, ``power source``... (other shapes)."""
     phase: str = ""
     object_id: str | None = None
     method: str
@@ -49,6 +51,14 @@ class EpisodeResult(Contract):
     interpret: str = "mapped"
     device_specs: bool = True
     goal: Goal | None = None
+    shape: str = "change-state"
+    """The task's shape (:func:`~.spec.shape_of`): which play the agent ran."""
+    spec: TaskSpec | None = None
+    """The task description as the agent read it."""
+    answer: str = ""
+    """What the agent concluded, for tasks that ask (``conductive``, ``above 100 C``...)."""
+    played: bool = True
+    """False for a task the agent has no play for yet: such a row is listed, never scored as played."""
     phases: tuple[str, ...] = ()
     score: int
     completed: bool

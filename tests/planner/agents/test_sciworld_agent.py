@@ -106,8 +106,9 @@ def test_select_variations() -> None:
     assert select_variations("boil", "test") == list(range(21, 30))
     assert select_variations("1-2", "train", limit=3) == [0, 1, 2]
     assert select_variations("freeze", "test", variations=[1, 3]) == [1, 3]
-    with pytest.raises(ConfigError, match="valid: boil"):
-        select_variations("find-living-thing", "test")
+    assert select_variations("find-living-thing", "test", limit=2) == [225, 226]  # every task has its splits
+    with pytest.raises(ConfigError, match="valid: boil, melt, .*mendelian-genetics-unknown-plant"):
+        select_variations("find-a-unicorn", "test")
     with pytest.raises(ConfigError, match="unknown split"):
         select_variations("boil", "validation")
 
