@@ -124,7 +124,7 @@ class Runner:
 
         from ..steps import affordances_of
 
-        with scenes.make(ep.scene, frames=False) as env:
+        with scenes.make(ep.scene, frames=False, data_dir=self.kb.root) as env:
             obs, _ = env.reset(seed=ep.seed, options=ep.options)
         return obs, self.estimator.estimate(obs), affordances_of(obs.objects)
 
@@ -155,7 +155,7 @@ class Runner:
         from ..scene_planner import plan_in_state
         from ..steps import affordances_of
 
-        with scenes.make(ep.scene, frames=False) as env:
+        with scenes.make(ep.scene, frames=False, data_dir=self.kb.root) as env:
             obs, _ = env.reset(seed=ep.seed, options=ep.options)
             same = [str(o["objectId"]) for o in obs.objects if o.get("objectType") == ep.ideal_type]
             if not same:
@@ -260,8 +260,10 @@ def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: 
     """Sample the config's episodes and run each (both sides); the rows, in episode order.
 
     With ``out`` (a JSONL file) every row is appended as soon as it is measured; see :func:`open_rows` for
-    the no-overwrite rule.
+    the no-overwrite rule. Everything the run reads (scene files, the checker's replays) comes from the directory
+    ``kb`` was loaded from.
     """
+    from ..paths import use_data_dir
     from .tasks import Sampler
 
     done = open_rows(out, cfg.hash(), resume=resume) if out is not None else {}
@@ -269,17 +271,18 @@ def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: 
     runner = Runner(cfg, kb, llm=llm)
     rows: list[dict[str, Any]] = []
     bar = _progress(cfg.episodes, progress)
-    for i in range(cfg.episodes):
-        key = f"{cfg.seed}:{i}"
-        if key in done:
-            rows.append(done[key])
-        else:
-            row = runner.row(sampler.episode(i))
-            if out is not None:
-                append_row(out, row)
-            rows.append(row)
-        if bar is not None:
-            bar.update(1)
+    with use_data_dir(kb.root):  # one data directory: the checker's replays read the knowledge base's too
+        for i in range(cfg.episodes):
+            key = f"{cfg.seed}:{i}"
+            if key in done:
+                rows.append(done[key])
+            else:
+                row = runner.row(sampler.episode(i))
+                if out is not None:
+                    append_row(out, row)
+                rows.append(row)
+            if bar is not None:
+                bar.update(1)
     if bar is not None:
         bar.close()
     return rows
