@@ -273,12 +273,13 @@ class TypePriors:
         return out
 
 
-@functools.lru_cache(maxsize=1)
 def default_priors() -> TypePriors:
     """The priors an estimator uses when none is passed in: COAT's common values from the configured data directory.
 
     Composition roots pass priors built from the knowledge base (:meth:`TypePriors.from_common_values`);
-    this default serves an estimator built on its own. It reads the file with :meth:`TypePriors.from_data_dir`.
+    this default serves an estimator built on its own. It reads the file with :meth:`TypePriors.from_data_dir`,
+    once per data directory (the running command's ``--data-dir``, else ``$COAT_DATA_DIR`` or the user cache:
+    the directory is resolved on every call, so a run never gets another directory's priors from the cache).
     When no data directory is found it logs a warning and returns the derived AI2-THOR table alone
     (perception still works, with weaker priors, e.g. for ScienceWorld without the COAT data); a corrupt
     file raises.
@@ -287,10 +288,21 @@ def default_priors() -> TypePriors:
         DataError: the common-values file is corrupt.
     """
     try:
-        return TypePriors.from_data_dir()
+        root = resolve_data_dir(None, need="coat", files=(COMMON_VALUES_FILE,))
     except DataNotFoundError as e:
-        log.warning("COAT common values unavailable (%s); using the derived AI2-THOR table only", e)
-        return TypePriors(None)
+        return _table_only(str(e))
+    return _priors_of(str(root.resolve()))
+
+
+@functools.lru_cache(maxsize=4)
+def _priors_of(root: str) -> TypePriors:
+    return TypePriors.from_data_dir(root)
+
+
+@functools.lru_cache(maxsize=1)
+def _table_only(why: str) -> TypePriors:
+    log.warning("COAT common values unavailable (%s); using the derived AI2-THOR table only", why)
+    return TypePriors(None)
 
 
 __all__ = [

@@ -227,9 +227,32 @@ def check_plan_args(
     check_choice("interpret", interpret, INTERPRETS)
 
 
+def data_dir_of(kb: KnowledgeBase | None, data_dir: Any) -> Any:
+    """The one data directory of a call: ``data_dir``, else the directory ``kb`` was loaded from, else None (the
+    running command's, else ``$COAT_DATA_DIR`` or the user cache: :func:`planner.paths.resolve_data_dir`).
+
+    Raises:
+        ConfigError: ``kb`` was loaded from another directory than ``data_dir`` (a call reads one data directory).
+    """
+    if kb is None:
+        return data_dir
+    if data_dir is not None:
+        from .paths import same_dir
+
+        if not same_dir(kb.root, data_dir):
+            raise ConfigError(f"kb was loaded from {kb.root}, but data_dir is {shown(data_dir)}: a call reads one data "
+                              "directory; pass kb= or data_dir= alone, or both of the same directory")
+    return kb.root
+
+
 def load_kb(kb: KnowledgeBase | None, data_dir: Any) -> KnowledgeBase:
-    """``kb`` itself, or COAT's knowledge base from ``data_dir``."""
+    """``kb`` itself, or COAT's knowledge base from ``data_dir``.
+
+    Raises:
+        ConfigError: both are given and ``kb`` was loaded from another directory (see :func:`data_dir_of`).
+    """
     if kb is not None:
+        data_dir_of(kb, data_dir)
         return kb
     from .knowledge import load_knowledge
 
@@ -248,5 +271,5 @@ def make_backend(llm: LLMBackend | str | None) -> LLMBackend | None:
 __all__ = [
     "COUNT", "INTERPRETS", "MAX_TASK_CHARS", "PLOT_SUFFIXES", "POSITIVE_COUNT", "SEED", "STRATEGIES", "Range",
     "check_choice", "check_data_args", "check_decision_args", "check_llm", "check_number", "check_plan_args",
-    "check_task", "check_type", "load_kb", "make_backend", "shown",
+    "check_task", "check_type", "data_dir_of", "load_kb", "make_backend", "shown",
 ]

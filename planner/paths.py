@@ -2,16 +2,22 @@
 
 The project never ships this data. It is found, in order, at:
 
-1. the ``--data-dir`` option (``data_dir=`` argument),
+1. the ``--data-dir`` option (``data_dir=`` argument), or the data directory of the running command or API call
+   (:func:`use_data_dir`: a reader given no directory of its own),
 2. the ``COAT_DATA_DIR`` environment variable,
 3. the user cache directory (``coat data download`` fills it).
 
 A data directory has ``coat/`` (the COAT annotations) and, for scenes and perception, ``ai2thor/``.
+
+One run reads one data directory: ``coat ... --data-dir D`` and ``plan(..., data_dir=D)`` (or a knowledge base
+loaded from ``D``) make ``D`` the directory of every reader inside, the scene files and the checker's replays
+included, whatever ``COAT_DATA_DIR`` says; a reader asked for another directory inside that run is refused.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import functools
 import hashlib
@@ -74,11 +80,91 @@ def expand_user(path: str | os.PathLike[str], what: str = "path") -> Path:
                           "give the full path") from None
 
 
+_RUN_DATA_DIR: contextvars.ContextVar[Path | None] = contextvars.ContextVar("coat_run_data_dir", default=None)
+"""The data directory of the running command or API call (:func:`use_data_dir`); None outside one."""
+RUN_ORIGIN = "data directory of this run"
+"""How :func:`candidate_dirs` names the run's directory (``--data-dir`` or ``data_dir=`` of the call)."""
+
+
+def run_data_dir() -> Path | None:
+    """The data directory of the running command or API call (:func:`use_data_dir`), None outside one."""
+    return _RUN_DATA_DIR.get()
+
+
+def same_dir(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """True when ``a`` and ``b`` name one directory (``~`` expanded, symlinks and relative parts resolved)."""
+    pa, pb = os.path.abspath(expand_user(a)), os.path.abspath(expand_user(b))
+    if pa == pb:
+        return True
+    try:
+        return os.path.realpath(pa) == os.path.realpath(pb)
+    except (OSError, ValueError):  # a name the system cannot encode (a lone surrogate): only the text can tell
+        return False
+
+
+@contextlib.contextmanager
+def use_data_dir(data_dir: str | os.PathLike[str] | None) -> Iterator[Path | None]:
+    """Make ``data_dir`` the one data directory of everything run inside the block.
+
+    Every reader given no directory of its own (``resolve_data_dir(None)``: the knowledge base, the FloorPlan scene
+    files, the checker's replays, perception's priors) resolves to it, before ``COAT_DATA_DIR`` and the user
+    cache; a reader given another directory is refused. The command line enters it once per command with
+    ``--data-dir``, the API once per call with ``data_dir=`` (or the knowledge base's directory). It is a context
+    variable: a thread started inside sees it only when run in a copy of the context
+    (``contextvars.copy_context().run``).
+
+    Args:
+        data_dir: The run's data root; None keeps the current one (or none).
+
+    Yields:
+        The run's data directory (None when there is none).
+
+    Raises:
+        ConfigError: ``data_dir`` differs from the directory the enclosing run already reads (two data
+            directories in one run would mix their data); ``~user`` that names no user.
+
+    Example:
+        >>> with use_data_dir("/data/coat-data"):                       # doctest: +SKIP
+        ...     kb = load_knowledge()          # /data/coat-data/coat, whatever $COAT_DATA_DIR says
+    """
+    active = _RUN_DATA_DIR.get()
+    if data_dir is None:
+        yield active
+        return
+    path = expand_user(data_dir, "--data-dir").absolute()
+    if active is not None:
+        _check_run_dir(path)
+        yield active
+        return
+    token = _RUN_DATA_DIR.set(path)
+    try:
+        yield path
+    finally:
+        _RUN_DATA_DIR.reset(token)
+
+
+def _check_run_dir(path: Path) -> None:
+    """Refuse a directory other than the run's (ConfigError naming both)."""
+    active = _RUN_DATA_DIR.get()
+    if active is not None and not same_dir(active, path):
+        raise ConfigError(f"this run reads its data from {active} (--data-dir / data_dir=), not {path}: one run "
+                          "reads one data directory. Pass the same directory, or run the two apart")
+
+
 def candidate_dirs(data_dir: str | os.PathLike[str] | None = None) -> list[tuple[str, Path]]:
-    """Return the (origin, path) pairs searched, in resolution order."""
+    """Return the (origin, path) pairs searched, in resolution order.
+
+    Raises:
+        ConfigError: ``data_dir`` differs from the data directory of the running command (:func:`use_data_dir`).
+    """
     out: list[tuple[str, Path]] = []
+    run = _RUN_DATA_DIR.get()
     if data_dir is not None:
-        out.append(("--data-dir", expand_user(data_dir, "--data-dir")))
+        path = expand_user(data_dir, "--data-dir")
+        _check_run_dir(path)
+        out.append(("--data-dir", path))
+    elif run is not None:
+        out.append((RUN_ORIGIN, run))
     env = os.environ.get(ENV_VAR)
     if env:
         out.append((ENV_VAR, expand_user(env, ENV_VAR)))
@@ -99,10 +185,12 @@ def resolve_data_dir(
     """Return the first data directory that has everything ``need`` requires.
 
     An explicit ``data_dir`` is authoritative: when it is given but incomplete, the environment variable
-    and the cache are not tried, so a typo never silently falls back to other data.
+    and the cache are not tried, so a typo never silently falls back to other data. So is the data directory of
+    the running command or API call (:func:`use_data_dir`) when ``data_dir`` is None.
 
     Args:
-        data_dir: Explicit directory (the ``--data-dir`` option), or None.
+        data_dir: Explicit directory (the ``--data-dir`` option), or None (the run's, else the environment
+            variable's, else the cache).
         need: Sub-directory that must be present: ``"coat"`` or ``"ai2thor"``.
         files: Files that must exist under ``<root>/<need>/``; defaults to COAT_FILES for ``"coat"``.
 
@@ -111,11 +199,12 @@ def resolve_data_dir(
 
     Raises:
         DataNotFoundError: naming every directory searched, what was missing, and the fix.
+        ConfigError: ``data_dir`` differs from the data directory of the running command or call.
     """
     required = files if files is not None else (COAT_FILES if need == "coat" else ())
     searched: list[str] = []
     cands = candidate_dirs(data_dir)
-    if data_dir is not None:
+    if cands[0][0] in ("--data-dir", RUN_ORIGIN):
         cands = cands[:1]
     for origin, root in cands:
         if not (root / need).is_dir():

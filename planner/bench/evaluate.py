@@ -20,6 +20,7 @@ bad rate.
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import logging
 import math
@@ -204,15 +205,19 @@ def _decisions(questions: Sequence[Question], pipeline: DecisionPipeline, concur
             yield pipeline.decide(q)
         return
     ex = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="coat-eval")
+
+    def submit(q: Question) -> Any:  # in the run's context: its data directory (planner.paths.use_data_dir)
+        return ex.submit(contextvars.copy_context().run, pipeline.decide, q)
+
     try:
         todo = iter(questions)
         # a bounded window: a failure (an unreachable server) stops the run with few answers in flight
-        pending = deque(ex.submit(pipeline.decide, q) for q in islice(todo, 2 * concurrency))
+        pending = deque(submit(q) for q in islice(todo, 2 * concurrency))
         while pending:
             decision = pending.popleft().result()
             nxt = next(todo, None)
             if nxt is not None:
-                pending.append(ex.submit(pipeline.decide, nxt))
+                pending.append(submit(nxt))
             yield decision
     finally:
         ex.shutdown(wait=True, cancel_futures=True)

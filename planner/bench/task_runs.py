@@ -123,7 +123,7 @@ class Runner:
 
         from ..steps import affordances_of
 
-        with scenes.make(ep.scene, frames=False) as env:
+        with scenes.make(ep.scene, frames=False, data_dir=self.kb.root) as env:
             obs, _ = env.reset(seed=ep.seed, options=ep.options)
         return obs, self.estimator.estimate(obs), affordances_of(obs.objects)
 
@@ -154,7 +154,7 @@ class Runner:
         from ..scene_planner import plan_in_state
         from ..steps import affordances_of
 
-        with scenes.make(ep.scene, frames=False) as env:
+        with scenes.make(ep.scene, frames=False, data_dir=self.kb.root) as env:
             obs, _ = env.reset(seed=ep.seed, options=ep.options)
             same = [str(o["objectId"]) for o in obs.objects if o.get("objectType") == ep.ideal_type]
             if not same:
@@ -245,12 +245,14 @@ def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: 
     With ``out`` (a JSONL file, or a :class:`~planner.results.ResultsFile` the caller locked and closes) every row is
     appended as soon as it is measured, through the results writer: a file that has rows is refused unless
     ``resume``, and resuming adds only the episodes whose key (``seed:index``) the file lacks, for the same config
-    and data.
+    and data. Everything the run reads (scene files, the checker's replays) comes from the directory ``kb`` was
+    loaded from.
 
     Raises:
         ConfigError: ``out`` has rows and ``resume`` is False, has rows of another config or data, or another run
             holds it.
     """
+    from ..paths import use_data_dir
     from .tasks import Sampler
 
     f = None
@@ -264,17 +266,18 @@ def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: 
         runner = Runner(cfg, kb, llm=llm)
         rows: list[dict[str, Any]] = []
         bar = _progress(cfg.episodes, progress)
-        for i in range(cfg.episodes):
-            key = f"{cfg.seed}:{i}"
-            if key in done:
-                rows.append(done[key])
-            else:
-                row = runner.row(sampler.episode(i))
-                if f is not None:
-                    f.append(row)
-                rows.append(row)
-            if bar is not None:
-                bar.update(1)
+        with use_data_dir(kb.root):  # one data directory: the checker's replays read the knowledge base's too
+            for i in range(cfg.episodes):
+                key = f"{cfg.seed}:{i}"
+                if key in done:
+                    rows.append(done[key])
+                else:
+                    row = runner.row(sampler.episode(i))
+                    if f is not None:
+                        f.append(row)
+                    rows.append(row)
+                if bar is not None:
+                    bar.update(1)
         if bar is not None:
             bar.close()
     finally:

@@ -296,7 +296,7 @@ def observe_scene(scene: str, seed: int, kb: KnowledgeBase, estimator: Any) -> S
 
     from ..steps import affordances_of
 
-    with scenes.make(scene, frames=False) as env:
+    with scenes.make(scene, frames=False, data_dir=kb.root) as env:  # the knowledge base's data directory
         obs, _ = env.reset(seed=seed)
     objs = tuple(dict(o) for o in obs.objects)
     return SceneInfo(scene, objs, estimator.estimate(obs), affordances_of(objs),

@@ -35,7 +35,7 @@ from typing import Literal
 
 from ..arguments import COUNT, PLOT_SUFFIXES, POSITIVE_COUNT, SEED, Range
 from ..errors import ConfigError, PlannerError
-from ..paths import expand_user
+from ..paths import expand_user, use_data_dir
 from ..terminal import SafeFormatter, echo, one_line, safe_text
 
 __all__ = ["EXIT_ERROR", "EXIT_INTERNAL", "build_parser", "check_out_path", "check_plot_path", "echo", "main", "number",
@@ -212,7 +212,10 @@ def _main(argv: list[str] | None) -> int:
         return 2
     if getattr(args, "data_dir", None) is not None:  # every command that takes it: '~nosuchuser/x' is named here
         args.data_dir = str(expand_user(args.data_dir, "--data-dir"))
-    return int(args.func(args) or 0)
+    # one data directory for the whole command: every reader it reaches (scene files, the checker's replays,
+    # perception's priors), not only those handed args.data_dir, uses --data-dir over $COAT_DATA_DIR
+    with use_data_dir(getattr(args, "data_dir", None)):
+        return int(args.func(args) or 0)
 
 
 def _say(line: str) -> None:
