@@ -30,7 +30,8 @@ from planner.knowledge.alfred import alfred_spec
 from planner.paths import cache_data_dir, resolve_data_dir, run_data_dir, use_data_dir
 from planner.schemas import Plan
 
-PROPERTY = settings(max_examples=12, suppress_health_check=[HealthCheck.function_scoped_fixture])
+PROPERTY = settings(max_examples=12,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 # ---------------------------------------------------------------- what a run reads
 
