@@ -253,7 +253,7 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
             run.failure = f"no substitute for {role}: {new.reason}"
             return None
         run.plan = new
-        return _taken_out(run, plan.bindings, new.bindings) + _not_redone(run, new.steps)
+        return _not_redone(run, new.steps)
 
     def _in_a_vessel(self, run: _Run, role: str, blame: str, res: SkillResult) -> tuple[SkillCall, ...] | None:
         """A heat source that refuses the target itself (a tomato on a burner) takes it in a vessel: add a vessel
@@ -345,23 +345,6 @@ def _with_visits(goals: tuple[GoalStatus, ...], run: _Run, plan: Plan) -> tuple[
         if not g.met and c.relation == "close_to" and c.other == "agent" and plan.bindings.get(c.item) in reached:
             g = g.model_copy(update={"met": True, "detail": f"reached during the run ({g.detail} at the end)"})
         out.append(g)
-    return tuple(out)
-
-
-def _taken_out(run: _Run, before: Mapping[str, str], after: Mapping[str, str]) -> tuple[SkillCall, ...]:
-    """Steps that take out what a re-plan let go of and that lies in an appliance (the mug of water left in the
-    coffee machine when a pot on a burner takes over): an appliance is no place to leave it."""
-    kept = set(after.values())
-    by_id = {str(o.get("objectId")): o for o in run.obs.objects}
-    out: list[SkillCall] = []
-    for oid in dict.fromkeys(before.values()):
-        o = by_id.get(oid) or {}
-        if oid in kept or not o.get("pickupable"):
-            continue
-        holders = {(by_id.get(p) or {}).get("objectType") for p in o.get("parentReceptacles") or []}
-        if holders & safety.APPLIANCES_HOLDING:
-            run.notes.append(f"{oid} is no longer used: taken out of the appliance it was put in")
-            out += [SkillCall(skill="pickup", target=oid), SkillCall(skill="set_down", target=oid)]
     return tuple(out)
 
 
