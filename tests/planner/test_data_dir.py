@@ -30,7 +30,7 @@ from planner.knowledge.alfred import alfred_spec
 from planner.paths import cache_data_dir, resolve_data_dir, run_data_dir, use_data_dir
 from planner.schemas import Plan
 
-PROPERTY = settings(max_examples=12, suppress_health_check=[HealthCheck.function_scoped_fixture])
+PROPERTY = settings(max_examples=12, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 # ---------------------------------------------------------------- what a run reads
 
@@ -357,7 +357,8 @@ def test_the_issue_s_cases_are_refused_with_the_fix() -> None:
     q = plan("cut apple", state, llm=None, strategy="knowledge")
     with pytest.raises(ConfigError, match="scene= .*'embedded/kitchen-v0'"):
         execute_plan(q)
-    with pytest.raises(ConfigError, match=r"rebuilt for this plan \('embedded/kitchen-v0'\) has no .*Knife\|.*\(cutting\)"):
+    with pytest.raises(ConfigError, match=r"rebuilt for this plan \('embedded/kitchen-v0'\) has no .*Knife\|.*"
+                                          r"\(cutting\)"):
         execute_plan(q, "embedded/kitchen-v0")
     assert execute_plan(q, "embedded/FloorPlan1-v0", strategy="knowledge").achieved
 
