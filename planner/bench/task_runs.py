@@ -60,7 +60,14 @@ class Runner:
         self.estimator = make_estimator(kb)
 
     def row(self, ep: Episode) -> dict[str, Any]:
-        """Run one episode both ways; the JSONL row."""
+        """Run one episode both ways; the JSONL row. Everything it reads (scene files, the checker's replay) comes
+        from the directory the knowledge base was loaded from."""
+        from ..paths import use_data_dir
+
+        with use_data_dir(self.kb.root):
+            return self._row(ep)
+
+    def _row(self, ep: Episode) -> dict[str, Any]:
         spec = ep.task_def().spec(self.kb)
         try:
             knowledge = self._knowledge_choice(ep, spec)
@@ -260,10 +267,8 @@ def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: 
     """Sample the config's episodes and run each (both sides); the rows, in episode order.
 
     With ``out`` (a JSONL file) every row is appended as soon as it is measured; see :func:`open_rows` for
-    the no-overwrite rule. Everything the run reads (scene files, the checker's replays) comes from the directory
-    ``kb`` was loaded from.
+    the no-overwrite rule.
     """
-    from ..paths import use_data_dir
     from .tasks import Sampler
 
     done = open_rows(out, cfg.hash(), resume=resume) if out is not None else {}
@@ -271,18 +276,17 @@ def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: 
     runner = Runner(cfg, kb, llm=llm)
     rows: list[dict[str, Any]] = []
     bar = _progress(cfg.episodes, progress)
-    with use_data_dir(kb.root):  # one data directory: the checker's replays read the knowledge base's too
-        for i in range(cfg.episodes):
-            key = f"{cfg.seed}:{i}"
-            if key in done:
-                rows.append(done[key])
-            else:
-                row = runner.row(sampler.episode(i))
-                if out is not None:
-                    append_row(out, row)
-                rows.append(row)
-            if bar is not None:
-                bar.update(1)
+    for i in range(cfg.episodes):
+        key = f"{cfg.seed}:{i}"
+        if key in done:
+            rows.append(done[key])
+        else:
+            row = runner.row(sampler.episode(i))
+            if out is not None:
+                append_row(out, row)
+            rows.append(row)
+        if bar is not None:
+            bar.update(1)
     if bar is not None:
         bar.close()
     return rows

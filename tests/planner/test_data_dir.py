@@ -294,6 +294,19 @@ def test_bench_tasks_with_a_data_dir_reads_no_other(dirs, capsys, floorplan, epi
     assert summary["episodes"] == episodes
 
 
+def test_the_task_benchmark_s_library_reads_its_knowledge_base_s_directory(dirs, monkeypatch) -> None:
+    from planner.bench.task_runs import run_tasks
+    from planner.bench.tasks import make_config
+
+    option, decoy, others = dirs()
+    monkeypatch.setenv("COAT_DATA_DIR", str(decoy))
+    cfg = make_config(episodes=2, seed=3, scenes=("embedded/FloorPlan2-v0",), conditions=("present", "broken"))
+    with reads() as seen:
+        rows = run_tasks(cfg, load_knowledge(option), progress=False)
+    assert len(rows) == 2 and all(r["planner"]["checker"] is not None for r in rows if r["planner"]["plan_feasible"])
+    assert_reads_only(seen, option, *others)
+
+
 # ---------------------------------------------------------------- execute_plan refuses what it cannot rebuild
 
 
