@@ -151,6 +151,14 @@ def test_a_knowledge_base_from_one_directory_and_data_dir_of_another_are_refused
         plan("cut apple", "embedded/FloorPlan1-v0", llm=None, kb=kb, data_dir=decoy)
     with pytest.raises(ConfigError, match="one data directory"), use_data_dir(decoy):
         plan("cut apple", "embedded/FloorPlan1-v0", llm=None, kb=kb)  # inside a run of another directory
+    from planner.agents.sciworld.agent import SciWorldAgent
+    from planner.bench.datasets import write_sets
+
+    with pytest.raises(ConfigError, match="one data directory"):
+        SciWorldAgent(kb=kb, data_dir=decoy)
+    with pytest.raises(ConfigError, match="one data directory"):
+        write_sets(kb, option.parent / "qs", sets=["task0"], progress=False, data_dir=decoy)
+    assert SciWorldAgent(kb=kb)._data_dir == kb.root
 
 
 def test_a_reader_asked_for_another_directory_inside_a_run_is_refused(dirs) -> None:
