@@ -96,7 +96,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from ..arguments import COUNT, SEED, check_number
+from ..arguments import COUNT, SEED, check_number, data_dir_of
 from ..errors import ConfigError, DataError, DataNotFoundError, UnknownIdError
 from ..paths import data_checksums, file_sha256, read_json, read_lines, writing
 from ..results import ResultsDir, RunIdentity, fingerprint
@@ -311,7 +311,8 @@ def write_sets(
         seed: Master seed.
         sets: Set names (default: all).
         progress: Show a progress bar.
-        data_dir: Data root for the checksums (default: the one the knowledge base was loaded from).
+        data_dir: Data root for the checksums (default: the one the knowledge base was loaded from; another one is
+            a ConfigError).
         sizes: Optional per-variation target overrides.
         cost: Optional cost model.
 
@@ -324,7 +325,7 @@ def write_sets(
     """
     check_number("seed", seed, SEED)
     root = Path(out)
-    checksums = data_checksums(data_dir if data_dir is not None else kb.root)
+    checksums = data_checksums(data_dir_of(kb, data_dir))  # the questions' data: kb= and data_dir= of one directory
     manifest: dict[str, Any] = {
         "generator": "planner.bench.datasets",
         "generator_version": GENERATOR_VERSION,

@@ -59,7 +59,14 @@ class Runner:
         self.estimator = make_estimator(kb)
 
     def row(self, ep: Episode) -> dict[str, Any]:
-        """Run one episode both ways; the JSONL row."""
+        """Run one episode both ways; the JSONL row. Everything it reads (scene files, the checker's replay) comes
+        from the directory the knowledge base was loaded from."""
+        from ..paths import use_data_dir
+
+        with use_data_dir(self.kb.root):
+            return self._row(ep)
+
+    def _row(self, ep: Episode) -> dict[str, Any]:
         spec = ep.task_def().spec(self.kb)
         try:
             knowledge = self._knowledge_choice(ep, spec)
@@ -252,7 +259,6 @@ def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: 
         ConfigError: ``out`` has rows and ``resume`` is False, has rows of another config or data, or another run
             holds it.
     """
-    from ..paths import use_data_dir
     from .tasks import Sampler
 
     f = None
@@ -266,18 +272,17 @@ def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: 
         runner = Runner(cfg, kb, llm=llm)
         rows: list[dict[str, Any]] = []
         bar = _progress(cfg.episodes, progress)
-        with use_data_dir(kb.root):  # one data directory: the checker's replays read the knowledge base's too
-            for i in range(cfg.episodes):
-                key = f"{cfg.seed}:{i}"
-                if key in done:
-                    rows.append(done[key])
-                else:
-                    row = runner.row(sampler.episode(i))
-                    if f is not None:
-                        f.append(row)
-                    rows.append(row)
-                if bar is not None:
-                    bar.update(1)
+        for i in range(cfg.episodes):  # each row is measured in the knowledge base's data directory (Runner.row)
+            key = f"{cfg.seed}:{i}"
+            if key in done:
+                rows.append(done[key])
+            else:
+                row = runner.row(sampler.episode(i))
+                if f is not None:
+                    f.append(row)
+                rows.append(row)
+            if bar is not None:
+                bar.update(1)
         if bar is not None:
             bar.close()
     finally:

@@ -1,7 +1,7 @@
 """Train the learned selectors on first use: the ``learned`` strategy loads what ``coat train`` wrote, or, when
 nothing is there yet, trains the full model (no folds) into that directory with a progress bar.
 
-Training is deterministic for a seed and single-threaded; the full model takes a few minutes on 2 cores (the
+Training is deterministic for a seed and single-threaded; the full model takes about a minute on one core (the
 MiniLM embeddings of COAT's texts are computed once and cached beside it). A corrupt or other-version file is
 not retrained silently: it is a :class:`~planner.errors.DataError` that says to run ``coat train`` again.
 """
@@ -38,7 +38,7 @@ def ensure_learned(kb: KnowledgeBase, out: str | os.PathLike[str] | None = None,
     out = Path(out) if out is not None else default_dir()
     sums = data_checksums(kb.root)
     if not (out / MANIFEST_FILE).is_file():
-        logger.warning("no learned selectors in %s yet: training them now (first use; a few minutes, "
+        logger.warning("no learned selectors in %s yet: training them now (first use; about a minute, "
                        "`coat train --seed %d --out %s` does the same)", out, seed, out)
         out.mkdir(parents=True, exist_ok=True)
         train_dir(kb, out, seed=seed, folds=1, encoder=encoder, options=options, checksums=sums, progress=progress)

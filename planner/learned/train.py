@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,17 @@ from ..errors import ConfigError, DataError, DataNotFoundError
 from ..knowledge import KnowledgeBase
 from ..paths import data_checksums, read_json, writing
 from ..results import ResultsDir, RunIdentity, fingerprint
-from .data import SPLITS, Combo, RankExample, SuitExample, check_split, make_folds, training_examples
+from .data import (
+    SPLITS,
+    Combo,
+    RankExample,
+    SuitExample,
+    check_split,
+    combinations,
+    make_folds,
+    training_examples,
+    vocabulary,
+)
 from .features import EmbeddingCache, MiniLMVectors, VectorEncoder
 from .model import (
     _RETRAIN,
@@ -42,19 +53,22 @@ from .model import (
     build_heads,
     check_recorded_options,
     fold_file,
+    use_generator,
 )
 from .neighbours import n_extra, neighbour_table
 from .rules import rule_table
 
 logger = logging.getLogger(__name__)
 
-DEFAULTS: dict[str, Any] = {"hidden": 128, "epochs1": 300, "epochs2": 200, "lr": 3e-3, "weight_decay": 1e-4,
-                           "dropout": 0.5, "hard_weight": 1.0, "pair_weight": 0.0, "knn_temp": 0.0,
-                           "cos_features": 0, "keep_logit": 0.0, "stage2": "rules", "rules_k": 10, "rules_temp": 0.1,
-                           "rules_utility": 0.5}
+DEFAULTS: dict[str, Any] = {"hidden": 128, "epochs1": 300, "batch1": 0, "epochs2": 200, "lr": 3e-3,
+                           "weight_decay": 1e-4, "dropout": 0.5, "hard_weight": 1.0, "pair_weight": 0.0,
+                           "knn_temp": 0.0, "cos_features": 0, "keep_logit": 0.0, "stage2": "rules", "rules_k": 10,
+                           "rules_temp": 0.1, "rules_utility": 0.5}
 """Training options. ``hard_weight``: stage-1 BCE weight of a hard negative (an object of the utility that is not
-a context object of the task) relative to other rows; ``pair_weight``: weight of an added stage-1 pairwise
-logistic loss, context object above hard negative, within each (utility, task); ``knn_temp``: > 0 adds the
+a context object of the task) relative to other rows; ``batch1``: stage-1 rows per optimizer step (shuffled
+minibatches, ``epochs1`` passes over the rows; 0 = every row in one step per epoch, the default: fewer passes in
+minibatches lost held-out Task-u accuracy, ``benchmarks/learned.md``); ``pair_weight``: weight of an added stage-1
+pairwise logistic loss, context object above hard negative, within each (utility, task); ``knn_temp``: > 0 adds the
 neighbour inputs of :mod:`planner.learned.neighbours` to stage 1 (softmax temperature over task cosines; 0 =
 off); ``cos_features``: 1 adds the task . object and phrase . object cosines to stage 1; ``keep_logit``: the
 stage-1 keep threshold the model is used with (the ``learned`` strategy keeps every object whose logit is at
@@ -64,12 +78,16 @@ then not trained) or ``mlp`` (the pairwise-trained head, the default before; see
 options are in every model's manifest and (hashed, see :func:`~planner.learned.model.options_tag`) in its id."""
 
 
+_RNG_LOCK = threading.Lock()
+"""Held while a model seeds torch's global generator and draws its initial weights from it."""
+
 STAGE2: tuple[str, ...] = ("mlp", "rules")
 """Values of the ``stage2`` training option."""
 
 
 OPTION_RANGES: dict[str, Range] = {
     "hidden": Range(2, 4096, integer=True), "epochs1": Range(0, 100_000, integer=True),
+    "batch1": Range(0, 10_000_000, integer=True),
     "epochs2": Range(0, 100_000, integer=True), "lr": Range(0, 1, low_open=True), "weight_decay": Range(0, 1),
     "dropout": Range(0, 1, high_open=True), "hard_weight": Range(0, 1000), "pair_weight": Range(0, 1000),
     "knn_temp": Range(0, 100), "cos_features": Range(0, 1, integer=True), "keep_logit": Range(),
@@ -156,35 +174,66 @@ def _hard_negatives(kb: KnowledgeBase, examples: Sequence[SuitExample]) -> tuple
     return np.asarray(hard, dtype=bool), np.concatenate(pairs)
 
 
-def _rank_data(feat: Featurizer, examples: Sequence[RankExample]) -> tuple[np.ndarray, np.ndarray]:
-    """Feature rows and the (better, worse) index pairs."""
+def _rank_data(feat: Featurizer | None, examples: Sequence[RankExample]) -> tuple[np.ndarray | None, np.ndarray]:
+    """Feature rows (None without a featurizer: the rules ranker trains nothing) and the (better, worse) index
+    pairs."""
     by_combo: dict[Combo, list[Any]] = {}
     for ex in examples:
         by_combo.setdefault(ex.combo, []).append(ex)
     xs, pairs, base = [], [], 0
     for (u, t), exs in by_combo.items():
-        xs.append(feat.rank(t, u, [(e.obj, e.state) for e in exs]))
+        if feat is not None:
+            xs.append(feat.rank(t, u, [(e.obj, e.state) for e in exs]))
         cost = np.asarray([e.cost for e in exs])
         i, j = np.nonzero(cost[:, None] < cost[None, :])
         pairs.append(np.stack([i + base, j + base], axis=1))
         base += len(exs)
-    return np.concatenate(xs), np.concatenate(pairs)
+    return (np.concatenate(xs) if xs else None), np.concatenate(pairs)
+
+
+def _batches(n: int, size: int, gen: Any) -> Iterator[Any]:
+    """Row indices of one stage-1 epoch: shuffled minibatches of ``size`` rows (the last one smaller), or a single
+    None (every row, in order) for ``size`` 0 or ``size`` >= ``n``."""
+    torch = require("torch", "torch")
+    if size <= 0 or size >= n:
+        yield None
+        return
+    yield from torch.randperm(n, generator=gen).split(size)
+
+
+def _pairs_in(pairs: Any, idx: Any, n: int) -> Any:
+    """The (positive, hard negative) row pairs whose rows are both in minibatch ``idx``, as positions in it."""
+    torch = require("torch", "torch")
+    where = torch.full((n,), -1, dtype=torch.long)
+    where[idx] = torch.arange(len(idx))
+    both = where[pairs]
+    return both[(both >= 0).all(dim=1)]
 
 
 def train_model(kb: KnowledgeBase, feat: Featurizer, *, seed: int, held_out: Sequence[Combo] = (),
                 held_out_objects: Sequence[str] = (), fold: int | None = None, options: dict[str, Any] | None = None,
-                progress: Any = None) -> LearnedModel:
+                progress: Any = None, on_epoch: Callable[[LearnedModel, int], None] | None = None) -> LearnedModel:
     """Train both heads on every combination not in ``held_out``, without any example whose object is in
-    ``held_out_objects`` (:func:`~planner.learned.data.training_examples`); deterministic for ``seed``."""
+    ``held_out_objects`` (:func:`~planner.learned.data.training_examples`); deterministic for ``seed``.
+
+    Stage 1 takes ``epochs1`` passes over its rows, in shuffled minibatches of ``batch1`` rows (0: the whole set in
+    one step per epoch). ``on_epoch(model, epoch)`` is called after each stage-1 epoch with the heads in eval mode
+    (for probes that draw the early-stopping curve; it does not change the training)."""
     torch = require("torch", "torch")
     opt = resolve_options(options)
-    torch.manual_seed(seed)
     torch.set_num_threads(1)
     hold = set(held_out)
     drop = sorted(set(held_out_objects))
     suit, ranked = training_examples(kb, hold, drop)
     dim = feat.cache.embed(["x"]).shape[1]
-    heads = build_heads(dim, int(opt["hidden"]), float(opt["dropout"]), n_extra(opt))
+    with _RNG_LOCK:  # the initial weights come from torch's global generator, seeded here
+        torch.manual_seed(seed)
+        heads = build_heads(dim, int(opt["hidden"]), float(opt["dropout"]), n_extra(opt))
+        gen = torch.Generator()
+        gen.set_state(torch.get_rng_state())
+    # every later draw (dropout masks, minibatch order) continues that stream on the model's own generator: models
+    # trained at once on several threads draw exactly what each draws alone
+    use_generator(heads, gen)
     manifest = {"version": FORMAT_VERSION, "encoder": feat.cache.model_id, "seed": seed, "fold": fold,
                 "dim": int(dim), "hidden": int(opt["hidden"]), "dropout": float(opt["dropout"]), "options": opt,
                 "held_out": [list(c) for c in sorted(hold, key=lambda c: (c[0], c[1] or ""))],
@@ -194,7 +243,8 @@ def train_model(kb: KnowledgeBase, feat: Featurizer, *, seed: int, held_out: Seq
                    if opt["stage2"] == "rules" else {})}
     model = LearnedModel(heads, feat, manifest)
     heads.train()
-    adam = torch.optim.Adam(heads.parameters(), lr=opt["lr"], weight_decay=opt["weight_decay"])
+    # foreach: one kernel per step over all tensors (the same numbers as the per-tensor loop, fewer dispatches)
+    adam = torch.optim.Adam(heads.parameters(), lr=opt["lr"], weight_decay=opt["weight_decay"], foreach=True)
     x1, y1 = (torch.from_numpy(a) for a in _suit_data(model, suit))
     pos_weight = torch.tensor((len(y1) - float(y1.sum())) / max(1.0, float(y1.sum())))
     hard_w, pair_w = float(opt["hard_weight"]), float(opt["pair_weight"])
@@ -202,17 +252,26 @@ def train_model(kb: KnowledgeBase, feat: Featurizer, *, seed: int, held_out: Seq
     hard, hp = _hard_negatives(kb, suit)
     if hard_w != 1.0:
         weight = torch.from_numpy(np.where(hard, hard_w, 1.0).astype(np.float32))
-    bce = torch.nn.BCEWithLogitsLoss(pos_weight=pos_weight, weight=weight)
+    bce = torch.nn.functional.binary_cross_entropy_with_logits
     hp_t = torch.from_numpy(hp)
-    x2, p2 = (torch.from_numpy(a) for a in _rank_data(feat, ranked))
-    for _ in range(int(opt["epochs1"])):
-        adam.zero_grad()
-        s1 = heads["suits"](x1).squeeze(-1)
-        loss = bce(s1, y1)
-        if pair_w and len(hp_t):
-            loss = loss + pair_w * torch.nn.functional.softplus(s1[hp_t[:, 1]] - s1[hp_t[:, 0]]).mean()
-        loss.backward()
-        adam.step()
+    rows, pairs = _rank_data(None if opt["stage2"] == "rules" else feat, ranked)  # rules: no stage-2 features
+    x2, p2 = (None if rows is None else torch.from_numpy(rows)), torch.from_numpy(pairs)
+    n = len(y1)
+    for epoch in range(int(opt["epochs1"])):
+        for idx in _batches(n, int(opt["batch1"]), gen):
+            adam.zero_grad()
+            xb, yb, wb, hb = ((x1, y1, weight, hp_t) if idx is None else
+                              (x1[idx], y1[idx], None if weight is None else weight[idx], _pairs_in(hp_t, idx, n)))
+            s1 = heads["suits"](xb).squeeze(-1)
+            loss = bce(s1, yb, weight=wb, pos_weight=pos_weight)
+            if pair_w and len(hb):
+                loss = loss + pair_w * torch.nn.functional.softplus(s1[hb[:, 1]] - s1[hb[:, 0]]).mean()
+            loss.backward()
+            adam.step()
+        if on_epoch is not None:
+            heads.eval()
+            on_epoch(model, epoch + 1)
+            heads.train()
         if progress is not None:
             progress.update(1)
     for _ in range(int(opt["epochs2"])):
@@ -220,6 +279,7 @@ def train_model(kb: KnowledgeBase, feat: Featurizer, *, seed: int, held_out: Seq
             if progress is not None:
                 progress.update(1)
             continue
+        assert x2 is not None  # stage2 "mlp": its features were made above
         adam.zero_grad()
         s = heads["rank"](x2).squeeze(-1)
         loss = torch.nn.functional.softplus(s[p2[:, 1]] - s[p2[:, 0]]).mean()
@@ -228,6 +288,7 @@ def train_model(kb: KnowledgeBase, feat: Featurizer, *, seed: int, held_out: Seq
         if progress is not None:
             progress.update(1)
     model.manifest.update({"n_suit": len(y1), "n_rank_pairs": len(p2)})
+    use_generator(heads, None)
     heads.eval()
     _check_trained(heads, opt)
     return model
@@ -242,7 +303,7 @@ def featurizer(kb: KnowledgeBase, cache_path: str | os.PathLike[str] | None,
 def train_dir(kb: KnowledgeBase, out: str | os.PathLike[str], *, seed: int = 0, folds: int = 1,
               split: str = "combinations", encoder: VectorEncoder | None = None,
               options: dict[str, Any] | None = None, checksums: dict[str, str] | None = None,
-              progress: bool = True) -> dict[str, Any]:
+              progress: bool = True, workers: int | None = None) -> dict[str, Any]:
     """Train the full model and, with ``folds > 1``, one model per fold of ``split`` (:data:`SPLITS`:
     ``combinations`` or ``objects``); write them to ``out``, through the results writer.
 
@@ -252,17 +313,21 @@ def train_dir(kb: KnowledgeBase, out: str | os.PathLike[str], *, seed: int = 0, 
     identity is resumed: a model already there is kept (one that cannot be read is trained again), only the missing
     ones are trained, and fold models already there of another split or count are refused.
 
+    The models are trained ``workers`` at a time (default: one per CPU core, at most :data:`MAX_WORKERS`), each on
+    its own thread, single-threaded and drawing from its own generator: the files are the same for any number of
+    workers.
+
     Returns:
         The manifest written to ``out/manifest.json`` (``split`` and the folds' held-out combinations or
         object types).
 
     Raises:
-        ConfigError: an unknown ``split``, ``folds`` more than the split has combinations / object types, another
-            training holds ``out``, or ``out`` holds models of another identity or other folds.
+        ConfigError: an unknown ``split``, ``folds`` more than the split has combinations / object types,
+            ``workers`` below 1, another training holds ``out``, or ``out`` holds models of another identity or other
+            folds.
     """
-    from tqdm.auto import tqdm
-
     check_split(split)
+    _workers(workers, 1)  # a bad number is refused before anything is locked or read
     out = Path(out)
     opt = resolve_options(options)
     enc = encoder or MiniLMVectors()
@@ -277,10 +342,8 @@ def train_dir(kb: KnowledgeBase, out: str | os.PathLike[str], *, seed: int = 0, 
             (fold_file(i), {"fold": i, **({"held_out_objects": held} if split == "objects" else {"held_out": held})})
             for i, held in enumerate(groups)]
         todo = [(name, kw) for name, kw in todo if not (results.resumed and _readable(out / name, feat))]
-        per = int(opt["epochs1"]) + int(opt["epochs2"])
-        with tqdm(total=per * len(todo), desc="coat train", unit="epoch", disable=not progress) as bar:
-            for name, kw in todo:
-                train_model(kb, feat, seed=seed, options=opt, progress=bar, **kw).save(out / name)
+        _train_all(kb, feat, out, todo, seed=seed, options=opt, workers=_workers(workers, len(todo)),
+                   progress=progress)
         feat.cache.save()
         manifest = {"version": FORMAT_VERSION, "encoder": feat.cache.model_id, "seed": seed, "folds": len(groups),
                     "split": split, "options": opt, "data_checksums": sums, "model": MODEL_FILE,
@@ -340,6 +403,60 @@ def _readable(path: Path, feat: Featurizer) -> bool:
         logger.warning("%s is not a readable model (%s); training it again", path, e)
         return False
     return True
+
+
+def _train_all(kb: KnowledgeBase, feat: Featurizer, out: Path, jobs: list[tuple[str, dict[str, Any]]], *, seed: int,
+               options: dict[str, Any], workers: int, progress: bool) -> None:
+    """Train and save each ``(file name, hold-out)`` job, ``workers`` at a time, under one progress bar."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tqdm.auto import tqdm
+
+    if not jobs:
+        return
+    _embed_all(kb, feat)  # every text the models read, before any thread asks for one
+    per = int(options["epochs1"]) + int(options["epochs2"])
+    with tqdm(total=per * len(jobs), desc="coat train", unit="epoch", disable=not progress) as bar:
+        bar_lock = threading.Lock()
+
+        class _Bar:  # one bar for every thread
+            def update(self, n: int) -> None:
+                with bar_lock:
+                    bar.update(n)
+
+        def train(name: str, hold: dict[str, Any]) -> None:
+            train_model(kb, feat, seed=seed, options=options, progress=_Bar(), **hold).save(out / name)
+
+        if workers == 1:
+            for name, hold in jobs:
+                train(name, hold)
+        else:
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="coat-train") as ex:
+                for f in [ex.submit(train, name, hold) for name, hold in jobs]:
+                    f.result()
+
+
+MAX_WORKERS = 4
+"""Most models ``train_dir`` trains at once by default (each holds its ~100 MB of stage-1 rows and activations)."""
+
+
+def _workers(workers: int | None, jobs: int) -> int:
+    if workers is None:
+        return max(1, min(os.cpu_count() or 1, MAX_WORKERS, jobs))
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ConfigError(f"workers must be an integer >= 1 (models trained at once), got {workers!r}")
+    return min(workers, jobs)
+
+
+def _embed_all(kb: KnowledgeBase, feat: Featurizer) -> None:
+    """Embed every text training reads (tasks, utility phrases, objects), so the models' threads only read the
+    cache."""
+    from .features import object_text, task_text
+
+    combos = combinations(kb)
+    feat.cache.embed(["x", *dict.fromkeys(task_text(t) for _, t in combos),
+                      *dict.fromkeys(feat.phrases.get(u, u) for u, _ in combos),
+                      *(object_text(o) for o in vocabulary(kb))])
 
 
 def recorded(options: dict[str, Any] | None) -> dict[str, Any]:
@@ -431,5 +548,5 @@ def default_dir() -> Path:
     return cache_data_dir().parent / "learned"
 
 
-__all__ = ["DEFAULTS", "default_dir", "featurizer", "load_learned", "recorded", "resolve_options", "set_keep_logit",
-           "train_dir", "train_model", "training_identity"]
+__all__ = ["DEFAULTS", "MAX_WORKERS", "default_dir", "featurizer", "load_learned", "recorded", "resolve_options",
+           "set_keep_logit", "train_dir", "train_model", "training_identity"]

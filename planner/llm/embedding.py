@@ -120,6 +120,7 @@ class EmbeddingCache:
         self.path = Path(path) if path is not None else None
         self._vecs: dict[str, np.ndarray] = {}
         self._dirty = False
+        self._lock = threading.Lock()  # callers on several threads (coat train's fold models) encode one at a time
         if self.path is not None and self.path.exists():
             try:
                 with np.load(self.path) as z:
@@ -135,12 +136,14 @@ class EmbeddingCache:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Rows for ``texts`` in order; unknown texts are encoded in one batch."""
         keys = [_key(self.model_id, t) for t in texts]
-        missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in self._vecs))
-        if missing:
-            rows = self.encoder.encode(missing)
-            for t, row in zip(missing, rows, strict=True):
-                self._vecs[_key(self.model_id, t)] = np.asarray(row, dtype=np.float32)
-            self._dirty = True
+        if any(k not in self._vecs for k in keys):
+            with self._lock:
+                missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in self._vecs))
+                if missing:
+                    rows = self.encoder.encode(missing)
+                    for t, row in zip(missing, rows, strict=True):
+                        self._vecs[_key(self.model_id, t)] = np.asarray(row, dtype=np.float32)
+                    self._dirty = True
         return np.stack([self._vecs[k] for k in keys])
 
     def save(self) -> None:

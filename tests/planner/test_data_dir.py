@@ -152,6 +152,14 @@ def test_a_knowledge_base_from_one_directory_and_data_dir_of_another_are_refused
         plan("cut apple", "embedded/FloorPlan1-v0", llm=None, kb=kb, data_dir=decoy)
     with pytest.raises(ConfigError, match="one data directory"), use_data_dir(decoy):
         plan("cut apple", "embedded/FloorPlan1-v0", llm=None, kb=kb)  # inside a run of another directory
+    from planner.agents.sciworld.agent import SciWorldAgent
+    from planner.bench.datasets import write_sets
+
+    with pytest.raises(ConfigError, match="one data directory"):
+        SciWorldAgent(kb=kb, data_dir=decoy)
+    with pytest.raises(ConfigError, match="one data directory"):
+        write_sets(kb, option.parent / "qs", sets=["task0"], progress=False, data_dir=decoy)
+    assert SciWorldAgent(kb=kb)._data_dir == kb.root
 
 
 def test_a_reader_asked_for_another_directory_inside_a_run_is_refused(dirs) -> None:
@@ -293,6 +301,19 @@ def test_bench_tasks_with_a_data_dir_reads_no_other(dirs, capsys, floorplan, epi
     assert_reads_only(seen, option, *others)
     summary = json.loads(out)
     assert summary["episodes"] == episodes
+
+
+def test_the_task_benchmark_s_library_reads_its_knowledge_base_s_directory(dirs, monkeypatch) -> None:
+    from planner.bench.task_runs import run_tasks
+    from planner.bench.tasks import make_config
+
+    option, decoy, others = dirs()
+    monkeypatch.setenv("COAT_DATA_DIR", str(decoy))
+    cfg = make_config(episodes=2, seed=3, scenes=("embedded/FloorPlan2-v0",), conditions=("present", "broken"))
+    with reads() as seen:
+        rows = run_tasks(cfg, load_knowledge(option), progress=False)
+    assert len(rows) == 2 and all(r["planner"]["checker"] is not None for r in rows if r["planner"]["plan_feasible"])
+    assert_reads_only(seen, option, *others)
 
 
 # ---------------------------------------------------------------- execute_plan refuses what it cannot rebuild

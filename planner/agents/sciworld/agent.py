@@ -122,7 +122,9 @@ class SciWorldAgent(ClosedLoop[Episode, EpisodeResult]):
 
             llm = make_llm(self.config.llm)
         self.llm = llm
-        self._data_dir = data_dir
+        from ...arguments import data_dir_of
+
+        self._data_dir = data_dir_of(kb, data_dir)  # the knowledge base's directory when only kb= is given
         self.max_replans = self.config.max_replans if self.config.policy == "coat" else 0
 
     # ------------------------------------------------------------ episode
@@ -132,7 +134,10 @@ class SciWorldAgent(ClosedLoop[Episode, EpisodeResult]):
         tap = Tap(env)
         self._run = Episode(env=env, tap=tap, variation=variation, t0=t0)
         obs, _info = tap.reset(options={"variation": variation})
-        self.memory = RoomMemory(TextEstimator(priors="default" if self.kb is not None else None))
+        from ...paths import use_data_dir
+
+        with use_data_dir(self._data_dir):  # the priors come from the knowledge base's data directory
+            self.memory = RoomMemory(TextEstimator(priors="default" if self.kb is not None else None))
         self.memory.record(obs)
         self._ctx = TextSkillContext(env=tap, obs=obs, max_steps=100_000,  # type: ignore[arg-type]
                                      memory=self.memory, parse_choices=parse_choices,
