@@ -31,6 +31,7 @@ from ..goals import book, check_all, members
 from ..knowledge import KnowledgeBase
 from ..scene_planner import plan_in_state
 from ..schemas import ExecutionTrace, GoalStatus, Plan, Role, SkillCall, TaskSpec
+from ..schemas.thor_rules import FULL
 from ..steps import affordances_of
 from .loop import ClosedLoop, LoopRun
 
@@ -210,6 +211,8 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         if target is not None and res.fault in ("missing", "broken", "in-use"):
             return res.blame, target  # the apple taken: another apple of the room is the target now
 
+        if _full(res) and res.blame == call.receptacle and role_of(res.blame) is not None:
+            return res.blame, role_of(res.blame)  # the burner holds another pan: another burner, the same pot
         if res.fault == "blocked" and call.skill == "place" and res.blame == call.receptacle:
             moved = role_of(call.target)
             pair = (call.target or "", call.receptacle or "")
@@ -229,7 +232,7 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         if vessel is not None:
             return vessel
         run.notes.append(f"{role}: {blame} is unusable ({res.fault}: {res.reason}); deciding {role} again")
-        if res.fault == "blocked" and res.skill == "place":
+        if res.fault == "blocked" and res.skill == "place" and not _full(res):
             # a refused pair is a matter of types: no other object of the same type will fit either
             kind = next((o.get("objectType") for o in run.obs.objects if o.get("objectId") == blame), None)
             for o in run.obs.objects:
@@ -428,3 +431,9 @@ def safety_at_end(spec: TaskSpec | None, bindings: Mapping[str, str], initial: A
 
 
 __all__ = ["DEFAULT_REPLANS", "HouseholdLoop", "safety_at_end"]
+
+
+def _full(res: SkillResult) -> bool:
+    """A place refused because the receptacle already holds something (AI2-THOR's "full right now"): the receptacle
+    is taken, which says nothing about the object's type or other receptacles of its type."""
+    return res.fault == "blocked" and res.skill == "place" and FULL in (res.reason or "")

@@ -183,6 +183,10 @@ Pans and Kettles, the holders their towel or paper), each accepted type's own re
 ``coffeemachine.cs`` serves the object at the attach point, and AI2-THOR reports a toaster with a slice in it as
 "full right now"."""
 
+FULL = "is full right now"
+"""The end of AI2-THOR's ``PutObject`` error for an object-specific receptacle that already holds an object (a
+burner with a pan on it, a toaster with a slice in it): the receptacle is taken, not the wrong kind."""
+
 MUST_BE_CLOSED_TO_TURN_ON: frozenset[str] = frozenset({"Microwave"})
 """``CanToggleOnOff.MustBeClosedToTurnOn``."""
 
@@ -252,7 +256,7 @@ def unknown_type(object_type: str) -> str:
 
 
 __all__ = [
-    "ALWAYS_PLACE_UPRIGHT", "BEHIND_GLASS", "COOKABLE", "HEAT_ZONE_TOASTS_BREAD", "IN_RECEPTACLES",
+    "ALWAYS_PLACE_UPRIGHT", "BEHIND_GLASS", "COOKABLE", "FULL", "HEAT_ZONE_TOASTS_BREAD", "IN_RECEPTACLES",
     "MUST_BE_CLOSED_TO_TURN_ON", "MUST_BE_OFF_TO_OPEN", "MUST_BE_OPEN_TO_PLACE_OBJECTS_IN", "NOT_VISIBLE",
     "OBJECT_SPECIFIC_RECEPTACLES", "PLACEMENT_RESTRICTIONS", "SEE_THROUGH", "exception", "held_liquid", "piece_type",
     "unknown_object", "unknown_type",

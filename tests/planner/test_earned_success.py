@@ -181,3 +181,16 @@ def test_reheating_starts_from_coffee_gone_cold_and_heats_it() -> None:
     assert tr.achieved, tr.failure
     assert not any(a.action == "ToggleObjectOn" and a.object_id.startswith("CoffeeMachine")
                    for r in tr.results for a in r.actions)  # nothing brewed
+
+
+def test_a_burner_holding_another_pan_is_swapped_not_the_pot() -> None:
+    """AI2-THOR refuses a pot on a burner that holds a pan ("full right now"): the burner is taken, not the pot the
+    wrong kind, so another burner heats the same pot (all pots used to be ruled out and the task given up)."""
+    perturb = [{"type": t, "condition": "cold-coffee", "which": "all"} for t in ("Mug", "Cup", "Bowl", "Pot")]
+    perturb.append({"type": "Pot", "condition": "dirty", "which": "all"})
+    p = plan("reheating coffee on a stove", "embedded/FloorPlan26-v0", llm=None, options={"perturb": perturb})
+    pot, first = p.bindings["heating(vessel)"], p.bindings["heating(source)"]
+    tr = execute_plan(p)
+    assert tr.achieved, tr.failure
+    assert tr.bindings["heating(vessel)"] == pot and tr.bindings["heating(source)"] != first
+    assert any("full right now" in r.reason for r in tr.results if not r.ok)

@@ -12,6 +12,7 @@ from typing import Any
 
 from planner.schemas.thor_rules import (
     ALWAYS_PLACE_UPRIGHT,
+    FULL,
     MUST_BE_OFF_TO_OPEN,
     MUST_BE_OPEN_TO_PLACE_OBJECTS_IN,
     OBJECT_SPECIFIC_RECEPTACLES,
@@ -113,7 +114,7 @@ class ManipulationActions(WorldState):
                 self._place(hid, rid)
                 return
             if self._occupied(rid):
-                raise ActionFailed(f"{r['name']} is full right now")
+                raise ActionFailed(f"{r['name']} {FULL}")
             raise ActionFailed(f"{h['name']} is not a valid Object Type to be placed in {r['name']}")
         if not p.get("forceAction", False) and row is not None and rt not in row:
             raise ActionFailed(f"{h['name']} cannot be placed in {r['name']}")
