@@ -10,11 +10,11 @@ Examples:
 ``--tasks all`` takes the 30 task names (an unknown name lists them). Tasks the agent has no play for yet
 are reported as not played, never scored. Prints the per-task table and the change-of-state table
 (``benchmarks/sciworld_tasks.md`` shows them for the full benchmark); ``--json`` prints one summary document
-instead. With ``--out``
-also writes ``episodes.jsonl`` (one ``EpisodeResult`` per episode, appended), ``summary.md`` and ``run.json``.
-A rerun into the same ``--out`` resumes: finished episodes are not played again (``--no-resume`` plays them
-all). ``episodes.jsonl`` goes through the results writer (:mod:`planner.results`): locked for the run (a second run
-on ``--out`` is refused at once), of one COAT data (recorded in ``episodes.jsonl.run.json``). A JVM that dies
+instead. With ``--out`` also writes ``episodes.jsonl`` (one ``EpisodeResult`` per episode, appended), ``summary.md``,
+and one line per invocation in ``runs.jsonl`` (its options and time, appended: an earlier run's line is never
+replaced). A rerun into the same ``--out`` resumes: finished episodes are not played again (``--no-resume`` plays
+them all). ``episodes.jsonl`` goes through the results writer (:mod:`planner.results`): locked for the run (a second
+run on ``--out`` is refused at once), of one COAT data (recorded in ``episodes.jsonl.run.json``). A JVM that dies
 makes its episode a failure with the reason; a new JVM is started and the run goes on.
 
 Requires: the ``sciworld`` extra and Java 8+ on PATH, the COAT data (``coat data download`` or
@@ -26,9 +26,11 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..paths import writing
 from . import COUNT_ARG, POSITIVE_ARG, check_out_path, echo
 
 
@@ -106,6 +108,8 @@ def _run(args: argparse.Namespace) -> int:
                 "llm": args.llm, "interpret": args.interpret, "policies": args.policies,
                 "device_specs": not args.no_device_specs, "step_limit": args.step_limit,
                 "max_replans": args.max_replans, "resume": not args.no_resume,
-                "seconds": round(time.perf_counter() - t0, 1)}
-        (Path(args.out) / "run.json").write_text(json.dumps(meta, indent=1))
+                "seconds": round(time.perf_counter() - t0, 1), "ended": datetime.now(timezone.utc).isoformat()}
+        runs = Path(args.out) / "runs.jsonl"
+        with writing(runs), runs.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(meta, sort_keys=True) + "\n")
     return 0

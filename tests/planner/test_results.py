@@ -441,3 +441,17 @@ def test_no_module_but_the_writer_appends_or_locks_results() -> None:
     found = [str(p.relative_to(REPO)) for pkg in ("planner", "perception", "skills", "scenes", "checker")
              for p in sorted((REPO / pkg).rglob("*.py")) if pattern.search(p.read_text(encoding="utf-8"))]
     assert found == ["planner/results.py"], found
+
+
+def test_coat_sciworld_appends_one_line_per_invocation(tmp_path: Path, data_dir: Path) -> None:
+    """The run's options and time go to ``runs.jsonl``, appended: a rerun (here: resuming, nothing left to play)
+    adds its line and keeps the first run's."""
+    pytest.importorskip("scienceworld")
+    out = tmp_path / "sw"
+    argv = ["sciworld", "--tasks", "boil", "--variations", "0", "--policies", "coat", "--no-progress",
+            "--step-limit", "60", "--out", str(out), "--data-dir", str(data_dir)]
+    assert main(argv) == 0
+    assert main(argv + ["--limit", "1"]) == 0
+    runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    assert [r["limit"] for r in runs] == [None, 1] and all(r["ended"] for r in runs)
+    assert not (out / "run.json").exists()
