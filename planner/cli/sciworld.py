@@ -30,7 +30,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..paths import writing
+from ..results import ResultsFile, RunIdentity
 from . import COUNT_ARG, POSITIVE_ARG, check_out_path, echo
 
 
@@ -109,7 +109,7 @@ def _run(args: argparse.Namespace) -> int:
                 "device_specs": not args.no_device_specs, "step_limit": args.step_limit,
                 "max_replans": args.max_replans, "resume": not args.no_resume,
                 "seconds": round(time.perf_counter() - t0, 1), "ended": datetime.now(timezone.utc).isoformat()}
-        runs = Path(args.out) / "runs.jsonl"
-        with writing(runs), runs.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(meta, sort_keys=True) + "\n")
+        with ResultsFile(Path(args.out) / "runs.jsonl", RunIdentity({"results": "coat sciworld invocations"}),
+                         what="invocation", sort_keys=True) as runs:
+            runs.append(meta)
     return 0

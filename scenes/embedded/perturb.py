@@ -6,9 +6,11 @@ or in a bad state. Each perturbation is a dict::
     {"type": "Mug", "condition": "broken", "which": "one"}      # "which": "one" (default) | "all"
     {"type": "StoveBurner", "condition": "busy", "seconds": 60}  # "seconds": only for "busy"
 
-``type`` is an object type of the scene or of AI2-THOR's type table (plus the extension types); a valid type
-the scene lacks changes nothing. ``which="one"`` picks one object of the type with the seed (preferring one no
-earlier perturbation touched), ``"all"`` takes every one. Conditions:
+``type`` is an object type of the scene or of AI2-THOR's type table (plus the extension types). A type the scene
+lacks is already ``missing`` (nothing changes); any other condition on it is a ``ConfigError`` naming the scene's
+types, so an experiment never runs believing it broke a laptop the room does not have. ``which="one"`` picks one
+object of the type with the seed (preferring one no earlier perturbation touched), ``"all"`` takes every one.
+Conditions:
 
 - ``missing``: removed from the scene;
 - ``dirty``: ``isDirty`` True; a type AI2-THOR does not make dirtyable (knives...) is made ``dirtyable`` first,
@@ -119,8 +121,9 @@ def parse_perturbations(world: World, specs: Any) -> list[Perturbation]:
 
     Raises:
         ConfigError: not a list of dicts, an unknown key, type, condition or ``which`` (the message names the
-            bad value and the valid ones), ``faulty`` on a type that is no appliance, ``breaks-on-pickup`` on a
-            type that cannot be picked up, or bad ``seconds``.
+            bad value and the valid ones), a condition other than ``missing`` on a type the scene lacks, ``faulty``
+            on a type that is no appliance, ``breaks-on-pickup`` on a type that cannot be picked up, or bad
+            ``seconds``.
     """
     if isinstance(specs, dict):
         specs = [specs]
@@ -139,6 +142,9 @@ def parse_perturbations(world: World, specs: Any) -> list[Perturbation]:
             raise _bad(i, "type", t, scene_types, " (the scene's types), or any AI2-THOR object type")
         if cond not in CONDITIONS:
             raise _bad(i, "condition", cond, CONDITIONS)
+        if t not in scene_types and cond != "missing":
+            raise ConfigError(f"perturb[{i}]: no {t} in scene {world.scene_name!r} to make {cond!r}; the scene's "
+                              f"types: {', '.join(scene_types)}")
         if which not in WHICH:
             raise _bad(i, "which", which, WHICH)
         if cond == "faulty" and t not in appliance_types():

@@ -117,6 +117,15 @@ def test_a_valid_type_the_scene_lacks_changes_nothing() -> None:
     assert "Knife" in ALL_TYPES and set(CONDITIONS) >= {"faulty", "breaks-on-pickup", "taken-on-approach"}
 
 
+@pytest.mark.parametrize("condition", [c for c in CONDITIONS if c != "missing"])
+def test_any_other_condition_on_a_type_the_scene_lacks_names_the_scene_s_types(condition: str) -> None:
+    """Breaking a knife the bathroom does not have would let an experiment run believing it had: refused."""
+    env = EmbeddedEnv("bathroom", frames=False)
+    spec = {"type": "Knife", "condition": condition, **({"seconds": 5} if condition == "busy" else {})}
+    with pytest.raises(ConfigError, match=r"no Knife in scene .* to make .*; the scene's types: .*Toilet"):
+        env.reset(seed=0, options={"perturb": [spec]})
+
+
 # --------------------------------------------------------------------------- faults that show only on use
 
 
@@ -303,11 +312,14 @@ def test_fidelity_never_compares_extension_objects() -> None:
 @pytest.mark.parametrize("scene", ["FloorPlan1", "FloorPlan201"])
 def test_perturbations_and_fault_scenarios_on_real_floorplans(scene: str, data_dir) -> None:  # type: ignore[no-untyped-def]
     env = EmbeddedEnv(scene, frames=False, data_dir=data_dir)
-    obs, info = env.reset(seed=2, options={"perturb": [{"type": "Microwave", "condition": "faulty"},
-                                                       {"type": "Sofa", "condition": "busy"}]})
-    kinds = {obs.object(k)["objectType"] if k in {o["objectId"] for o in obs.objects} else "?": c
-             for k, c in info["perturbed"].items()}
-    assert kinds == ({"Microwave": "faulty"} if scene == "FloorPlan1" else {"Sofa": "busy"})
+    here, absent = ({"type": "Microwave", "condition": "faulty"}, {"type": "Sofa", "condition": "busy"})
+    if scene != "FloorPlan1":
+        here, absent = absent, here
+    obs, info = env.reset(seed=2, options={"perturb": [here]})
+    kinds = {obs.object(k)["objectType"]: c for k, c in info["perturbed"].items()}
+    assert kinds == {here["type"]: here["condition"]}
+    with pytest.raises(ConfigError, match=f"no {absent['type']} in scene"):
+        env.reset(seed=2, options={"perturb": [absent]})
     assert obs.extra["extension_objects"] == [] and not ids(obs, "Cake")
     for name in ("knife-breaks", "burner-taken", "microwave-faulty"):
         _, info = env.reset(seed=2, options={"scenario": name})
