@@ -361,16 +361,33 @@ def _lock_dir(path: Path) -> int:
 @contextlib.contextmanager
 def locked_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Hold the lock on an output directory (created when missing) for a run that writes several rows files into
-    it (``coat ablate``), so a second run on it is refused at once.
+    it (``coat ablate``), or before loading what a :class:`ResultsDir` in it needs (``coat train``), so a second run
+    on it is refused at once.
 
     Raises:
         ConfigError: another run holds it.
     """
-    fd = _lock_dir(Path(path))
+    p = Path(path)
+    fd = _lock_dir(p)
+    key = p.resolve()
+    _HELD[key] = fd
     try:
-        yield Path(path)
+        yield p
     finally:
+        del _HELD[key]
         os.close(fd)
+
+
+_HELD: dict[Path, int] = {}
+"""Directories this process holds through :func:`locked_dir`: a :class:`ResultsDir` entered inside shares that
+lock (a command locks its output before loading the data the run's identity needs)."""
+
+
+def _held_or_lock(path: Path) -> int:
+    """A descriptor holding ``path``'s lock: a duplicate of this process's own when it holds it already (the lock
+    stays until every duplicate is closed), else a new lock."""
+    held = _HELD.get(path.resolve()) if path.exists() else None
+    return os.dup(held) if held is not None else _lock_dir(path)
 
 
 class ResultsDir:
@@ -397,7 +414,7 @@ class ResultsDir:
 
     def __enter__(self) -> ResultsDir:
         p = self.path
-        fd = _lock_dir(p)
+        fd = _held_or_lock(p)
         try:
             has_results, earlier = self.survey(p) if self.survey is not None else (False, None)
             record = _read_record(self.record_path)

@@ -63,12 +63,14 @@ def _no_action(parser: argparse.ArgumentParser) -> int:
 def _build(args: argparse.Namespace) -> int:
     from ..bench.datasets import write_sets
     from ..knowledge import load_knowledge
+    from ..results import locked_dir
 
     check_out_path(args.out, kind="dir")
-    kb = load_knowledge(args.data_dir)
-    manifest = write_sets(
-        kb, args.out, seed=args.seed, sets=args.sets, progress=not args.no_progress, data_dir=args.data_dir
-    )
+    with locked_dir(args.out):  # a second build on it is refused before anything loads
+        kb = load_knowledge(args.data_dir)
+        manifest = write_sets(
+            kb, args.out, seed=args.seed, sets=args.sets, progress=not args.no_progress, data_dir=args.data_dir
+        )
     built = args.sets or list(QUESTION_SETS)
     total = sum(manifest["totals"].get(s, 0) for s in built)
     echo(f"wrote {total:,} questions ({', '.join(built)}) to {safe_text(args.out)} (seed {args.seed})")

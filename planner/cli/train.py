@@ -56,6 +56,7 @@ def _handler(args: argparse.Namespace) -> int:
     from ..learned import default_dir, train_dir
     from ..learned.data import SPLITS
     from ..paths import data_checksums
+    from ..results import locked_dir
     from . import check_out_path
 
     if args.split not in SPLITS:
@@ -65,10 +66,11 @@ def _handler(args: argparse.Namespace) -> int:
     options = parse_options(args.option)
     out = args.out or str(default_dir())
     check_out_path(out, kind="dir")
-    kb = load_knowledge(args.data_dir)
-    manifest = train_dir(kb, out, seed=args.seed, folds=args.folds, split=args.split, options=options,
-                         checksums=data_checksums(args.data_dir), progress=not args.no_progress,
-                         workers=args.workers)
+    with locked_dir(out):  # a second training on it is refused before anything loads
+        kb = load_knowledge(args.data_dir)
+        manifest = train_dir(kb, out, seed=args.seed, folds=args.folds, split=args.split, options=options,
+                             checksums=data_checksums(args.data_dir), progress=not args.no_progress,
+                             workers=args.workers)
     echo(f"trained: {out} (seed {args.seed}, {manifest['folds']} folds by {manifest['split']}, "
           f"encoder {manifest['encoder']})")
     return 0

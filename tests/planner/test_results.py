@@ -455,3 +455,17 @@ def test_coat_sciworld_appends_one_line_per_invocation(tmp_path: Path, data_dir:
     runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
     assert [r["limit"] for r in runs] == [None, 1] and all(r["ended"] for r in runs)
     assert not (out / "run.json").exists()
+
+
+@pytest.mark.parametrize("argv", [["train", "--folds", "1"], ["datasets", "build", "--set", "task_u"]])
+def test_train_and_datasets_are_refused_before_the_knowledge_base_loads(argv: list[str], tmp_path: Path,
+                                                                        monkeypatch: Any, capsys: Any) -> None:
+    import planner.knowledge
+
+    def never(*_a: Any, **_k: Any) -> None:
+        raise AssertionError("the knowledge base was loaded while another run held the output")
+
+    monkeypatch.setattr(planner.knowledge, "load_knowledge", never)
+    out = tmp_path / "out"
+    with locked_dir(out):
+        _refused_as_locked(capsys, [*argv, "--out", str(out), "--no-progress"], out)
