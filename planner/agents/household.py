@@ -285,11 +285,12 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         kept = set(fixed) | {t.name for t in spec.targets if t.liquid}
         reached = {r.target for r in run.results if r.skill == "bring" and r.ok}
         status = check_all(spec.goals, run.obs.objects, run.plan.bindings, run.booked)
-        # an item with a goal still to reach will be moved for it (the slice on the counter goes into the fridge to
-        # be cooled): none of its goals is done yet
-        pending = {g.condition.item for g in status if not g.met}
+        # an item with a change of state still to make will be moved for it (the slice on the counter goes into the
+        # fridge to be cooled): where it lies now is not done yet; its states already made stay done
+        moving = {g.condition.item for g in status if not g.met and g.condition.relation is None}
         met = [g.condition for g in status
-               if g.met and g.condition.item in kept and g.condition.item not in pending
+               if g.met and g.condition.item in kept
+               and not (g.condition.relation is not None and g.condition.item in moving)
                and (g.condition.other in kept or g.condition.other in (None, "light", "agent"))
                # being near an object by chance is no visit: only a bring that was verified counts as done
                and not (g.condition.other == "agent" and run.plan.bindings.get(g.condition.item) not in reached)]

@@ -205,3 +205,14 @@ def test_a_replan_does_not_count_a_placement_the_cooling_will_undo() -> None:
     p = plan(spec, "embedded/kitchen-v0", llm=None, seed=194095, options={"perturb": perturb})
     tr = execute_plan(p)
     assert tr.replans >= 1 and tr.achieved, tr.failure
+
+
+def test_a_replan_keeps_the_states_already_made() -> None:
+    """The bowl breaks when taken to serve the potato, after the potato was washed and sliced: the re-plan takes a
+    plate and keeps the washing and slicing done (it used to try to slice the slice)."""
+    perturb = [{"type": "Potato", "condition": "dirty", "which": "all"},
+               {"type": "Bowl", "condition": "breaks-on-pickup", "which": "all"}]
+    p = plan("serve potato dish", "embedded/FloorPlan25-v0", llm=None, seed=6, options={"perturb": perturb})
+    tr = execute_plan(p)
+    assert tr.replans >= 1 and tr.achieved, tr.failure
+    assert sum(1 for r in tr.results if r.skill in ("slice", "wash") and r.actions) == 2  # each done once
