@@ -218,8 +218,10 @@ def plan_in_state(
     avoid = dict(exclude or {})
     tried: list[str] = []
     for attempt in range(MAX_PARTNER_TRIES + 1):
+        # stage 1 speaks for the people only with the task's own annotations: a request read by its nearest COAT
+        # task borrows another task's, so there its refusal does not rule a substitute out
         draft = Draft(notes=(list(reading.evidence) if reading.method == "reader" else []) + tried,
-                       judged=spec.named_roles())
+                       judged=spec.named_roles() if exact else frozenset())
         bindings = {**_bind_targets(spec, state, draft, kb, skip=set(fixed or {}), sources=affordances,
                                     exclude=set(avoid)), **dict(fixed or {})}
         _check_target_places(spec, bindings, state, kb, draft)
