@@ -217,6 +217,10 @@ class SceneEnv(gymnasium.Env[ObsT, ActT]):
     ``step``'s ``info`` always has ``action_success`` (bool) and ``error`` (str, empty on success); an
     impossible action is a failed step, never an exception. ``render_mode`` defaults to the backend's own mode
     (``rgb_array`` or ``ansi``) so ``render()`` returns a picture or text; pass ``render_mode=None`` for none.
+
+    A backend sets ``observation_space`` and ``action_space`` in ``__init__`` (before starting a simulator, so they
+    are known even when it cannot start), calls ``super().reset(seed=seed)`` in ``reset`` and returns SceneObs
+    whose dict is inside ``observation_space``; :func:`scenes.checker.check_scene_env` checks all of it.
     """
 
     metadata: dict[str, Any] = {"render_modes": []}

@@ -54,11 +54,10 @@ def check_scene_env(
     actions: Sequence[Action] | None = None,
     failing_actions: Sequence[Action] | None = None,
     check_determinism: bool = True,
-    gymnasium_checks: bool = True,
 ) -> None:
     """Check that ``env`` follows Gymnasium's API and the scene contract; raise on the first broken rule.
 
-    As its last step this closes ``env``.
+    Gymnasium's ``check_env`` runs on ``env.unwrapped`` first. As its last step this closes ``env``.
 
     Args:
         env: The environment (made by ``gymnasium.make`` / ``scenes.make``, or a backend instance).
@@ -68,7 +67,6 @@ def check_scene_env(
             unknown objectId.
         check_determinism: Compare two rollouts of ``actions`` with the same seed (off for simulators that are
             not deterministic, such as ScienceWorld).
-        gymnasium_checks: Run Gymnasium's ``check_env`` on ``env.unwrapped`` first.
 
     Raises:
         AssertionError: Gymnasium's ``check_env`` found a problem (its message names it).
@@ -76,8 +74,7 @@ def check_scene_env(
     """
     if not isinstance(env, gymnasium.Env):
         _fail(f"env must be a gymnasium.Env, got {type(env).__name__}")
-    if gymnasium_checks:
-        check_env(env.unwrapped, skip_close_check=True)
+    check_env(env.unwrapped, skip_close_check=True)  # the close check is the project's, on env itself, below
     actions = list(actions) if actions is not None else [Action(name="Pass"), Action(name="Pass")]
     failing = list(failing_actions) if failing_actions is not None else [
         Action(name="NoSuchAction_xyz"),

@@ -10,6 +10,8 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import scenes
 from planner.errors import ConfigError
@@ -39,6 +41,22 @@ def test_check_env_with_frames() -> None:
     assert gymnasium.make("coat/kitchen-v0", render_mode=None).unwrapped.render_mode is None
     with pytest.raises(ConfigError, match="valid render_mode: 'rgb_array' or None"):
         EmbeddedEnv("kitchen", render_mode="human")
+
+
+def test_gymnasiums_render_wrappers_get_the_frames(tmp_path: Any) -> None:
+    pytest.importorskip("cv2")
+    env = gymnasium.make("coat/kitchen-v0", render_mode="rgb_array_list", frames=False)  # RenderCollection
+    env.reset(seed=0)
+    env.step(Action(name="RotateRight"))
+    frames = env.render()
+    assert len(frames) == 2 and frames[1].shape == (300, 300, 3) and not np.array_equal(frames[0], frames[1])
+    env.close()
+    pytest.importorskip("moviepy", reason="RecordVideo writes with moviepy, which coat-planner does not need")
+    env = gymnasium.wrappers.RecordVideo(gymnasium.make("coat/kitchen-v0", frames=False), str(tmp_path))
+    env.reset(seed=0)
+    env.step(Action(name="RotateRight"))
+    env.close()
+    assert list(tmp_path.glob("*.mp4"))
 
 
 def test_every_embedded_id_resets_inside_its_observation_space() -> None:
@@ -92,6 +110,20 @@ def test_the_object_states_follow_the_metadata() -> None:
     s = object_state({"objectId": "X|1", "objectType": "X", "temperature": "Hot"})
     assert s == ("X|1", "X", "", (False,) * len(OBJECT_FLAGS), 2)
     assert s in thor_observation_space()["objects"].feature_space
+
+
+_VALUES = st.none() | st.booleans() | st.integers(-3, 3) | st.text(max_size=5)
+
+
+@settings(max_examples=60)
+@given(oid=st.text(max_size=300), otype=st.text(max_size=12) | st.none(),
+       parents=st.none() | st.lists(st.text(max_size=30), max_size=2),
+       flags=st.dictionaries(st.sampled_from(OBJECT_FLAGS), _VALUES),
+       temperature=st.sampled_from(["Cold", "RoomTemp", "Hot", "Warm", None]))
+def test_any_metadata_gives_a_state_inside_the_space(oid: str, otype: str | None, parents: list[str] | None,
+                                                     flags: dict[str, Any], temperature: str | None) -> None:
+    o = {"objectId": oid, "objectType": otype, "parentReceptacles": parents, "temperature": temperature, **flags}
+    assert object_state(o) in thor_observation_space()["objects"].feature_space
 
 
 def test_scene_obs_is_the_gymnasium_dict_and_keeps_its_attributes() -> None:
