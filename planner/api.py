@@ -120,7 +120,9 @@ def observe(
 
 def _scene_kwargs(scene: str, data_dir: Any) -> dict[str, Any]:
     """The data directory reaches the embedded scenes too (FloorPlanN comes from its ``ai2thor/``)."""
-    return {"data_dir": data_dir} if data_dir is not None and scene.startswith("embedded/") else {}
+    from scenes.registry import family_of, spec
+
+    return {"data_dir": data_dir} if data_dir is not None and family_of(spec(scene)) == "embedded" else {}
 
 
 def plan(
@@ -143,8 +145,8 @@ def plan(
     Args:
         task: What to do, in words ("cut cake", "boil water", "serving cake"), or a
             :class:`~planner.schemas.TaskSpec` (roles, targets, goal conditions).
-        scene: A scene id (``embedded/kitchen-v0``, ``embedded/FloorPlan1-v0``, ``thor/FloorPlan1-v0``) or a
-            SceneState from your own perception.
+        scene: A scene id (``coat/kitchen-v0``, ``coat/FloorPlan1-v0``, ``coat/thor-FloorPlan1-v0``; the earlier
+            ``embedded/kitchen-v0`` ids too) or a SceneState from your own perception.
         llm: Model spec (``local``, ``local:gemma-270m``, ``openai:<model>``, ``ollama:<model>``, ``fake``)
             or a backend; None (the default) decides with COAT's annotations alone, which measures best
             (``benchmarks/understanding.md``; the embedded models decide near chance, ``benchmarks/decision.md``).
@@ -313,7 +315,10 @@ def rebuild_args(plan_: Plan, scene: str | None = None, *, seed: int | None = No
         raise ConfigError(f"this plan was made with {shown_rec}, not {options!r}: other options make another scene, "
                           "and its objects are that scene's. Plan again with these options, or execute without "
                           "options=")
-    return _own(plan_.env_id, scene, "in scene"), _own(plan_.seed, seed, "with seed"), recorded
+    from scenes import same_scene
+
+    same = scene is not None and same_scene(scene, plan_.env_id)  # coat/kitchen-v0 is embedded/kitchen-v0
+    return _own(plan_.env_id, None if same else scene, "in scene"), _own(plan_.seed, seed, "with seed"), recorded
 
 
 def _own(recorded: Any, given: Any, what: str) -> Any:

@@ -1,184 +1,160 @@
-"""A Gymnasium-like registry of scene environments with string entry points.
+"""The scene ids, registered in Gymnasium's registry under the ``coat`` namespace, and what Gymnasium lacks.
 
-Registering never imports a simulator: an :class:`EnvSpec` holds ``"module:Class"`` and the module is imported
-by :func:`make` only. ``make`` also checks the spec's optional extra first (so a missing ``ai2thor`` gives the
-``pip install`` line, not an ImportError from deep inside), then wraps the env in
-:class:`~scenes.wrappers.OrderEnforcing` and, when a step limit is set, :class:`~scenes.wrappers.TimeLimit`.
+``import scenes`` registers every id with :func:`gymnasium.register` (string entry points: nothing is imported
+until an env is made), so ``gymnasium.make("coat/FloorPlan1-v0")`` works; a fresh interpreter that imported
+only gymnasium names the module to import: ``gymnasium.make("scenes:coat/FloorPlan1-v0")`` (Gymnasium 1.x
+reads no ``gymnasium.envs`` entry-point group, so a package entry point would register nothing).
+:func:`make` is ``gymnasium.make`` plus what it lacks:
+
+- an unknown id raises :class:`~planner.errors.UnknownIdError` with the closest ids first, then every id;
+- the ids of earlier releases still work (``embedded/kitchen-v0`` is ``coat/kitchen-v0``,
+  ``thor/FloorPlan1-v0`` is ``coat/thor-FloorPlan1-v0``, ``sciworld/boil-v0`` is ``coat/sciworld-boil-v0``);
+- ``max_steps`` is Gymnasium's ``max_episode_steps`` (a :class:`gymnasium.wrappers.TimeLimit`).
+
+A backend whose extra is missing says so when it starts (``pip install 'coat-planner[thor]'``), through
+``gymnasium.make`` too.
 
 Example:
     >>> import scenes
-    >>> "embedded/kitchen-v0" in scenes.registry_ids()
-    True
-    >>> env = scenes.make("embedded/kitchen-v0", max_steps=50)      # doctest: +SKIP
+    >>> scenes.canonical_id("embedded/kitchen-v0"), scenes.spec("thor/FloorPlan7-v0").kwargs
+    ('coat/kitchen-v0', {'scene': 'FloorPlan7'})
+    >>> env = scenes.make("coat/kitchen-v0", max_steps=50)      # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 import difflib
-import importlib
-import logging
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
-from planner._optional import install_hint, is_available
-from planner.errors import DependencyNotInstalled, RegistrationError, UnknownIdError
+import gymnasium
+from gymnasium.envs.registration import EnvSpec
 
-from .base import SceneEnv
+from planner._optional import is_available
+from planner.errors import ConfigError, UnknownIdError
 
-log = logging.getLogger(__name__)
+NAMESPACE = "coat"
 
-_ID_RE = re.compile(r"^[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+-v\d+$")
+BACKENDS: dict[str, tuple[str, str | None]] = {
+    "embedded": ("scenes.embedded:EmbeddedEnv", None),
+    "thor": ("scenes.thor:ThorEnv", "thor"),
+    "sciworld": ("scenes.sciworld:ScienceWorldEnv", "sciworld"),
+}
+"""Backend family -> (entry point, the coat-planner extra it needs or None)."""
 
 EXTRA_MODULES: dict[str, str] = {"thor": "ai2thor", "sciworld": "scienceworld", "vision": "cv2"}
 """The module whose presence means an extra is installed (checked without importing it)."""
 
-
-@dataclass(frozen=True)
-class EnvSpec:
-    """How to build one registered environment.
-
-    Attributes:
-        id: ``family/Name-vN``, e.g. ``embedded/kitchen-v0``.
-        entry_point: ``"module:Class"`` (or ``"module:function"``) returning a :class:`~scenes.base.SceneEnv`.
-        kwargs: Keyword arguments passed to the entry point (``make`` kwargs override them).
-        extra: The coat-planner extra the backend needs (``"thor"``, ``"sciworld"``), or None.
-        max_steps: Default step limit (TimeLimit), or None for no limit.
-    """
-
-    id: str
-    entry_point: str
-    kwargs: dict[str, Any] = field(default_factory=dict)
-    extra: str | None = None
-    max_steps: int | None = None
-
-    @property
-    def family(self) -> str:
-        """The part before the slash (``embedded``, ``thor``, ``sciworld``)."""
-        return self.id.split("/", 1)[0]
+_PREFIX = {"embedded": "", "thor": "thor-", "sciworld": "sciworld-"}
+"""How a family's names start in the ``coat`` namespace (the embedded simulator is the default backend)."""
 
 
-_REGISTRY: dict[str, EnvSpec] = {}
+def register_family(family: str, names: Iterable[str], kwarg: str, *, nondeterministic: bool = False) -> None:
+    """Register ``coat/<prefix><name>-v0`` for every name, building ``family``'s entry point with
+    ``{kwarg: name}``."""
+    entry_point, _extra = BACKENDS[family]
+    for name in names:
+        env_id = f"{NAMESPACE}/{_PREFIX[family]}{name}-v0"
+        old = gymnasium.registry.get(env_id)
+        if old is not None and (old.entry_point, old.kwargs) == (entry_point, {kwarg: name}):
+            continue  # the module was imported again: the same spec (Gymnasium would warn about overriding it)
+        gymnasium.register(id=env_id, entry_point=entry_point, kwargs={kwarg: name},
+                           nondeterministic=nondeterministic)
 
 
-def register(
-    id: str,  # noqa: A002  (Gymnasium's name)
-    entry_point: str,
-    kwargs: dict[str, Any] | None = None,
-    extra: str | None = None,
-    max_steps: int | None = None,
-) -> EnvSpec:
-    """Register an environment id. Nothing is imported.
+def canonical_id(id: str) -> str:  # noqa: A002  (Gymnasium's name)
+    """The ``coat/`` id of an id of an earlier release (``embedded/kitchen-v0`` -> ``coat/kitchen-v0``); other
+    ids unchanged."""
+    family, sep, rest = id.partition("/") if isinstance(id, str) else ("", "", "")
+    if sep and family in _PREFIX:
+        return f"{NAMESPACE}/{_PREFIX[family]}{rest}"
+    return id
 
-    Registering the same id again with an identical spec is a no-op (so a module may be imported twice);
-    a different spec under an existing id is an error.
 
-    Args:
-        id: ``family/Name-vN``.
-        entry_point: ``"package.module:Attribute"``.
-        kwargs: Default keyword arguments for the entry point.
-        extra: Optional extra the backend needs (checked by :func:`make`).
-        max_steps: Default step limit, or None.
+def same_scene(a: str, b: str) -> bool:
+    """True when two ids name the same registered scene (``embedded/kitchen-v0`` and ``coat/kitchen-v0``)."""
+    return canonical_id(a) == canonical_id(b)
 
-    Returns:
-        The registered spec.
+
+def check_env_scene(env: Any, env_id: str | None, what: str = "this plan") -> None:
+    """Refuse an env made for another scene than ``env_id`` (the scene a plan was made in).
+
+    Nothing is checked when ``env_id`` is None or the env was not made from an id (a backend built directly).
 
     Raises:
-        RegistrationError: when the id or entry point is malformed, or the id is taken by another spec.
+        ConfigError: one line naming both scenes and the fix.
     """
-    if not isinstance(id, str) or not _ID_RE.match(id):
-        raise RegistrationError(f"bad env id {id!r}: use 'family/Name-vN', e.g. 'embedded/kitchen-v0'")
-    mod, sep, attr = entry_point.partition(":")
-    if not sep or not mod or not attr:
-        raise RegistrationError(f"bad entry point {entry_point!r} for {id!r}: use 'package.module:Attribute'")
-    if max_steps is not None and (not isinstance(max_steps, int) or max_steps <= 0):
-        raise RegistrationError(f"max_steps for {id!r} must be a positive int or None, got {max_steps!r}")
-    spec_ = EnvSpec(id=id, entry_point=entry_point, kwargs=dict(kwargs or {}), extra=extra, max_steps=max_steps)
-    old = _REGISTRY.get(id)
-    if old is not None and old != spec_:
-        raise RegistrationError(f"env id {id!r} is already registered with {old.entry_point!r} {old.kwargs!r}")
-    _REGISTRY[id] = spec_
-    return spec_
+    made = getattr(getattr(env, "unwrapped", env), "spec", None)
+    if env_id is None or made is None or same_scene(env_id, made.id):
+        return
+    raise ConfigError(
+        f"{what} was made in scene {env_id!r}, but the env is {made.id!r}: its objects are another scene's. Make "
+        f"the env with scenes.make({canonical_id(env_id)!r}) (planner.api.execute_plan does), or plan again in "
+        f"{made.id!r}"
+    )
 
 
 def registry_ids(family: str | None = None) -> list[str]:
-    """Return the registered ids (sorted naturally), optionally only one family (``"embedded"``)."""
-    ids = [i for i in _REGISTRY if family is None or i.split("/", 1)[0] == family]
+    """The ``coat/`` ids (sorted naturally), optionally of one backend family (``"embedded"``)."""
+    ids = [i for i, s in gymnasium.registry.items() if s.namespace == NAMESPACE
+           and (family is None or family_of(s) == family)]
     return sorted(ids, key=_natural_key)
 
 
 def spec(id: str) -> EnvSpec:  # noqa: A002
-    """Return the spec of ``id``.
+    """The Gymnasium spec of ``id`` (an id of an earlier release is accepted).
 
     Raises:
-        UnknownIdError: listing the available ids, closest matches first.
+        UnknownIdError: listing the closest ids first, then every id.
     """
-    try:
-        return _REGISTRY[id]
-    except (KeyError, TypeError):
-        raise UnknownIdError(unknown_id_message(id, list(_REGISTRY))) from None
+    s = gymnasium.registry.get(canonical_id(id)) if isinstance(id, str) else None
+    if s is None:
+        raise UnknownIdError(unknown_id_message(id, registry_ids()))
+    return s
 
 
-def make(id: str, max_steps: int | None = None, **kwargs: Any) -> SceneEnv[Any, Any]:  # noqa: A002
-    """Build a registered environment.
+def make(id: str, max_steps: int | None = None, **kwargs: Any) -> gymnasium.Env[Any, Any]:  # noqa: A002
+    """``gymnasium.make`` with close-id suggestions and the ids of earlier releases.
 
     Args:
-        id: A registered id, e.g. ``"embedded/kitchen-v0"`` or ``"thor/FloorPlan1-v0"``.
-        max_steps: Step limit (overrides the spec's); ``step`` then returns ``truncated=True`` at the limit.
-        **kwargs: Override the spec's keyword arguments for the entry point.
+        id: A registered id, e.g. ``"coat/kitchen-v0"``, ``"coat/thor-FloorPlan1-v0"`` (or ``"embedded/kitchen-v0"``).
+        max_steps: Step limit (Gymnasium's ``max_episode_steps``); ``step`` then returns ``truncated=True`` at it.
+        **kwargs: Keyword arguments of the backend (they override the registered ones), and ``render_mode``.
 
     Returns:
-        The environment wrapped in OrderEnforcing (and TimeLimit when a limit applies).
+        The env as ``gymnasium.make`` wraps it (PassiveEnvChecker, OrderEnforcing, TimeLimit with a limit); the
+        backend is ``env.unwrapped``.
 
     Raises:
-        UnknownIdError: unknown id (the message lists the available ones, closest first).
-        DependencyNotInstalled: the spec's extra is missing (the message has the pip line).
-        RegistrationError: the entry point cannot be imported or does not build a SceneEnv.
+        UnknownIdError: unknown id (closest ids first).
+        DependencyNotInstalled: the backend's extra is missing (the message has the pip line).
     """
-    from .wrappers import OrderEnforcing, TimeLimit
+    return gymnasium.make(spec(id).id, max_episode_steps=max_steps, **kwargs)
 
-    s = spec(id)
-    _check_extra(s)
-    factory = _load(s)
-    env = factory(**{**s.kwargs, **kwargs})
-    if not isinstance(env, SceneEnv):
-        raise RegistrationError(
-            f"entry point {s.entry_point!r} of {id!r} returned {type(env).__name__}, not a SceneEnv"
-        )
-    env.spec_id = s.id
-    wrapped: SceneEnv[Any, Any] = OrderEnforcing(env)
-    limit = max_steps if max_steps is not None else s.max_steps
-    if limit is not None:
-        wrapped = TimeLimit(wrapped, limit)
-    return wrapped
+
+def family_of(s: EnvSpec) -> str | None:
+    """The backend family of a spec (``embedded``, ``thor``, ``sciworld``), or None for another entry point."""
+    return next((f for f, (ep, _) in BACKENDS.items() if ep == s.entry_point), None)
+
+
+def extra_of(s: EnvSpec) -> str | None:
+    """The coat-planner extra a spec's backend needs, or None."""
+    family = family_of(s)
+    return BACKENDS[family][1] if family else None
 
 
 def extra_available(s: EnvSpec) -> bool:
-    """Return True when the spec needs no extra or its extra's module is installed (nothing is imported)."""
-    return s.extra is None or is_available(EXTRA_MODULES.get(s.extra, s.extra))
+    """True when the spec needs no extra or its extra's module is installed (nothing is imported)."""
+    extra = extra_of(s)
+    return extra is None or is_available(EXTRA_MODULES.get(extra, extra))
 
 
-def _check_extra(s: EnvSpec) -> None:
-    if not extra_available(s):
-        module = EXTRA_MODULES.get(s.extra or "", s.extra)
-        raise DependencyNotInstalled(
-            f"scene {s.id!r} needs {module!r}, which is not installed. Install it with: {install_hint(s.extra or '')}"
-        )
-
-
-def _load(s: EnvSpec) -> Any:
-    mod_name, _, attr = s.entry_point.partition(":")
-    try:
-        mod = importlib.import_module(mod_name)
-    except ModuleNotFoundError as e:
-        if e.name and (mod_name == e.name or mod_name.startswith(e.name + ".")):
-            raise RegistrationError(f"entry point {s.entry_point!r} of {s.id!r}: module {mod_name!r} not found") from e
-        raise
-    try:
-        return getattr(mod, attr)
-    except AttributeError:
-        raise RegistrationError(f"entry point {s.entry_point!r} of {s.id!r}: {mod_name} has no {attr!r}") from None
+def _legacy_id(id: str) -> str:  # noqa: A002
+    """The id of an earlier release for a ``coat/`` id (``coat/thor-FloorPlan1-v0`` -> ``thor/FloorPlan1-v0``)."""
+    name = id.partition("/")[2]
+    family = next((f for f, pre in _PREFIX.items() if pre and name.startswith(pre)), "embedded")
+    return f"{family}/{name.removeprefix(_PREFIX[family])}"
 
 
 def _natural_key(s: str) -> list[Any]:
@@ -186,7 +162,7 @@ def _natural_key(s: str) -> list[Any]:
 
 
 def compact_ids(ids: Iterable[str]) -> list[str]:
-    """Summarise ids that differ only by one number: ``thor/FloorPlan{1-30,201-230}-v0``."""
+    """Summarise ids that differ only by one number: ``coat/thor-FloorPlan{1-30,201-230}-v0``."""
     groups: dict[tuple[str, str], list[int]] = {}
     singles: list[str] = []
     for i in ids:
@@ -197,41 +173,46 @@ def compact_ids(ids: Iterable[str]) -> list[str]:
             singles.append(i)
     out = list(singles)
     for (pre, post), nums in groups.items():
-        if len(nums) == 1:
-            out.append(f"{pre}{nums[0]}{post}")
-            continue
         nums.sort()
         ranges: list[str] = []
         start = prev = nums[0]
-        for n in nums[1:] + [None]:  # type: ignore[list-item]
+        for n in [*nums[1:], None]:
             if n is not None and n == prev + 1:
                 prev = n
                 continue
             ranges.append(f"{start}-{prev}" if prev != start else str(start))
             if n is not None:
                 start = prev = n
-        out.append(f"{pre}{{{','.join(ranges)}}}{post}")
+        out.append(f"{pre}{ranges[0]}{post}" if len(nums) == 1 else f"{pre}{{{','.join(ranges)}}}{post}")
     return sorted(out, key=_natural_key)
 
 
 def unknown_id_message(id: object, known: list[str]) -> str:  # noqa: A002
     """The UnknownIdError text: close matches first, then every id (number ranges compacted)."""
-    close = difflib.get_close_matches(str(id), known, n=5, cutoff=0.6)
+    wanted = canonical_id(id) if isinstance(id, str) else str(id)
+    close = difflib.get_close_matches(wanted, known, n=5, cutoff=0.6)
+    if wanted != id:  # an id in the style of an earlier release: suggest in that style
+        close = [_legacy_id(c) for c in close]
     msg = f"unknown scene id {id!r}."
     if close:
         msg += " Did you mean: " + ", ".join(close) + "?"
-    msg += " Available ids: " + ", ".join(compact_ids(known))
-    return msg
+    return msg + " Available ids: " + ", ".join(compact_ids(known))
 
 
 __all__ = [
+    "BACKENDS",
     "EXTRA_MODULES",
-    "EnvSpec",
+    "NAMESPACE",
+    "canonical_id",
+    "check_env_scene",
     "compact_ids",
     "extra_available",
+    "extra_of",
+    "family_of",
     "make",
-    "register",
+    "register_family",
     "registry_ids",
+    "same_scene",
     "spec",
     "unknown_id_message",
 ]

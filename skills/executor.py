@@ -7,6 +7,7 @@ from typing import Any
 
 from planner.schemas import ExecutionTrace, Plan, SkillCall
 from scenes.base import SceneEnv, SceneObs
+from scenes.registry import check_env_scene
 
 from .base import DEFAULT_MAX_SKILL_STEPS, SkillContext, SkillResult
 from .registry import get_skill
@@ -37,7 +38,9 @@ def execute(
 
     Raises:
         UnknownIdError: a step names a skill that is not registered (a programming error in the plan).
+        ConfigError: ``env`` was made for another scene than the plan's (``plan.env_id``).
     """
+    check_env_scene(env, plan.env_id)
     skills = [(call, get_skill(call.skill)) for call in plan.steps]  # resolve all names before acting
     if obs is None:
         obs, _ = env.reset()

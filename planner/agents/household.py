@@ -96,7 +96,14 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         self.max_skill_steps = max_skill_steps
 
     def run(self, plan: Plan, obs: SceneObs) -> ExecutionTrace:
-        """Carry ``plan`` out from ``obs`` and report (see :class:`~planner.schemas.ExecutionTrace`)."""
+        """Carry ``plan`` out from ``obs`` and report (see :class:`~planner.schemas.ExecutionTrace`).
+
+        Raises:
+            ConfigError: the loop's env was made for another scene than the plan's.
+        """
+        from scenes.registry import check_env_scene
+
+        check_env_scene(self.env, plan.env_id)
         spec = plan.spec
         before = check_all(spec.goals, obs.objects, plan.bindings) if spec else ()
         run = _Run(plan=plan, obs=obs, initial=tuple(obs.objects), before=before)

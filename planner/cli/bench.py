@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, DataError
+from ..errors import ConfigError, DataError, UnknownIdError
 from ..paths import writing
 from ..results import ResultsFile, RunIdentity, data_fingerprint, fingerprint
 from . import COUNT_ARG, POSITIVE_ARG, SEED_ARG, check_out_path, check_plot_path, echo, one_line, safe_text
@@ -304,11 +304,10 @@ def _scene_ids(names: list[str] | None) -> tuple[str, ...]:
     if not names:
         return ()
     import scenes
-    from scenes.registry import registry_ids
+    from scenes.registry import family_of
 
     from ..bench.tasks import EMBEDDED_SCENES
 
-    known = set(registry_ids())
     out: list[str] = []
     for n in names:
         if n == "embedded":
@@ -316,12 +315,14 @@ def _scene_ids(names: list[str] | None) -> tuple[str, ...]:
         elif n == "ithor":
             out += [f"embedded/{s}-v0" for s in scenes.ITHOR_SCENES]
         else:
-            if not n.startswith("embedded/"):
-                raise ConfigError(f"--scenes: {n!r} is not an embedded scene id (embedded/kitchen-v0, "
-                                  "embedded/FloorPlan1-v0 ...); the benchmark perturbs scenes at reset, which only "
+            try:
+                family = family_of(scenes.spec(n))
+            except UnknownIdError:
+                raise ConfigError(f"--scenes: unknown scene {n!r}; `coat scenes list` lists them") from None
+            if family != "embedded":
+                raise ConfigError(f"--scenes: {n!r} is not an embedded scene id (coat/kitchen-v0, "
+                                  "coat/FloorPlan1-v0 ...); the benchmark perturbs scenes at reset, which only "
                                   "the embedded simulator supports")
-            if n not in known:
-                raise ConfigError(f"--scenes: unknown scene {n!r}; `coat scenes list` lists them")
             out.append(n)
     return tuple(dict.fromkeys(out))
 

@@ -31,7 +31,7 @@ def register(subparsers: Any) -> None:
     sub = p.add_subparsers(dest="scenes_command", metavar="SUBCOMMAND")
     p.set_defaults(func=lambda args: _help(p))
 
-    ls = sub.add_parser("list", help="list registered scene ids")
+    ls = sub.add_parser("list", help="list registered scene ids (Gymnasium ids, coat/...)")
     ls.add_argument("--family", help="only one family: embedded, thor, sciworld")
     ls.add_argument("--expand", action="store_true", help="one id per line (no FloorPlan{1-30,...} ranges)")
     ls.set_defaults(func=_cmd_list)
@@ -60,7 +60,7 @@ def _help(p: argparse.ArgumentParser) -> int:
 
 def _cmd_list(args: argparse.Namespace) -> int:
     import scenes
-    from scenes.registry import compact_ids, extra_available
+    from scenes.registry import compact_ids, extra_available, extra_of
 
     ids = scenes.registry_ids(args.family)
     if not ids:
@@ -68,9 +68,9 @@ def _cmd_list(args: argparse.Namespace) -> int:
         return 1
     shown = ids if args.expand else compact_ids(ids)
     for i in shown:
-        first_id = i if i in ids else next(x for x in ids if x.split("/")[0] == i.split("/")[0])
+        first_id = i if i in ids else next(x for x in ids if x.startswith(i.partition("{")[0]))
         s = scenes.spec(first_id)
-        note = "" if extra_available(s) else f"  (needs extra '{s.extra}')"
+        note = "" if extra_available(s) else f"  (needs extra '{extra_of(s)}')"
         echo(f"{i:60s} {s.entry_point}{note}")
     return 0
 

@@ -1,4 +1,4 @@
-"""``EmbeddedEnv``: the embedded AI2-THOR-like simulator behind the SceneEnv interface.
+"""``EmbeddedEnv``: the embedded AI2-THOR-like simulator as a ``gymnasium.Env`` (ids ``coat/kitchen-v0``...).
 
 Observations carry genuine ``ai2thor.server.Event`` objects when ``ai2thor`` is installed (``import
 ai2thor.server`` only needs numpy); without it ``SceneObs.event`` is None and everything else (objects with the
@@ -30,6 +30,9 @@ State AI2-THOR lacks is kept out of the 42-key object metadata (so fidelity is u
 - ``SceneObs.time`` / ``info["time"]``: simulated seconds since reset (every action takes ``step_seconds``;
   ``Wait`` takes ``seconds``); reversible use ends and hot/cold objects return to RoomTemp as time passes.
 
+As a dict, the observation holds the Gymnasium view (:func:`scenes.spaces.thor_observation_space`): ``objects``
+(one :class:`~scenes.spaces.ObjectState` per object), ``held`` and, with frames, ``rgb``.
+
 Extensions beyond AI2-THOR (documented where they live): faults that show only on use (a faulty appliance
 switches on but does nothing; an object that breaks when picked up; an object someone takes as the robot
 approaches: :mod:`scenes.embedded.world.faults`) and object types AI2-THOR lacks (Cake:
@@ -59,6 +62,7 @@ from planner._optional import is_available
 from planner.errors import ConfigError
 
 from ..base import Action, SceneEnv, SceneObs
+from ..spaces import ObjectStates, thor_action_space, thor_observation_space
 from .extensions import EXTENSION_TYPES
 from .loader import SceneData, load_scene
 from .metadata import vec
@@ -120,6 +124,7 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
             (default 10 s, AI2-THOR's ``HowManySecondsUntilRoomTemp``).
         slice_requires_knife: ALFRED's rule: SliceObject (without forceAction) needs a held knife.
         events: Build ``ai2thor.server.Event`` objects when ai2thor is installed.
+        render_mode: ``"rgb_array"`` (``render()`` returns the top-down frame; None without cv2) or None.
 
     Raises:
         UnknownIdError: unknown scene name.
@@ -127,7 +132,7 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         DataError: corrupt scene file (names the file).
     """
 
-    metadata = {"render_modes": ["rgb_array"]}
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 4}  # one frame per action in a video
 
     def __init__(
         self,
@@ -143,6 +148,7 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         room_temp_after: float = ROOM_TEMP_AFTER,
         slice_requires_knife: bool = False,
         events: bool = True,
+        render_mode: str | None = "rgb_array",
     ) -> None:
         for name, v in (("width", width), ("height", height)):
             if not isinstance(v, int) or v < 16:
@@ -165,6 +171,13 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
             "slice_requires_knife": slice_requires_knife,
         }
         self.events = bool(events)
+        if not is_available("cv2"):
+            self.metadata = {"render_modes": [], "render_fps": 4}  # nothing to render with
+            render_mode = None
+        self._set_render_mode(render_mode)
+        self.observation_space = thor_observation_space((height, width) if self.frames else None)
+        self.action_space = thor_action_space()
+        self._states = ObjectStates()
         self.world: World | None = None
         self.scenario: dict[str, Any] = {}
         self.perturbed: dict[str, str] = {}
@@ -202,6 +215,7 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
             ConfigError: an unknown option, scenario, object type or condition (the message lists the valid
                 values), or a bad ``in_use_seconds``.
         """
+        super().reset(seed=seed)
         options = dict(options or {})
         name = options.pop("scenario", None)
         perturb = options.pop("perturb", None)
@@ -216,6 +230,7 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         self._prev: Any = None
         self._ext = None
         self._ext_candidates = None
+        self._states.clear()
         self.scenario = {}
         self.perturbed: dict[str, str] = {}
         if name is not None:
@@ -231,7 +246,7 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         from .perturb import perturbation_kinds
 
         self.perturbation_kinds = perturbation_kinds(self.world, self.perturbed)
-        obs, info = self._observe(True, "", _INIT_RETURN, None, "Initialize")
+        obs, info = self._observe(True, "", dict(_INIT_RETURN), None, "Initialize")
         info["scenario"] = self.scenario
         info["perturbed"] = dict(self.perturbed)
         info["perturbation_kinds"] = dict(self.perturbation_kinds)
@@ -242,24 +257,23 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
 
         Impossible actions, unknown action names and unknown objectIds return ``info["action_success"] =
         False`` with AI2-THOR-like ``info["error"]``; they never raise.
+
+        Raises:
+            ResetNeeded: called before ``reset()``.
+            ConfigError: ``action`` is neither an Action nor a dict with ``"action"``.
         """
         if self.world is None:
             from planner.errors import ResetNeeded
 
             raise ResetNeeded("call reset() first: EmbeddedEnv.step() before reset()")
-        if isinstance(action, Action):
-            d = action.to_thor()
-        elif isinstance(action, dict) and "action" in action:
-            d = dict(action)
-        else:
-            raise ConfigError(f"step() takes a scenes.Action or a dict with 'action', got {type(action).__name__}")
+        d = Action.coerce(action).to_thor()
         ok, err, ret, code = self.world.step(d)
         obs, info = self._observe(ok, err, ret, code, self.world.last_action)
         return obs, 0.0, False, False, info
 
     def render(self) -> np.ndarray | None:
-        """The current top-down frame (HxWx3 uint8), or None without cv2 or before reset."""
-        if self.world is None:
+        """The current top-down frame (HxWx3 uint8); None with ``render_mode=None``, without cv2 or before reset."""
+        if self.world is None or self.render_mode is None:
             return None
         if self._last_obs is not None and self._last_obs.rgb is not None:
             return self._last_obs.rgb
@@ -310,14 +324,9 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
         extra = {"in_use": in_use, "held": w.held, "scene_id": w.scene_name, "scenario": self.scenario,
                  "actionReturn": ret, "perturbed": self.perturbed, "perturbation_kinds": self.perturbation_kinds,
                  "extension_objects": self._extension_objects(), "extensions": self._extensions()}
-        obs = SceneObs(
-            objects=tuple(meta["objects"]),
-            rgb=rgb,
-            instance_masks=masks,
-            event=event,
-            time=w.time,
-            extra=extra,
-        )
+        objects = tuple(meta["objects"])
+        obs = SceneObs(objects=objects, rgb=rgb, instance_masks=masks, event=event, time=w.time, extra=extra,
+                       view=self._view(objects, w.held or "", rgb))
         self._last_obs = obs
         info = {
             "action_success": ok,
@@ -329,6 +338,18 @@ class EmbeddedEnv(SceneEnv[SceneObs, Action]):
             "in_use": in_use,
         }
         return obs, info
+
+    def _view(self, objects: tuple[dict[str, Any], ...], held: str, rgb: np.ndarray | None) -> Any:
+        """The Gymnasium view of one observation, built when it is first read (see :class:`SceneObs`)."""
+        states, frames = self._states, self.frames
+
+        def build() -> dict[str, Any]:
+            view: dict[str, Any] = {"objects": states(objects), "held": held}
+            if frames:
+                view["rgb"] = rgb
+            return view
+
+        return build
 
     def _extensions(self) -> dict[str, list[str]]:
         """:func:`~scenes.embedded.perturb.extension_situations` (candidates found once per reset, plus the

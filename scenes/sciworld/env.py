@@ -1,13 +1,17 @@
-"""ScienceWorld (text simulator on a JVM) behind the :class:`~scenes.base.SceneEnv` interface.
+"""ScienceWorld (text simulator on a JVM) as a ``gymnasium.Env`` (ids ``coat/sciworld-boil-v0``...).
 
 One JVM per env (py4j gateway started by ``scienceworld.ScienceWorldEnv``; ~1 s to start here), shut down by
 ``close()``. Steps go through the raw server calls (``server.step`` + score/completed/moves, ~10x faster
 than ``scienceworld.ScienceWorldEnv.step``, which rebuilds the valid-action list every step); the valid
 actions are listed only when ``valid_actions=True`` or :meth:`ScienceWorldEnv.valid_actions` is called.
 
-Actions: ``Action(name="Text", args={"command": "open door to kitchen"})`` sends a raw command; a few
-AI2-THOR verbs map onto ScienceWorld's, with ``object_id`` the ScienceWorld object name
-(``Action(name="ToggleObjectOn", object_id="stove")`` -> ``"activate stove"``); see :data:`THOR_VERBS`.
+Actions: a command string (the ``action_space`` is Gymnasium ``Text``) or ``Action(name="Text",
+args={"command": "open door to kitchen"})`` sends a raw command; a few AI2-THOR verbs map onto ScienceWorld's,
+with ``object_id`` the ScienceWorld object name (``Action(name="ToggleObjectOn", object_id="stove")`` ->
+``"activate stove"``); see :data:`THOR_VERBS`.
+
+Observations: as a dict, ``{"text", "inventory", "task_description"}`` (:func:`scenes.spaces.text_observation_space`);
+the attributes as before (``obs.text``, ``obs.extra``). The spaces are declared without starting the JVM.
 
 ScienceWorld reports every failure as text ("No known action matches that input.", "The stove appears
 broken, and can't be activated or deactivated."); those replies are failed steps (``info["action_success"]``
@@ -48,6 +52,7 @@ from planner._optional import require
 from planner.errors import ConfigError, DependencyNotInstalled, ResetNeeded, SimulatorError
 
 from ..base import Action, SceneEnv, SceneObs
+from ..spaces import clean_text, text_observation_space, text_space
 from .objects import SWObject, flatten_tree
 from .tasks import check_simplification, resolve_task, tasks
 
@@ -166,6 +171,7 @@ class ScienceWorldEnv(SceneEnv[SceneObs, Action]):
             heap grows to gigabytes over long runs. None leaves the JVM default.
         backend: An object with the ``scienceworld.ScienceWorldEnv`` API to use instead of starting a JVM
             (tests); ScienceWorldEnv takes ownership and closes it.
+        render_mode: ``"ansi"`` (``render()`` returns the last observation text) or None.
 
     Raises:
         ConfigError: unknown task, bad simplification, missing jar, step_limit < 1.
@@ -173,7 +179,7 @@ class ScienceWorldEnv(SceneEnv[SceneObs, Action]):
         SimulatorError: the JVM did not start.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
     def __init__(
         self,
@@ -186,7 +192,12 @@ class ScienceWorldEnv(SceneEnv[SceneObs, Action]):
         valid_actions: bool = False,
         max_heap_mb: int | None = 512,
         backend: Any = None,
+        render_mode: str | None = "ansi",
     ) -> None:
+        self._set_render_mode(render_mode)
+        self.observation_space = text_observation_space()
+        self.action_space = text_space()
+        self._env: Any = None
         self.task = resolve_task(task)
         self.simplification = check_simplification(self.task, simplification)
         if step_limit < 1:
@@ -280,6 +291,7 @@ class ScienceWorldEnv(SceneEnv[SceneObs, Action]):
             ConfigError: unknown option, split or a variation out of range.
             SimulatorError: the JVM died (the env has been closed).
         """
+        super().reset(seed=seed)
         self._check_open()
         options = dict(options or {})
         unknown = set(options) - {"variation", "split"}
@@ -316,8 +328,9 @@ class ScienceWorldEnv(SceneEnv[SceneObs, Action]):
         }
         return obs, info
 
-    def step(self, action: Action) -> tuple[SceneObs, float, bool, bool, dict[str, Any]]:
-        """Send one command.
+    def step(self, action: Action | str) -> tuple[SceneObs, float, bool, bool, dict[str, Any]]:
+        """Send one command: a string, an :class:`Action` (``Text`` or a verb of :data:`THOR_VERBS`) or
+        ``controller.step`` kwargs as a dict.
 
         Returns:
             ``(obs, reward, terminated, truncated, info)``; ``info`` has ``action_success``, ``error``,
@@ -327,12 +340,12 @@ class ScienceWorldEnv(SceneEnv[SceneObs, Action]):
         Raises:
             ResetNeeded: called before ``reset()``.
             SimulatorError: the JVM died or the env is closed (it has been closed).
+            ConfigError: ``action`` is not a str, an Action or a dict with ``"action"``.
         """
         self._check_open()
         if self._needs_reset:
             raise ResetNeeded("ScienceWorldEnv.step() called before reset(); call reset() first")
-        if not isinstance(action, Action):
-            raise ConfigError(f"ScienceWorldEnv.step expects scenes.base.Action, got {type(action).__name__}")
+        action = Action(name="Text", args={"command": action}) if isinstance(action, str) else Action.coerce(action)
         command, problem = self._command(action)
         if problem:
             obs = self._observe(problem, "")
@@ -369,8 +382,8 @@ class ScienceWorldEnv(SceneEnv[SceneObs, Action]):
         return obs, reward, terminated, truncated, info
 
     def render(self) -> str | None:
-        """The last observation text."""
-        return self._last_text
+        """The last observation text (None with ``render_mode=None`` or before reset)."""
+        return None if self.render_mode is None else self._last_text
 
     def close(self) -> None:
         """Shut the JVM down. Safe to call more than once."""
@@ -511,7 +524,13 @@ class ScienceWorldEnv(SceneEnv[SceneObs, Action]):
             extra["valid_actions"] = list(self._call(env.get_valid_action_object_combinations, "valid actions"))
         text = reply if command.strip() in ("look around", "look") else f"{reply}\n\n{look}"
         self._last_text = text
-        return SceneObs(text=text, extra=extra)
+        task = self._task_description
+
+        def view() -> dict[str, str]:  # built when first read (see SceneObs)
+            return {"text": clean_text(text), "inventory": clean_text(str(extra["inventory"])),
+                    "task_description": clean_text(task)}
+
+        return SceneObs(text=text, extra=extra, view=view)
 
     def _info(self, command: str, error: str, ok: bool, obs: SceneObs) -> dict[str, Any]:
         return {

@@ -1,4 +1,4 @@
-"""The AI2-THOR adapter: ``ai2thor.controller.Controller`` behind the :class:`~scenes.base.SceneEnv` interface.
+"""The AI2-THOR adapter: ``ai2thor.controller.Controller`` as a ``gymnasium.Env`` (ids ``coat/thor-FloorPlanN-v0``).
 
 For users who have the AI2-THOR Unity build (downloaded once by ai2thor into ``~/.ai2thor/releases``, or a
 ``local_executable_path``). Without a display it asks for the CloudRendering (Vulkan, headless) build.
@@ -10,6 +10,10 @@ action, including the ones ``Controller.step`` raises ``ValueError`` for (errorC
 MissingArguments, AmbiguousAction, InvalidArgument), comes back as ``info["action_success"] = False`` with
 AI2-THOR's ``errorMessage``. A simulator that dies (broken pipe, timeout, crash) is closed and reported as
 ``SimulatorError``.
+
+The spaces are declared without starting anything (:func:`scenes.spaces.thor_observation_space`): as a dict the
+observation holds ``objects``, ``held``, ``rgb`` (black when the event carries no frame, e.g. a replayed trace
+read without its PNGs) and, with ``render_depth``, ``depth``.
 
 Example:
     >>> from scenes.thor import ThorEnv
@@ -33,6 +37,7 @@ from planner.errors import ConfigError, ResetNeeded, SimulatorError
 
 from .. import ITHOR_SCENES
 from ..base import Action, SceneEnv, SceneObs
+from ..spaces import ObjectStates, thor_action_space, thor_observation_space
 
 logger = logging.getLogger(__name__)
 
@@ -102,6 +107,7 @@ class ThorEnv(SceneEnv[SceneObs, Action]):
             ``obs.instance_masks``.
         server_timeout: Seconds to wait for one action before the simulator counts as dead.
         server_start_timeout: Seconds to wait for Unity to start.
+        render_mode: ``"rgb_array"`` (``render()`` returns the last frame) or None.
 
     Raises:
         SimulatorError: the Unity build is unavailable (offline, no cached build) or did not start.
@@ -109,7 +115,7 @@ class ThorEnv(SceneEnv[SceneObs, Action]):
         DependencyNotInstalled: ai2thor is not installed (``pip install 'coat-planner[thor]'``).
     """
 
-    metadata = {"render_modes": ["rgb_array"]}
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 4}  # one frame per action in a video
 
     def __init__(
         self,
@@ -127,10 +133,16 @@ class ThorEnv(SceneEnv[SceneObs, Action]):
         render_instance_segmentation: bool = False,
         server_timeout: float = 100.0,
         server_start_timeout: float = 300.0,
+        render_mode: str | None = "rgb_array",
     ) -> None:
         self.scene = check_ithor_scene(scene)
         if width <= 0 or height <= 0:
             raise ConfigError(f"width and height must be positive, got {width}x{height}")
+        self._set_render_mode(render_mode)
+        self.observation_space = thor_observation_space((height, width), depth=render_depth)
+        self.action_space = thor_action_space()
+        self._states = ObjectStates()
+        self._frame_shape = (height, width)
         self.init_params: dict[str, Any] = {
             "gridSize": grid_size,
             "visibilityDistance": visibility_distance,
@@ -250,6 +262,7 @@ class ThorEnv(SceneEnv[SceneObs, Action]):
             ConfigError: unknown option or scene.
             SimulatorError: the simulator died (it has been closed).
         """
+        super().reset(seed=seed)
         self._check_open()
         options = dict(options or {})
         unknown = set(options) - {"scene", "random_spawn"}
@@ -287,8 +300,8 @@ class ThorEnv(SceneEnv[SceneObs, Action]):
         info["scene"] = self.scene
         return obs, info
 
-    def step(self, action: Action) -> tuple[SceneObs, float, bool, bool, dict[str, Any]]:
-        """Send one AI2-THOR action.
+    def step(self, action: Action | dict[str, Any]) -> tuple[SceneObs, float, bool, bool, dict[str, Any]]:
+        """Send one AI2-THOR action (an :class:`Action`, or ``controller.step`` kwargs as a dict).
 
         A failed action is an outcome: ``info["action_success"]`` False and ``info["error"]`` AI2-THOR's
         ``errorMessage``. AI2-THOR has no task reward or episode end, so reward is 0.0 and ``terminated`` /
@@ -297,18 +310,17 @@ class ThorEnv(SceneEnv[SceneObs, Action]):
         Raises:
             ResetNeeded: called before ``reset()``.
             SimulatorError: the simulator died or the env is closed (it has been closed).
+            ConfigError: ``action`` is neither an Action nor a dict with ``"action"``.
         """
         self._check_open()
         if self._needs_reset:
             raise ResetNeeded("ThorEnv.step() called before reset(); call reset() first")
-        if not isinstance(action, Action):
-            raise ConfigError(f"ThorEnv.step expects scenes.base.Action, got {type(action).__name__}")
-        event = self._step_event(action.to_thor())
+        event = self._step_event(Action.coerce(action).to_thor())
         return self._observe(event), 0.0, False, False, self._info(event)
 
     def render(self) -> np.ndarray | None:
-        """The last RGB frame (HxWx3 uint8), or None."""
-        return None if self._last is None else self._last.rgb
+        """The last RGB frame (HxWx3 uint8), or None (``render_mode=None``, before reset, no frame)."""
+        return None if self._last is None or self.render_mode is None else self._last.rgb
 
     def close(self) -> None:
         """Stop the controller (and Unity). Safe to call more than once."""
@@ -354,14 +366,31 @@ class ThorEnv(SceneEnv[SceneObs, Action]):
         masks = None
         if getattr(event, "instance_segmentation_frame", None) is not None:
             masks = {k: np.asarray(v, dtype=bool) for k, v in event.instance_masks.items()}
+        objects = tuple(md.get("objects") or ())
+        inventory = list(md.get("inventoryObjects") or [])
+        held = str(inventory[0].get("objectId") or "") if inventory else ""
+        states, shape, depth = self._states, self._frame_shape, "depth" in self.observation_space.spaces
+
+        def view() -> dict[str, Any]:  # built when first read (see SceneObs)
+            out: dict[str, Any] = {
+                "objects": states(objects),
+                "held": held,
+                "rgb": np.zeros((*shape, 3), np.uint8) if event.frame is None else event.frame.copy(),
+            }
+            if depth:
+                d = event.depth_frame
+                out["depth"] = np.zeros(shape, np.float32) if d is None else d.astype(np.float32)
+            return out
+
         obs = SceneObs(
-            objects=tuple(md.get("objects") or ()),
+            objects=objects,
             rgb=event.frame,
             depth=event.depth_frame,
             instance_masks=masks,
             event=event,
             time=max(0.0, float(md.get("currentTime") or 0.0) - self._t0),
-            extra={"agent": md.get("agent"), "inventory": list(md.get("inventoryObjects") or [])},
+            extra={"agent": md.get("agent"), "inventory": inventory},
+            view=view,
         )
         self._last = obs
         return obs

@@ -12,7 +12,9 @@ from planner.cli import main
 def test_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["scenes", "list", "--family", "embedded"]) == 0
     out = capsys.readouterr().out
-    assert "embedded/kitchen-v0" in out and "embedded/FloorPlan{1-30,201-230,301-330,401-430}-v0" in out
+    assert "coat/kitchen-v0" in out and "coat/FloorPlan{1-30,201-230,301-330,401-430}-v0" in out
+    assert main(["scenes", "list", "--family", "thor"]) == 0
+    assert "coat/thor-FloorPlan{1-30,201-230,301-330,401-430}-v0" in capsys.readouterr().out
     assert main(["scenes", "list", "--family", "nope"]) == 1
 
 
