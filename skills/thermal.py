@@ -14,9 +14,12 @@ from collections.abc import Callable
 
 from planner.goals import members
 from planner.schemas import SkillCall
+from planner.schemas.thor_rules import FILLS_ONLY_EMPTY
+from scenes.base import Action
 
 from .base import Outcome, Skill, SkillContext, Unmet, failed
-from .primitives import HEAT_SOURCES, WAIT_STEP_SECONDS, action_failed, relay, switch_of, toggle
+from .navigation import go
+from .primitives import HEAT_SOURCES, WAIT_STEP_SECONDS, action_failed, relay, send, switch_of, toggle
 from .registry import register_skill
 
 MAX_SECONDS = 600.0
@@ -132,6 +135,15 @@ class Heat(Skill):
         # switched on even when the object is hot already (coffee brewed hot, reheated in the microwave the task
         # names): being heated is the device running with it inside, as ALFRED books it
         o = ctx.find(source) or {}
+        if o.get("objectType") in FILLS_ONLY_EMPTY and until == "Hot" and not reached(ctx, obj, "Hot"):
+            # a coffee machine brews only into an empty mug and heats nothing: cold coffee in the mug is poured
+            # out, so the mug is filled hot (it cannot be reheated there); any other liquid stays, and stays cold
+            held = ctx.find(obj) or {}
+            if held.get("isFilledWithLiquid") and str(held.get("fillLiquid") or "").lower() == "coffee":
+                emptied = go(ctx, obj) or send(ctx, Action(name="EmptyLiquidFromObject", object_id=obj),
+                                               f"pouring the cold coffee out of {obj}")
+                if not emptied.ok:
+                    return emptied
         if o.get("objectType") == "Microwave" and o.get("isOpen"):
             res = ctx.sub("close", source)
             if not res.ok:

@@ -187,6 +187,10 @@ FULL = "is full right now"
 """The end of AI2-THOR's ``PutObject`` error for an object-specific receptacle that already holds an object (a
 burner with a pan on it, a toaster with a slice in it): the receptacle is taken, not the wrong kind."""
 
+FILLS_ONLY_EMPTY: frozenset[str] = frozenset({"CoffeeMachine"})
+"""Devices that heat only by filling: ``coffeemachine.cs`` ``Serve`` fills the mug at its attach point with
+(hot) coffee only ``if (!f.IsFilled())``, so a mug of cold coffee in a running coffee machine stays cold."""
+
 MUST_BE_CLOSED_TO_TURN_ON: frozenset[str] = frozenset({"Microwave"})
 """``CanToggleOnOff.MustBeClosedToTurnOn``."""
 
@@ -256,7 +260,8 @@ def unknown_type(object_type: str) -> str:
 
 
 __all__ = [
-    "ALWAYS_PLACE_UPRIGHT", "BEHIND_GLASS", "COOKABLE", "FULL", "HEAT_ZONE_TOASTS_BREAD", "IN_RECEPTACLES",
+    "ALWAYS_PLACE_UPRIGHT", "BEHIND_GLASS", "COOKABLE", "FILLS_ONLY_EMPTY", "FULL", "HEAT_ZONE_TOASTS_BREAD",
+    "IN_RECEPTACLES",
     "MUST_BE_CLOSED_TO_TURN_ON", "MUST_BE_OFF_TO_OPEN", "MUST_BE_OPEN_TO_PLACE_OBJECTS_IN", "NOT_VISIBLE",
     "OBJECT_SPECIFIC_RECEPTACLES", "PLACEMENT_RESTRICTIONS", "SEE_THROUGH", "exception", "held_liquid", "piece_type",
     "unknown_object", "unknown_type",

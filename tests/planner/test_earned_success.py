@@ -216,3 +216,25 @@ def test_a_replan_keeps_the_states_already_made() -> None:
     tr = execute_plan(p)
     assert tr.replans >= 1 and tr.achieved, tr.failure
     assert sum(1 for r in tr.results if r.skill in ("slice", "wash") and r.actions) == 2  # each done once
+
+
+def test_a_coffee_machine_pours_the_cold_coffee_out_and_brews_it_hot() -> None:
+    """AI2-THOR's coffee machine fills only an empty mug (``coffeemachine.cs``), so it cannot reheat: the cold
+    coffee is poured out and the machine brews hot coffee into the mug; the independent checker agrees (it used to
+    stay cold, the machine blamed as faulty)."""
+    import checker
+    from planner.bench.tasks import TaskDef
+    from planner.knowledge import load_knowledge
+
+    kb = load_knowledge()
+    task = TaskDef(kind="coat", name="reheating coffee in a coffeemachine")
+    prepare = task.prepare(task.spec(kb), {"Mug", "Cup", "CoffeeMachine"})
+    options = {"perturb": prepare}
+    p = plan(task.spec(kb), "embedded/kitchen-v0", llm=None, seed=0, options=options)
+    tr = execute_plan(p)
+    assert tr.achieved, tr.failure
+    actions = [a for r in tr.results for a in r.actions]
+    assert any(a.action == "EmptyLiquidFromObject" for a in actions)
+    replayed = checker.replay("embedded/kitchen-v0", 0, options, [a.model_dump() for a in actions])
+    verdict = checker.judge({"kind": "coat", "name": task.name}, replayed)
+    assert verdict.success, verdict.reasons
