@@ -161,6 +161,14 @@ def test_check_scene_env(env_id: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("env_id", [i for i in scenes.registry_ids("embedded") if i not in _DEFAULT])
+def test_check_scene_env_every_embedded_id(env_id: str) -> None:
+    """gymnasium's check_env and the project's rules (determinism included) on every embedded scene, about a second
+    each: the default run checks one of each kind."""
+    check_scene_env(_make_or_skip(env_id), check_determinism=True)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", scenes.registry_ids("thor") + scenes.registry_ids("sciworld"))
 def test_check_scene_env_every_external_id(env_id: str) -> None:
     env = _make_or_skip(env_id)
