@@ -17,6 +17,8 @@ Example:
 from __future__ import annotations
 
 import logging
+import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from .arguments import (
@@ -39,6 +41,9 @@ from .schemas import ExecutionTrace, Plan, SceneState, TaskSpec
 from .steps import affordances_of
 
 if TYPE_CHECKING:
+    import gymnasium
+    from langchain_core.language_models import BaseChatModel
+
     from scenes.base import SceneEnv, SceneObs
 
     from .knowledge import KnowledgeBase
@@ -48,6 +53,9 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_SCENE = "embedded/kitchen-v0"
 _SCENE_ID = "a scene id str (e.g. 'embedded/kitchen-v0'; `coat scenes list`)"
+_ENV = "a gymnasium env of a coat scene (scenes.make or gymnasium.make('coat/...'), wrapped or not)"
+_SCENE_KINDS = (f"{_SCENE_ID}, a planner.schemas.SceneState, {_ENV}, a scenes.SceneObs, an ai2thor Event or its "
+                "metadata dict (with an 'objects' list)")
 
 
 def _check_scene_args(seed: Any, options: Any) -> None:
@@ -127,9 +135,9 @@ def _scene_kwargs(scene: str, data_dir: Any) -> dict[str, Any]:
 
 def plan(
     task: str | TaskSpec,
-    scene: SceneState | str = DEFAULT_SCENE,
+    scene: str | SceneState | gymnasium.Env[Any, Any] | SceneObs | Mapping[str, Any] | Any = DEFAULT_SCENE,
     *,
-    llm: LLMBackend | str | None = None,
+    llm: LLMBackend | BaseChatModel | str | None = None,
     planner: Literal["two-stage", "single"] = "two-stage",
     strategy: Literal["hybrid", "llm", "knowledge", "learned"] = "hybrid",
     utility: str | None = None,
@@ -145,11 +153,21 @@ def plan(
     Args:
         task: What to do, in words ("cut cake", "boil water", "serving cake"), or a
             :class:`~planner.schemas.TaskSpec` (roles, targets, goal conditions).
-        scene: A scene id (``coat/kitchen-v0``, ``coat/FloorPlan1-v0``, ``coat/thor-FloorPlan1-v0``; the earlier
-            ``embedded/kitchen-v0`` ids too) or a SceneState from your own perception.
-        llm: Model spec (``local``, ``local:gemma-270m``, ``openai:<model>``, ``ollama:<model>``, ``fake``)
-            or a backend; None (the default) decides with COAT's annotations alone, which measures best
-            (``benchmarks/understanding.md``; the embedded models decide near chance, ``benchmarks/decision.md``).
+        scene: Where to plan (``docs/bring-your-own.md`` has a snippet for each):
+
+            - a scene id (``coat/kitchen-v0``, ``coat/FloorPlan1-v0``, ``coat/thor-FloorPlan1-v0``; the earlier
+              ``embedded/kitchen-v0`` ids too): made, reset with ``seed`` and ``options``, and closed;
+            - a gymnasium env (``scenes.make`` / ``gymnasium.make("coat/...")``, wrapped or not): reset with ``seed``
+              and ``options``, left open for :func:`execute_plan`; the plan records its id, seed and options;
+            - an observation: a ``scenes.SceneObs``, an ``ai2thor.server.Event`` (any object with a ``.metadata``
+              mapping of AI2-THOR's shape) or its metadata dict (``event.metadata``: ``objects``, ``sceneName``...),
+              perceived as it is (nothing is reset; the plan records no scene, see :func:`execute_plan`);
+            - a SceneState from your own perception.
+        llm: Model spec (``local``, ``local:gemma-270m``, ``openai:<model>``, ``ollama:<model>``, ``fake``), any
+            langchain chat model (a ``BaseChatModel``: ChatOpenAI, ChatOllama, a fake; wrapped in
+            :class:`planner.llm.LangChainBackend`, without the on-disk cache) or a backend; None (the default) decides
+            with COAT's annotations alone, which measures best (``benchmarks/understanding.md``; the embedded models
+            decide near chance, ``benchmarks/decision.md``).
         planner: ``two-stage`` (COAT's modular pipeline) or ``single`` (one prompt, for ablations).
         strategy: ``hybrid`` (COAT annotations where the task is annotated, the model otherwise), ``llm``,
             ``knowledge`` or ``learned`` (the selectors ``coat train`` learned from COAT's annotations).
@@ -157,8 +175,8 @@ def plan(
         interpret: How a task that is not a COAT task is decided once read (:mod:`planner.understanding`):
             ``nearest`` (default) lets each role borrow the annotations of the closest COAT task of its
             utility (reported in the plan's reason); ``exact`` leaves the request's words to the model.
-        seed: Scene seed (ignored for a SceneState).
-        options: Scene reset options, e.g. ``{"scenario": "knife-dirty"}``.
+        seed: Scene seed of a scene id's or an env's reset (ignored for an observation or a SceneState).
+        options: Reset options of a scene id or an env, e.g. ``{"scenario": "knife-dirty"}``.
         kb: A loaded knowledge base (default: ``load_knowledge(data_dir)``).
         data_dir: Data directory for the knowledge base and the scenes' files (default: the one ``kb`` was
             loaded from, else the running command's ``--data-dir``, else ``$COAT_DATA_DIR`` or the user cache).
@@ -172,16 +190,17 @@ def plan(
         target is absent.
 
     Raises:
-        TypeError: an argument of the wrong type (a task that is neither a str nor a TaskSpec, a scene that is
-            neither a scene id nor a SceneState, an llm without the LLMBackend members, ...); the message names
+        TypeError: an argument of the wrong type (a task that is neither a str nor a TaskSpec, a scene of none of
+            the kinds above, an llm that is no chat model and lacks the LLMBackend members, ...); the message names
             the argument, its value and what is accepted.
         ConfigError: bad arguments (an empty or overlong task, unknown planner/strategy/utility, a strategy that
-            needs a model without one, ``kb`` loaded from another directory than ``data_dir``).
+            needs a model without one, ``kb`` loaded from another directory than ``data_dir``), metadata whose objects
+            lack an ``objectId`` or ``objectType``, an env or observation without objects (ScienceWorld's text).
         UnknownIdError: unknown scene id, or a TaskSpec naming an object type AI2-THOR does not have.
     """
     check_plan_args(task, llm=llm, planner=planner, strategy=strategy, utility=utility, interpret=interpret,
                     kb=kb, data_dir=data_dir)
-    check_type("scene", scene, (str, SceneState), f"{_SCENE_ID} or a planner.schemas.SceneState")
+    kind = scene_kind(scene)
     _check_scene_args(seed, options)
     kb = load_kb(kb, data_dir)
     with use_data_dir(kb.root):  # one data directory for everything the call reads: the knowledge base's
@@ -189,14 +208,82 @@ def plan(
             from .knowledge.alfred import check_types, object_types
 
             check_types(task, object_types(kb.root))
-        if not isinstance(scene, str):
+        if kind == "state":
             return plan_in_state(task, scene, llm=llm, planner=planner, strategy=strategy, utility=utility,
                                  interpret=interpret, kb=kb, learned=learned)
-        env, obs, state = observe(scene, seed=seed, options=options, kb=kb)
-        env.close()
+        if kind == "id":
+            env, obs, state = observe(scene, seed=seed, options=options, kb=kb)
+            env.close()
+            env_id: str | None = scene
+        elif kind == "env":
+            obs = own_observation(scene.reset(seed=seed, options=options)[0], "the env's observation")
+            env_id = env_id_of(scene)
+        else:
+            obs = own_observation(scene, "scene")
+        if kind != "id":
+            state = make_estimator(kb).estimate(obs)
         p = plan_in_state(task, state, llm=llm, planner=planner, strategy=strategy, utility=utility,
                           interpret=interpret, kb=kb, affordances=affordances_of(obs.objects), learned=learned)
-    return p.model_copy(update={"env_id": scene, "seed": seed, "options": _recorded_options(options, obs)})
+    if kind == "observation":
+        return p  # perceived as given: no reset to record
+    return p.model_copy(update={"env_id": env_id, "seed": seed, "options": _recorded_options(options, obs)})
+
+
+def scene_kind(scene: Any) -> Literal["id", "state", "env", "observation"]:
+    """What kind of scene :func:`plan` was given: a scene ``id``, a SceneState (``state``), a gymnasium ``env``, or
+    an ``observation`` (a SceneObs, an ai2thor Event or its metadata dict).
+
+    Raises:
+        TypeError: none of these (the message names the value and every accepted kind).
+    """
+    from scenes.base import SceneObs
+
+    if isinstance(scene, str):
+        return "id"
+    if isinstance(scene, SceneState):
+        return "state"
+    if isinstance(scene, SceneObs):
+        return "observation"
+    if _is_env(scene):
+        return "env"
+    from perception.metadata import thor_metadata
+
+    if thor_metadata(scene) is not None:
+        return "observation"
+    raise TypeError(f"scene must be {_SCENE_KINDS}, got {type(scene).__name__} {shown(scene)}")
+
+
+def _is_env(value: Any) -> bool:
+    gym = sys.modules.get("gymnasium")  # an env cannot exist unless gymnasium was imported
+    return gym is not None and isinstance(value, gym.Env)
+
+
+def env_id_of(env: Any) -> str | None:
+    """The registered id an env was made from (``env.unwrapped.spec.id``), or None for one built directly."""
+    made = getattr(getattr(env, "unwrapped", env), "spec", None)
+    return getattr(made, "id", None)
+
+
+def own_observation(obs: Any, name: str) -> SceneObs:
+    """``obs`` as the SceneObs the planner reads: a SceneObs as is, an ai2thor Event or metadata dict converted.
+
+    Raises:
+        TypeError: ``obs`` is none of these (e.g. a wrapper turned the observation into something else).
+        ConfigError: metadata whose objects lack ``objectId`` / ``objectType``, or a text-only observation.
+    """
+    from perception.metadata import observation_from, thor_metadata
+    from scenes.base import SceneObs
+
+    if not isinstance(obs, SceneObs):
+        if thor_metadata(obs) is None:
+            raise TypeError(f"{name} must be a scenes.SceneObs, an ai2thor Event or its metadata dict, got "
+                            f"{type(obs).__name__} {shown(obs)}: plan and execute in an env of a coat scene, whose "
+                            "observations are SceneObs (an observation wrapper must keep them)")
+        obs = observation_from(obs, name)
+    if not obs.objects and obs.text is not None:
+        raise ConfigError(f"{name} is text without objects (ScienceWorld): plan() and execute_plan() act in "
+                          "AI2-THOR-family scenes; ScienceWorld is played by planner.agents.sciworld.SciWorldAgent")
+    return obs
 
 
 def _recorded_options(options: dict[str, Any] | None, obs: SceneObs) -> dict[str, Any]:
@@ -211,51 +298,137 @@ def _recorded_options(options: dict[str, Any] | None, obs: SceneObs) -> dict[str
 
 def execute_plan(
     plan_: Plan,
-    scene: str | None = None,
+    scene: str | gymnasium.Env[Any, Any] | None = None,
     *,
+    obs: SceneObs | None = None,
     seed: int | None = None,
     options: dict[str, Any] | None = None,
-    llm: LLMBackend | str | None = None,
+    llm: LLMBackend | BaseChatModel | str | None = None,
     planner: Literal["two-stage", "single"] = "two-stage",
     strategy: Literal["hybrid", "llm", "knowledge", "learned"] = "hybrid",
     max_replans: int = 3,
     kb: KnowledgeBase | None = None,
     data_dir: Any = None,
 ) -> ExecutionTrace:
-    """Rebuild the plan's scene (its id, seed and options) and carry the plan out in the closed loop.
+    """Carry the plan out in the closed loop: in the plan's own scene, rebuilt, or in the env you pass.
 
     Each step is verified on the next observation; an object found broken, busy for good, missing or faulty
     makes the loop decide that role again (with ``llm`` / ``planner`` / ``strategy``, as the plan was made)
     and re-plan, at most ``max_replans`` times.
 
-    A plan ``plan()`` made in a scene id records the id, the seed and the reset options (none is a record too):
-    ``scene`` / ``seed`` / ``options`` may only repeat them. A plan made from a SceneState (your own perception)
-    records no scene: pass ``scene`` with the ``seed`` and ``options`` of the reset its objects came from. Either
-    way the rebuilt scene must hold every object the plan bound, or nothing runs.
+    ``scene`` is where it runs:
+
+    - None or a scene id: the scene is made, reset and closed. A plan ``plan()`` made in a scene id or an env
+      records the id, the seed and the reset options (none is a record too): ``scene`` / ``seed`` / ``options``
+      may only repeat them. A plan made from an observation or a SceneState records no scene: pass ``scene`` with
+      the ``seed`` and ``options`` of the reset its objects came from.
+    - a gymnasium env (``scenes.make`` / ``gymnasium.make("coat/...")``, wrapped or not: every step goes through
+      its wrappers; it is left open): it must be of the plan's scene, else nothing runs (an env of another
+      registered id is refused before it is touched). It is reset with the plan's seed and options (``seed`` /
+      ``options`` for a plan that records none), or, given ``obs`` (its latest observation), not reset: the loop
+      goes on from there.
+
+    Either way the scene must hold every object the plan bound, or nothing runs.
 
     Returns:
         An :class:`~planner.schemas.ExecutionTrace`: ``achieved``, the goal conditions before and after,
         ``replans``, safety violations, every step with its outcome, and ``final_objects``.
 
     Raises:
-        TypeError: an argument of the wrong type (``plan_`` not a Plan, ...).
-        ConfigError: ``scene`` / ``seed`` / ``options`` differ from the plan's own (a plan is bound to the objects
-            of the scene it was made in), the plan records no scene and ``scene`` is not given, the rebuilt scene
-            lacks an object the plan bound, ``kb`` was loaded from another directory than ``data_dir``, or a
-            negative ``max_replans``.
+        TypeError: an argument of the wrong type (``plan_`` not a Plan, an env whose unwrapped env is not a
+            ``scenes.SceneEnv``, ``obs`` not a SceneObs, ...).
+        ConfigError: an env of another scene than the plan's (one line naming both and the fix); ``scene`` /
+            ``seed`` / ``options`` differ from the plan's own (a plan is bound to the objects of the scene it was
+            made in); the plan records no scene and ``scene`` is not given; the scene lacks an object the plan
+            bound; ``obs`` without an env, or with ``seed`` / ``options``; ``kb`` loaded from another directory
+            than ``data_dir``; a negative ``max_replans``.
     """
     check_type("plan_", plan_, Plan, "a planner.schemas.Plan (what plan() returns)")
     check_decision_args(llm=llm, planner=planner, strategy=strategy, kb=kb, data_dir=data_dir)
     check_number("max_replans", max_replans, COUNT)
     from .agents.household import HouseholdLoop
 
+    given_env = _is_env(scene)
+    if given_env:
+        _check_scene_args(seed, options)
+        _check_scene_env(scene, obs)
+    elif obs is not None:
+        raise ConfigError("obs= goes on from an observation of the env you pass: execute_plan(plan, env, obs=obs); "
+                          "without an env, execute_plan rebuilds the plan's scene from its record")
     kb = load_kb(kb, data_dir)
     with use_data_dir(kb.root):  # the scene's files, re-perception and re-planning: the knowledge base's directory
-        env, obs = open_plan_scene(plan_, scene, seed=seed, options=options, data_dir=kb.root)
-        with env:
+        if given_env:
+            env, obs = scene, start_in_env(plan_, scene, obs, seed=seed, options=options)
+        else:
+            env, obs = open_plan_scene(plan_, scene, seed=seed, options=options, data_dir=kb.root)
+        try:
             loop = HouseholdLoop(env, make_estimator(kb), kb, llm=make_backend(llm), planner=planner,
                                  strategy=strategy, max_replans=max_replans)
             return loop.run(plan_, obs)
+        finally:
+            if not given_env:  # the env the caller passed stays theirs, open
+                env.close()
+
+
+def _check_scene_env(env: Any, obs: Any) -> None:
+    """An env execute_plan can act in (its unwrapped env a SceneEnv), and ``obs`` a SceneObs or None."""
+    from scenes.base import SceneEnv, SceneObs
+
+    base = getattr(env, "unwrapped", env)
+    if not isinstance(base, SceneEnv):
+        raise TypeError(f"scene must be {_SCENE_ID}, {_ENV} or None; the env's unwrapped env must be a "
+                        f"scenes.SceneEnv, got {type(base).__name__}")
+    if obs is not None:
+        check_type("obs", obs, SceneObs, "the env's latest observation (a scenes.SceneObs) or None")
+
+
+def start_in_env(plan_: Plan, env: Any, obs: SceneObs | None = None, *, seed: int | None = None,
+                 options: dict[str, Any] | None = None) -> SceneObs:
+    """Check that ``env`` is the plan's scene and reset it as the plan records (or go on from ``obs``).
+
+    Returns:
+        The observation the loop starts from.
+
+    Raises:
+        ConfigError: ``env`` was made for another scene than the plan's, or shows another (its scene's name), or
+            lacks an object the plan bound; ``seed`` / ``options`` differ from the plan's record, or come with
+            ``obs`` (nothing is reset then).
+    """
+    from scenes.registry import check_env_scene
+
+    check_env_scene(env, plan_.env_id)  # one line naming both scenes and the fix, before the env is touched
+    if obs is None:
+        if plan_.env_id is not None:
+            _, seed, opts = rebuild_args(plan_, seed=seed, options=options)
+        else:  # no registered scene (made from an observation, a SceneState or an env built directly)
+            seed = plan_.seed if seed is None else seed
+            opts = _without_draw(plan_.options) if options is None else dict(options)
+        obs = own_observation(env.reset(seed=seed, options=opts or None)[0], "the env's observation")
+    elif seed is not None or options is not None:
+        raise ConfigError("obs= goes on from that observation and resets nothing, so seed= and options= cannot "
+                          "apply: pass obs= alone, or seed=/options= alone to reset the env")
+    where = env_id_of(env) or type(getattr(env, "unwrapped", env)).__name__
+    _check_scene_name(plan_, where, obs)
+    _check_bound_objects(plan_, where, obs, made="the env")
+    return obs
+
+
+def _check_scene_name(plan_: Plan, where: str, obs: SceneObs) -> None:
+    """A plan made in a registered scene refuses an env that shows another scene's name (an env built directly, or
+    made from the plan's id with another ``scene=``)."""
+    from perception.base import scene_id_of
+
+    shown_here = scene_id_of(obs)
+    if plan_.env_id is None or not plan_.scene_id or shown_here in ("scene", plan_.scene_id):
+        return
+    raise ConfigError(f"this plan was made in scene {plan_.env_id!r} ({plan_.scene_id}), but the env {where!r} shows "
+                      f"{shown_here!r}: its objects are another scene's. Make the env with "
+                      f"scenes.make({plan_.env_id!r}), or plan again in this env: plan(task, env)")
+
+
+def _without_draw(options: dict[str, Any]) -> dict[str, Any]:
+    """Recorded reset options without ``scenario_drawn`` (a record for the reader, not an option)."""
+    return {k: v for k, v in (options or {}).items() if k != "scenario_drawn"}
 
 
 def open_plan_scene(
@@ -301,15 +474,16 @@ def rebuild_args(plan_: Plan, scene: str | None = None, *, seed: int | None = No
     """
     if plan_.env_id is None:
         if scene is None:
-            made = f"a SceneState ({plan_.scene_id!r})" if plan_.scene_id else "a SceneState"
+            made = "a SceneState, an observation or an env built without an id" + (
+                f" ({plan_.scene_id!r})" if plan_.scene_id else "")
             raise ConfigError(
                 f"this plan records no scene to rebuild: it was made from {made}, not in a scene id, so the scene "
-                "holding its objects is unknown here. Pass scene= (the registered scene whose reset gave those "
-                "objects, e.g. 'embedded/kitchen-v0', with that reset's seed= and options=), or plan in the scene "
-                "itself: plan(task, 'embedded/kitchen-v0', seed=..., options=...)")
+                "holding its objects is unknown here. Pass scene= (the env of that scene, or the registered scene "
+                "whose reset gave those objects, e.g. 'embedded/kitchen-v0', with that reset's seed= and options=), "
+                "or plan in the scene itself: plan(task, 'embedded/kitchen-v0', seed=..., options=...)")
         return scene, seed, dict(options or {})
     # "scenario_drawn" is a record for the reader: "random" with the same seed draws the same scenario again
-    recorded = {k: v for k, v in (plan_.options or {}).items() if k != "scenario_drawn"}
+    recorded = _without_draw(plan_.options)
     if options is not None and options != recorded and options != plan_.options:
         shown_rec = f"reset options {recorded!r}" if recorded else "no reset options"
         raise ConfigError(f"this plan was made with {shown_rec}, not {options!r}: other options make another scene, "
@@ -328,18 +502,25 @@ def _own(recorded: Any, given: Any, what: str) -> Any:
                       f"Plan again {what} {given!r}, or execute without {what.split()[-1]}=")
 
 
-def _check_bound_objects(plan_: Plan, env_id: str, obs: SceneObs) -> None:
-    """Refuse a rebuilt scene that lacks an object the plan bound (made from other objects than these)."""
+def _check_bound_objects(plan_: Plan, env_id: str, obs: SceneObs, made: str = "the scene rebuilt for this plan"
+                         ) -> None:
+    """Refuse a scene that lacks an object the plan bound (the plan was made from other objects than these)."""
     here = {str(o.get("objectId")) for o in obs.objects}
     lost = [f"{oid} ({name})" for name, oid in plan_.bindings.items() if oid not in here]
-    if lost:
-        shown_lost = ", ".join(lost[:3]) + (f" and {len(lost) - 3} more" if len(lost) > 3 else "")
-        raise ConfigError(f"the scene rebuilt for this plan ({env_id!r}) has no {shown_lost}: the plan was made from "
-                          "other objects (another scene, reset, data directory or SceneState). Plan again in this "
-                          "scene, or pass the scene=, seed= and options= its objects came from")
+    if not lost:
+        return
+    shown_lost = ", ".join(lost[:3]) + (f" and {len(lost) - 3} more" if len(lost) > 3 else "")
+    if made == "the env":
+        seen = f"{plan_.scene_id!r}'s: " if plan_.scene_id else ""
+        raise ConfigError(f"the env ({env_id!r}) has no {shown_lost}: the plan was made from other objects ({seen}"
+                          "another scene, reset or state). Plan again in this env: plan(task, env), or pass the env "
+                          "of the scene its objects came from")
+    raise ConfigError(f"{made} ({env_id!r}) has no {shown_lost}: the plan was made from other objects (another "
+                      "scene, reset, data directory or SceneState). Plan again in this scene, or pass the scene=, "
+                      "seed= and options= its objects came from")
 
 
 __all__ = [
-    "DEFAULT_SCENE", "Interpret", "execute_plan", "make_estimator", "observe", "open_plan_scene", "plan",
-    "plan_in_state", "rebuild_args", "roles_for",
+    "DEFAULT_SCENE", "Interpret", "env_id_of", "execute_plan", "make_estimator", "observe", "open_plan_scene",
+    "own_observation", "plan", "plan_in_state", "rebuild_args", "roles_for", "scene_kind", "start_in_env",
 ]
