@@ -273,3 +273,19 @@ def test_an_llm_that_is_no_chat_model_is_refused_by_name() -> None:
         plan(TASK, llm=FakeListLLM(responses=["x"]))
     with pytest.raises(TypeError, match="any langchain_core BaseChatModel"):
         execute_plan(plan(TASK, **KNOWLEDGE), llm=object())
+
+
+# ---------------------------------------------------------------- the page that documents all this
+
+
+def test_the_bring_your_own_page_runs(capsys) -> None:
+    import re
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "bring-your-own.md"
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
+    assert len(blocks) >= 8  # one snippet per kind, and the refusal
+    namespace: dict[str, Any] = {}
+    for block in blocks:
+        exec(compile(block, str(page), "exec"), namespace)  # noqa: S102 - the page's own snippets, in order
+    assert namespace["p"].env_id == "coat/kitchen-v0"
+    assert "made in scene 'coat/kitchen-v0', but the env is 'coat/FloorPlan1-v0'" in capsys.readouterr().out
