@@ -7,6 +7,10 @@ instance, given mass, material, temperature, availability and condition), and th
 chosen object ready (wash it, wait for it) and use it. ``execute_plan`` carries the steps out with the
 skills.
 
+The scene may be a scene id, a gymnasium env, an observation (a SceneObs, an ai2thor Event or its metadata dict)
+or a SceneState, and ``llm=`` any langchain chat model; ``execute_plan`` runs in the env it is given, never in
+another scene (``docs/bring-your-own.md``; where a plan runs: :mod:`planner.agents.scene_setup`).
+
 Example:
     >>> from planner.api import plan                                    # doctest: +SKIP
     >>> p = plan("cut cake")                                            # doctest: +SKIP

@@ -46,6 +46,7 @@ def scene_kwargs(scene: str, data_dir: Any) -> dict[str, Any]:
 
 
 def is_env(value: Any) -> bool:
+    """True for a gymnasium env (a wrapper included)."""
     gym = sys.modules.get("gymnasium")  # an env cannot exist unless gymnasium was imported
     return gym is not None and isinstance(value, gym.Env)
 
