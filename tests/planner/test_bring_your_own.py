@@ -278,8 +278,10 @@ def test_an_llm_that_is_no_chat_model_is_refused_by_name() -> None:
 # ---------------------------------------------------------------- the page that documents all this
 
 
-def test_the_bring_your_own_page_runs(capsys) -> None:
+def test_the_bring_your_own_page_runs(capsys, data_dir: Path) -> None:
     import re
+
+    pytest.importorskip("ai2thor")  # the Event snippet builds a genuine ai2thor Event
 
     page = Path(__file__).resolve().parents[2] / "docs" / "bring-your-own.md"
     blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
