@@ -314,6 +314,57 @@ class MetadataEstimator(CompositeEstimator):
         )
 
 
+# ---------------------------------------------------------------- an ai2thor Event or its metadata as an observation
+def thor_metadata(source: Any) -> Mapping[str, Any] | None:
+    """The AI2-THOR metadata ``source`` holds, or None.
+
+    A mapping with an ``objects`` list is metadata itself (``event.metadata``, a recorded ``event_NN.json``); anything
+    else with a ``.metadata`` mapping of that shape is an event (``ai2thor.server.Event`` of any version, duck-typed).
+    """
+    if not isinstance(source, Mapping):
+        source = getattr(source, "metadata", None)
+    if isinstance(source, Mapping) and isinstance(source.get("objects"), (list, tuple)):
+        return source
+    return None
+
+
+def observation_from(source: Any, name: str = "scene") -> SceneObs:
+    """An observation from an ``ai2thor.server.Event`` (or anything with its ``.metadata``) or a metadata dict.
+
+    The objects are copied (perception never changes the caller's data); the scene's name is the metadata's
+    ``sceneName`` when it has one.
+
+    Example:
+        >>> obs = observation_from({"sceneName": "FloorPlan1", "objects": [{"objectId": "Mug|1", "objectType": "Mug"}]})
+        >>> obs.objects[0]["objectType"], obs.extra["scene_id"]
+        ('Mug', 'FloorPlan1')
+
+    Raises:
+        TypeError: ``source`` holds no AI2-THOR metadata (no ``objects`` list).
+        ConfigError: an object that is not a dict with a str ``objectId`` and ``objectType`` (the message names
+            ``name``, the object's index and the fix).
+    """
+    meta = thor_metadata(source)
+    if meta is None:
+        raise TypeError(f"{name} must be an ai2thor Event or its metadata dict (with an 'objects' list), got "
+                        f"{type(source).__name__}")
+    objects = []
+    for i, o in enumerate(meta["objects"]):
+        where = f"{name}: metadata objects[{i}]"
+        if not isinstance(o, Mapping):
+            view = " (the Gymnasium view of a SceneObs: pass the SceneObs itself, or its .event)" if hasattr(
+                o, "objectId") else ""
+            raise ConfigError(f"{where} is a {type(o).__name__}, not an object's metadata dict{view}")
+        bad = [k for k in ("objectId", "objectType") if not isinstance(o.get(k), str) or not o.get(k)]
+        if bad:
+            raise ConfigError(f"{where} has no {' or '.join(repr(k) for k in bad)} string: AI2-THOR metadata names "
+                              "every object by both (a SceneState's JSON goes through SceneState.model_validate)")
+        objects.append(dict(o))
+    scene = meta.get("sceneName")
+    extra = {"scene_id": scene} if isinstance(scene, str) and scene else {}
+    return SceneObs(objects=tuple(objects), event=None if isinstance(source, Mapping) else source, extra=extra)
+
+
 __all__ = [
     "HEAVY_MAX_KG",
     "IN_USE_EXTRA_KEY",
@@ -329,4 +380,6 @@ __all__ = [
     "MetadataEstimator",
     "TemperatureFromMetadata",
     "mass_bucket",
+    "observation_from",
+    "thor_metadata",
 ]

@@ -22,6 +22,8 @@ from .errors import ConfigError
 from .schemas import TaskSpec
 
 if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
     from .knowledge import KnowledgeBase
     from .llm import LLMBackend
 
@@ -176,16 +178,35 @@ def check_task(task: Any) -> None:
 
 
 def check_llm(llm: Any) -> None:
-    """``llm`` is None, a model spec string or an object with the LLMBackend members; else TypeError."""
-    if llm is None or isinstance(llm, str):
+    """``llm`` is None, a model spec string, a langchain chat model (``BaseChatModel``) or an object with the
+    LLMBackend members; else TypeError naming what is accepted."""
+    if llm is None or isinstance(llm, str) or is_chat_model(llm):
         return
+    accepted = ("llm must be None (knowledge only), a model spec string ('local', 'fake', 'openai:<model>', ...), a "
+                "langchain chat model (any langchain_core BaseChatModel) or a backend with structured(), score() and "
+                "supports_scoring (planner.llm.base.LLMBackend)")
+    base = _langchain_class("language_models.base", "BaseLanguageModel")
+    if base is not None and isinstance(llm, base):  # a completion model: the stages speak in chat messages
+        raise TypeError(f"{accepted}, got the langchain completion model {type(llm).__name__} (not a chat model): "
+                        "use its chat counterpart (e.g. ChatOpenAI, ChatOllama)")
     missing = [m for m in _LLM_MEMBERS if not hasattr(type(llm), m) and not hasattr(llm, m)]
     if missing:
-        raise TypeError(
-            "llm must be None (knowledge only), a model spec string ('local', 'fake', 'openai:<model>', ...) or "
-            "a backend with structured(), score() and supports_scoring (planner.llm.base.LLMBackend), got "
-            f"{type(llm).__name__} {shown(llm)} (no {', '.join(missing)})"
-        )
+        raise TypeError(f"{accepted}, got {type(llm).__name__} {shown(llm)} (no {', '.join(missing)})")
+
+
+def _langchain_class(module: str, name: str) -> type | None:
+    """A langchain_core class, when langchain_core is imported (an instance of it cannot exist otherwise)."""
+    import sys
+
+    mod = sys.modules.get(f"langchain_core.{module}")
+    cls = getattr(mod, name, None)
+    return cls if isinstance(cls, type) else None
+
+
+def is_chat_model(llm: Any) -> bool:
+    """True for a langchain chat model (an instance of ``langchain_core``'s ``BaseChatModel``)."""
+    cls = _langchain_class("language_models.chat_models", "BaseChatModel")
+    return cls is not None and isinstance(llm, cls)
 
 
 def check_data_args(kb: Any, data_dir: Any) -> None:
@@ -259,10 +280,16 @@ def load_kb(kb: KnowledgeBase | None, data_dir: Any) -> KnowledgeBase:
     return load_knowledge(data_dir)
 
 
-def make_backend(llm: LLMBackend | str | None) -> LLMBackend | None:
-    """A model backend from a spec string; a backend or None passes through."""
+def make_backend(llm: LLMBackend | BaseChatModel | str | None) -> LLMBackend | None:
+    """A model backend from what ``llm=`` accepts: a spec string is built with :func:`planner.llm.make_llm`, a
+    langchain chat model is wrapped in :class:`planner.llm.LangChainBackend` (no on-disk cache: wrap it yourself with
+    ``cache=LLMCache()`` for one); a backend or None passes through."""
+    if is_chat_model(llm):
+        from .llm import LangChainBackend
+
+        return LangChainBackend(llm)  # type: ignore[arg-type]
     if llm is None or not isinstance(llm, str):
-        return llm
+        return llm  # type: ignore[return-value]
     from .llm import make_llm
 
     return make_llm(llm)
@@ -271,5 +298,5 @@ def make_backend(llm: LLMBackend | str | None) -> LLMBackend | None:
 __all__ = [
     "COUNT", "INTERPRETS", "MAX_TASK_CHARS", "PLOT_SUFFIXES", "POSITIVE_COUNT", "SEED", "STRATEGIES", "Range",
     "check_choice", "check_data_args", "check_decision_args", "check_llm", "check_number", "check_plan_args",
-    "check_task", "check_type", "data_dir_of", "load_kb", "make_backend", "shown",
+    "check_task", "check_type", "data_dir_of", "is_chat_model", "load_kb", "make_backend", "shown",
 ]

@@ -44,6 +44,8 @@ from .understanding import TaskReader
 from .understanding.reader import READER_ENV
 
 if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
     from .llm import LLMBackend
     from .pipeline import DecisionPipeline
 
@@ -168,7 +170,7 @@ def plan_in_state(
     task: str | TaskSpec,
     state: SceneState,
     *,
-    llm: LLMBackend | str | None = None,
+    llm: LLMBackend | BaseChatModel | str | None = None,
     planner: Literal["two-stage", "single"] = "two-stage",
     strategy: Literal["hybrid", "llm", "knowledge", "learned"] = "hybrid",
     utility: str | None = None,
@@ -185,6 +187,7 @@ def plan_in_state(
 
     Args:
         task: A task text (see :func:`planner.api.plan`) or a ready :class:`~planner.schemas.TaskSpec`.
+        llm: As for :func:`planner.api.plan`: None, a model spec, a langchain chat model or a backend.
         affordances: What each object affords (:func:`planner.steps.affordances_of` of the observation); without
             it the steps open and close nothing themselves.
         exclude: Object id -> why it may not be chosen (found broken, taken, faulty while executing).

@@ -26,6 +26,7 @@ from scenes.base import SceneEnv, SceneObs
 from skills import SkillResult, run_skill
 
 from .. import safety
+from ..arguments import make_backend
 from ..fits import placements
 from ..goals import book, check_all, members
 from ..knowledge import KnowledgeBase
@@ -68,7 +69,7 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         env: A reset environment (its last observation is passed to :meth:`run`).
         estimator: Perception: ``estimate(obs) -> SceneState``.
         kb: COAT's knowledge base.
-        llm: The model backend (None: knowledge only), as the plan was made.
+        llm: The model (None: knowledge only), as the plan was made: a backend, a langchain chat model or a spec.
         planner: ``two-stage`` or ``single``; strategy: ``hybrid``, ``llm`` or ``knowledge``.
         max_replans: The re-plan budget.
         max_skill_steps: The step budget of one skill call.
@@ -89,7 +90,7 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
         self.env = env
         self.estimator = estimator
         self.kb = kb
-        self.llm = llm
+        self.llm = make_backend(llm)  # once: every re-plan asks the same backend (a chat model is wrapped here)
         self.planner = planner
         self.strategy = strategy
         self.max_replans = max_replans

@@ -73,6 +73,8 @@ from .memory import RoomMemory, SeenObject
 from .spec import read_task
 
 if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
     from scenes.base import SceneEnv
 
     from ...knowledge import KnowledgeBase
@@ -92,7 +94,8 @@ class SciWorldAgent(ClosedLoop[Episode, EpisodeResult]):
     Args:
         config: How to decide (:class:`~.contracts.AgentConfig`).
         kb: The COAT knowledge base (default: ``load_knowledge(data_dir)``).
-        llm: A ready backend instead of building ``config.llm``.
+        llm: A ready backend or a langchain chat model (wrapped in :class:`~planner.llm.LangChainBackend`) instead of
+            building ``config.llm``.
         data_dir: Data directory for the knowledge base and perception priors.
 
     Example:
@@ -108,7 +111,7 @@ class SciWorldAgent(ClosedLoop[Episode, EpisodeResult]):
         config: AgentConfig | None = None,
         *,
         kb: KnowledgeBase | None = None,
-        llm: LLMBackend | None = None,
+        llm: LLMBackend | BaseChatModel | None = None,
         data_dir: Any = None,
     ) -> None:
         self.config = config or AgentConfig()
@@ -121,7 +124,10 @@ class SciWorldAgent(ClosedLoop[Episode, EpisodeResult]):
             from ...llm import make_llm
 
             llm = make_llm(self.config.llm)
-        self.llm = llm
+        from ...arguments import check_llm, make_backend
+
+        check_llm(llm)
+        self.llm = make_backend(llm)
         from ...arguments import data_dir_of
 
         self._data_dir = data_dir_of(kb, data_dir)  # the knowledge base's directory when only kb= is given
