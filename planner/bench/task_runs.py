@@ -292,13 +292,11 @@ def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: 
 
 
 def _progress(total: int, enabled: bool) -> Any:
-    from .._optional import is_available
-
-    if not enabled or not is_available("tqdm"):
+    if not enabled:
         return None
-    from tqdm import tqdm
+    from ..progress import progress as progress_bar
 
-    return tqdm(total=total, desc="episodes", unit="ep", leave=False)
+    return progress_bar(total=total, desc="episodes", unit="ep", leave=False)
 
 
 __all__ = ["INFEASIBLE_MARKS", "Runner", "open_rows", "reports_infeasible", "run_identity", "run_tasks"]

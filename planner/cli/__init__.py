@@ -155,10 +155,23 @@ class _Parser(argparse.ArgumentParser):
         super().error(safe_text(message))
 
 
+def _version() -> str:
+    """The installed distribution's version (the source tree's ``planner.__version__`` when not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("coat-planner")
+    except PackageNotFoundError:
+        from .. import __version__
+
+        return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with every available subcommand."""
     parser = _Parser(prog="coat", description="COAT physical-commonsense planner.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    parser.add_argument("--version", action="version", version=f"coat-planner {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMAND_MODULES:
         try:

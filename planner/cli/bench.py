@@ -143,10 +143,10 @@ def _understanding(args: argparse.Namespace) -> int:
         config = {"results": "understanding requests", "strategy": args.strategy, "llm": llm,
                   "interpret": args.interpret, "model": args.model}
         done = _earlier(rows_file, args, config, reqs, kb, RequestResult)
-        from tqdm.auto import tqdm
+        from ..progress import progress as progress_bar
 
         rows = _rows(reqs, done, rows_file, lambda r: run_request(r, api.plan, **kw),
-                     tqdm(reqs, desc="understanding", disable=args.no_progress))
+                     progress_bar(reqs, desc="understanding", disable=args.no_progress))
         summary: dict[str, Any] = {"split": args.requests or args.split, "strategy": args.strategy, "llm": llm,
                                    "interpret": args.interpret, **summarize(rows), "by_room": by_room(rows)}
         if args.loto:
@@ -202,9 +202,8 @@ def _directives(args: argparse.Namespace) -> int:
     with _locked_rows(out_dir, "directives.jsonl", "directive row") as rows_file:  # a second run is refused at once
         reqs = load_directives(args.split, args.requests)
         kb = load_knowledge(args.data_dir)
-        from tqdm.auto import tqdm
-
         from .. import api
+        from ..progress import progress as progress_bar
 
         def execute(p: Any) -> Any:
             return api.execute_plan(p, strategy="knowledge", kb=kb)
@@ -212,7 +211,7 @@ def _directives(args: argparse.Namespace) -> int:
         done = _earlier(rows_file, args, {"results": "directives", "strategy": "knowledge"}, reqs, kb,
                         DirectiveResult)
         rows = _rows(reqs, done, rows_file, lambda r: run_directive(r, api.plan, execute, strategy="knowledge", kb=kb),
-                     tqdm(reqs, desc="directives", disable=args.no_progress))
+                     progress_bar(reqs, desc="directives", disable=args.no_progress))
         groups = by_group(rows)
         summary: dict[str, Any] = {"split": args.requests or args.split, **summarize(rows), "by_type": groups["type"],
                                    "by_style": groups["style"]}

@@ -236,13 +236,13 @@ def download(
     todo = list(items) if items is not None else manifest(components, checksums)
     if any(i.kind == "trace" for i in todo):
         require("PIL.Image", extra="traces")  # fail before fetching anything
-    from tqdm import tqdm
+    from ..progress import progress as progress_bar
 
     report = DownloadReport(root=root)
     failures: list[tuple[str, str]] = []
     fetch_kw = {"retries": retries, "backoff": backoff, "timeout": timeout, "deadline": deadline}
     log.info("downloading %d items from %s into %s", len(todo), base_url, root)
-    bar = tqdm(todo, desc="coat data", unit="file", disable=not progress, leave=True)
+    bar = progress_bar(todo, desc="coat data", unit="file", disable=not progress, leave=True)
     for item in bar:
         bar.set_postfix_str(item.label, refresh=False)
         if _present(root, item, checksums):

@@ -410,13 +410,13 @@ def _train_all(kb: KnowledgeBase, feat: Featurizer, out: Path, jobs: list[tuple[
     """Train and save each ``(file name, hold-out)`` job, ``workers`` at a time, under one progress bar."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from tqdm.auto import tqdm
+    from ..progress import progress as progress_bar
 
     if not jobs:
         return
     _embed_all(kb, feat)  # every text the models read, before any thread asks for one
     per = int(options["epochs1"]) + int(options["epochs2"])
-    with tqdm(total=per * len(jobs), desc="coat train", unit="epoch", disable=not progress) as bar:
+    with progress_bar(total=per * len(jobs), desc="coat train", unit="epoch", disable=not progress) as bar:
         bar_lock = threading.Lock()
 
         class _Bar:  # one bar for every thread

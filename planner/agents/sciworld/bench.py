@@ -236,7 +236,7 @@ def run_benchmark(
         ConfigError: an unknown task (the message lists the 30), or an unknown split.
         SimulatorError: a new JVM could not be started.
     """
-    from tqdm import tqdm
+    from ...progress import progress as progress_bar
 
     check_number("step_limit", step_limit, POSITIVE_COUNT)
     make_env = make_env or _make_sciworld_env
@@ -248,7 +248,7 @@ def run_benchmark(
     try:
         agents = [ScienceWorldPlayer(c, data_dir=data_dir) for c in configs]
         done = rows.finished()
-        bar = tqdm(total=sum(len(vs) * (len(agents) if t in CHANGE_OF_STATE_TASKS else
+        bar = progress_bar(total=sum(len(vs) * (len(agents) if t in CHANGE_OF_STATE_TASKS else
                                  sum(a.config.policy != "default" for a in agents)) for t, vs in plan),
                    unit="episode", desc="sciworld", disable=not progress)
         try:
