@@ -41,7 +41,7 @@ from .schemas import (
 from .schemas.thor_rules import piece_type
 from .steps import Affordances, plan_steps
 from .understanding import TaskReader
-from .understanding.reader import READER_ENV
+from .understanding.reader import READER_ENV, exact_reading
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -96,6 +96,9 @@ def read_task(task: str, kb: KnowledgeBase, *, utility: str | None = None,
     """
     if utility is not None:
         return _forced(task, kb, utility, interpret)
+    exact = exact_reading(task, kb)
+    if exact is not None:
+        return exact  # a COAT task: no reader (nor its encoder) is needed
     reader = reader_for(kb)
     if interpret == "model":
         if llm is None:

@@ -244,11 +244,9 @@ class TaskReader:
         norm = " ".join(text.split())
         if not norm:
             return self._refuse(text, 0.0, "the task is empty: describe what the robot should do", [])
-        exact = next((t for t in self.tasks if text_words(t) == text_words(norm) and t not in exclude), None)
+        exact = exact_reading(text, self.kb, exclude=exclude, tasks=self.tasks)
         if exact is not None:
-            spec = coat_spec(exact, self.kb)
-            return TaskReading(text=text, understood=True, confidence=1.0, spec=spec, method="exact",
-                               closest=(exact,), evidence=(f"COAT task {exact!r}",))
+            return exact
         if len(norm.split()) > MAX_WORDS:
             return self._refuse(text, 0.0, f"the request has {len(norm.split())} words; at most {MAX_WORDS} are "
                                 f"read (say what the robot should do in one sentence)", [])
@@ -951,6 +949,22 @@ def _known_embeddings(encoder: Any, texts: list[str]) -> Any:
     return matrix
 
 
+def exact_reading(text: str, kb: KnowledgeBase, *, exclude: Sequence[str] = (),
+                  tasks: Iterable[str] | None = None) -> TaskReading | None:
+    """The reading of a text that is one of COAT's annotated tasks (up to case, spacing and punctuation): its library
+    spec; None for any other text. Needs no encoder, so a COAT task is planned without loading one."""
+    norm = " ".join(text.split())
+    if not norm:
+        return None
+    words = text_words(norm)
+    known = tasks if tasks is not None else sorted({t for u in kb.utilities for t in kb.tasks(u)})
+    exact = next((t for t in known if text_words(t) == words and t not in exclude), None)
+    if exact is None:
+        return None
+    return TaskReading(text=text, understood=True, confidence=1.0, spec=coat_spec(exact, kb), method="exact",
+                       closest=(exact,), evidence=(f"COAT task {exact!r}",))
+
+
 def _encoder() -> Any:
     """MiniLM when the ``embed`` extra is installed and ``COAT_READER`` is not ``lexical``; else None (word overlap)."""
     import os
@@ -970,5 +984,5 @@ __all__ = [
     "CACHE_ENV",
     "CALIBRATION_FILE", "DIRECTIVE_CONFIDENCE", "MAX_WORDS", "NEAREST", "PARAPHRASE", "PLACING", "READER_ENV",
     "THRESHOLD", "Assessment", "TaskReader",
-    "confidence", "features", "load_calibration",
+    "confidence", "exact_reading", "features", "load_calibration",
 ]

@@ -77,3 +77,4 @@ def test_an_unknown_or_empty_total_still_counts(total: int | None) -> None:
     bar.update(2)
     bar.close()
     assert out.getvalue().splitlines()[-1].startswith("d: 2 it")
+
