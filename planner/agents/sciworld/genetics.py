@@ -144,7 +144,7 @@ def phenotype(trait: Trait, species: str, *, seed: str = "", plant_text: str = "
         phrases = [f.lower().removesuffix("flower") for f in flowers]
     elif trait.shows_on == "plant":
         items = [x.strip() for x in re.split(r"\band\b", plant_text.lower()) if x.strip()]
-        phrases = [x for x in items if any(re.search(rf"\b{n}\b", x) for n in trait.nouns)]
+        phrases = [x for x in items if any(re.search(rf"\b{re.escape(n)}(?:e?s)?\b", x) for n in trait.nouns)]
     words = [set(ph.split()) - ignore for ph in phrases]
     words = [w for w in words if w]
     if not words:
@@ -251,6 +251,9 @@ def play_genetics(p: TaskPlayer, spec: TaskSpec) -> None:
     if len(parents) < 2:
         raise Stuck(f"fewer than two {seed_noun}s seen (a cross needs two parents)")
     room = next((x.room for x in p.memory.entries() if _is_pot(x) and x.room != "inventory"), parents[0].room)
+    holder = p.memory.holder_of(parents[0])
+    if parents[0].room != room and holder is not None:
+        p.fetch(holder)  # the seed jar, to the pots
     p.goto(room)
     free = _free_pots(p, room)
     if len(free) < 2:

@@ -135,6 +135,14 @@ def test_seed_traits_are_read_on_the_seed_name() -> None:
     assert phenotype(shape, "pea", seed="") is None
 
 
+def test_a_part_traits_json_does_not_list_is_looked_for_in_the_plants_clause() -> None:
+    pod = read_trait("green pod color")
+    assert (pod.shows_on, pod.nouns) == ("plant", ("pod", "color"))
+    assert phenotype(pod, "pea", plant_text="a tall height and green pods") is True
+    assert phenotype(pod, "pea", plant_text="yellow pods") is False
+    assert phenotype(pod, "pea", plant_text="a tall height") is None
+
+
 def test_the_genetics_spec_names_the_trait_the_plant_and_the_boxes() -> None:
     spec = read_task("Your task is to determine whether linear leaf shape is a dominant or recessive trait in the "
                      "unknown E plant. If the trait is dominant, focus on the blue box. If the trait is recessive, "
