@@ -74,19 +74,10 @@ class Pedigree:
             mother, fathers = parents[0], (parents[1],)
         ids = () if mother is None else (mother, *fathers)
         if not all(0 <= i < len(self.plants) for i in ids) or (mother is not None and not fathers):
-            raise ValueError(f"mother {mother} and fathers {fathers} must be added before their offspring")
+            raise ValueError(f"mother {mother}, fathers {fathers}: parents must be added before their offspring, "
+                             "and a mother needs a father (no selfing)")
         self.plants.append(Plant(shows, mother, tuple(fathers)))
         return len(self.plants) - 1
-
-    def set_shows(self, i: int, shows: bool | None) -> None:
-        """Record what an individual shows once it is seen."""
-        p = self.plants[i]
-        self.plants[i] = Plant(shows, p.mother, p.fathers)
-
-    def counts(self) -> dict[str, int]:
-        """How many plants show the value, the other value, or are not seen yet."""
-        seen = [p.shows for p in self.plants]
-        return {"value": seen.count(True), "other": seen.count(False), "unseen": seen.count(None)}
 
 
 def _shows_value(copies: int, dominant: bool) -> bool:
