@@ -2,8 +2,9 @@
 
 These are the skills every ScienceWorld task shape shares beyond the change-of-state ones of
 :mod:`skills.sciworld`: focusing on an object (which ScienceWorld scores, and which ends the episode when the
-object is wrong), moving an object into a container or a box, connecting two electrical terminals, looking
-at one object (a light bulb's "which is on"), and reading the carried thermometer on an object. Each sends
+object is wrong), moving an object into a container or a box, closing a door, connecting two electrical
+terminals, looking at one object (a light bulb's "which is on"), and reading the carried thermometer on an
+object. Each sends
 ScienceWorld's own commands through :func:`skills.sciworld.send` and judges the reply; ``args["prefer"]``
 answers an "Ambiguous request" prompt (the option holding all the words, else any).
 
@@ -152,6 +153,20 @@ class Switch(TextSkill):
 
 
 @register_skill
+class CloseText(TextSkill):
+    """Close a door or a container (``target``: ``door to outside``, ``bee hive``). Done when ScienceWorld answers
+    "... is now closed" (or that it already is)."""
+
+    name = "sw_close"
+
+    def act(self, call: SkillCall, ctx: TextSkillContext) -> Outcome:
+        ok, reply = send(ctx, f"close {call.target}", prefer=_prefer(call))
+        if "now closed" in reply or "already closed" in reply:
+            return Outcome(True)
+        return failed(f"could not close the {call.target}: {reply.strip()[:80]}", "faulty", call.target)
+
+
+@register_skill
 class Connect(TextSkill):
     """Connect two terminals: ``target`` and ``receptacle`` are ``<object> <terminal>`` (``battery anode``,
     ``black wire terminal 1``). Done when ScienceWorld answers "... is now connected to ...". """
@@ -193,5 +208,5 @@ class UseThermometer(TextSkill):
         return Outcome(True, f"{reading:g} C")
 
 
-__all__ = ["Connect", "Drop", "FocusOn", "LookAt", "Mix", "MoveTo", "Pour", "Read", "Switch", "TakeObject",
+__all__ = ["CloseText", "Connect", "Drop", "FocusOn", "LookAt", "Mix", "MoveTo", "Pour", "Read", "Switch", "TakeObject",
            "UseOn", "UseThermometer"]

@@ -11,6 +11,7 @@ One module per concern:
 - :mod:`.spec`: :class:`TaskSpec` and :func:`read_task` (``data/task_patterns.json``);
 - :mod:`.select`, :mod:`.checks`: two-stage choices over the seen objects, goal checks on text;
 - :mod:`.player`, :mod:`.plays`, :mod:`.measure`: the player and the plays of the task shapes;
+- :mod:`.genetics`, :mod:`.heredity`: the breeding experiment of the genetics tasks and Mendel's rule on it;
 - :mod:`.report`: the per-task table and JSON summary;
 
 - :mod:`.facts`: what the agent knows beyond the text (substances, device ranges, the phases a task scores);

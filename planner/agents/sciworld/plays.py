@@ -13,7 +13,8 @@ by reading the thermometer.
   outdoors when it needs sun or wind), focus on the component, wire a circuit, check it is on;
 - ``conductivity`` (test-conductivity, ...-of-unknown-substances): focus, wire battery -> object -> bulb, read
   the bulb, put the object in the answer box;
-- ``thermometer`` (use-thermometer) and ``melting-point`` (2 tasks): :mod:`.measure`.
+- ``thermometer`` (use-thermometer) and ``melting-point`` (2 tasks): :mod:`.measure`;
+- ``genetics`` (mendelian-genetics-known-plant, -unknown-plant): :mod:`.genetics` (a breeding experiment).
 """
 
 from __future__ import annotations
@@ -264,6 +265,7 @@ def play_conductivity(p: TaskPlayer, spec: TaskSpec) -> None:
 
 def _plays() -> dict[str, Callable[[TaskPlayer, TaskSpec], None]]:
     from .chemistry import play_chemistry
+    from .genetics import play_genetics
     from .inclined import play_inclined
     from .measure import play_melting_point, play_thermometer
     from .stages import play_grow, play_grow_fruit, play_life_stages, play_paint
@@ -271,7 +273,7 @@ def _plays() -> dict[str, Callable[[TaskPlayer, TaskSpec], None]]:
     return {"find": play_find, "lifespan": play_lifespan, "power": play_power, "conductivity": play_conductivity,
             "thermometer": play_thermometer, "melting-point": play_melting_point, "life-stages": play_life_stages,
             "paint": play_paint, "chemistry": play_chemistry, "grow": play_grow, "grow-fruit": play_grow_fruit,
-            "inclined-plane": play_inclined}
+            "inclined-plane": play_inclined, "genetics": play_genetics}
 
 
 PLAYS: dict[str, Callable[[TaskPlayer, TaskSpec], None]] = _plays()

@@ -33,7 +33,7 @@ DATA_DIR = Path(__file__).with_name("data")
 
 @functools.lru_cache(maxsize=8)
 def load_data(name: str) -> dict[str, Any]:
-    """One of the agent's data files (``kinds``, ``lifespans``, ``electrical``, ``task_patterns``)."""
+    """One of the agent's data files (``kinds``, ``lifespans``, ``electrical``, ``traits``, ``task_patterns``)."""
     path = DATA_DIR / f"{name}.json"
     try:
         return dict(json.loads(path.read_text()))

@@ -68,6 +68,10 @@ def test_pattern_examples_read_into_their_shape() -> None:
         ("grow-fruit", {"shape": "grow-fruit", "target": "apple", "played": True}),
         ("lifespan-shortest-lived", {"kind": "shortest"}),
         ("lifespan-longest-lived-then-shortest-lived", {"kind": "longest-then-shortest"}),
+        ("mendelian-genetics-known-plant", {"shape": "genetics", "kind": "tall plant height", "target": "pea plant",
+                                            "boxes": {"yes": "red box", "no": "green box"}, "answer": "focus",
+                                            "played": True}),
+        ("mendelian-genetics-unknown-plant", {"kind": "blue seed color", "target": "unknown E plant"}),
     ],
 )
 def test_recorded_descriptions_read_into_specs(task: str, fields: dict[str, object]) -> None:
@@ -86,7 +90,7 @@ def test_all_expands_to_the_30_tasks_and_an_unknown_name_lists_them() -> None:
     assert expand_tasks(["boil,1-2", "boil"]) == ["boil", "melt"]
     with pytest.raises(ConfigError, match="valid: boil, melt, .*mendelian-genetics-unknown-plant"):
         expand_tasks(["boil", "bake-a-cake"])
-    assert not_played(["all"]) == ["mendelian-genetics-known-plant", "mendelian-genetics-unknown-plant"]
+    assert not_played(["all"]) == []  # every task has a play (the genetics ones since the breeding experiment)
     assert read_task(DESC["chemistry-mix-paint-secondary-color"], "chemistry-mix-paint-secondary-color").target \
         == "green paint"
 
