@@ -1,10 +1,10 @@
 """The ALFRED directive benchmark: goals in ALFRED's language, read, planned and carried out in their scenes.
 
-The directives ship with the package (``planner/understanding/requests/directives-{dev,test}.jsonl``,
-:func:`planner.understanding.examples.load_directives`): texts in four styles (ALFRED's goal descriptions, its
-step-by-step instructions, terse commands, a person asking), each labelled with the ALFRED task it states (type,
-object, receptacle, movable receptacle, sliced) in a named embedded scene. ``dev`` was used while the directive
-reader (:mod:`planner.understanding.directives`) was written; ``test`` is reported.
+The directives are labelled evaluation sets kept outside the package (``data/requests/directives-{dev,test}.jsonl``
+of the source checkout, :func:`planner.understanding.examples.load_directives`): texts in four styles (ALFRED's
+goal descriptions, its step-by-step instructions, terse commands, a person asking), each labelled with the ALFRED
+task it states (type, object, receptacle, movable receptacle, sliced) in a named embedded scene. ``dev`` was used
+while the directive reader (:mod:`planner.understanding.directives`) was written; ``test`` is reported.
 
 Per directive, :func:`run_directive`:
 

@@ -1,11 +1,12 @@
 """The free-text understanding benchmark: requests people make, read and planned in a named scene.
 
-The requests ship with the package (``planner/understanding/requests/{dev,test}.jsonl``,
-:mod:`planner.understanding.examples`): household requests that are not COAT task strings, each labelled
-with the roles (COAT utilities) and targets a sensible reading needs and, per role, the object types present
-in its scene that a sensible person would accept; plus requests that must be refused (``nonsense``: letter
-salad, emoji, other languages, off-topic questions) and requests the scene cannot serve (``infeasible``).
-``dev`` is for tuning the reader (and its worked examples); ``test`` is reported.
+The requests are ``dev`` (shipped: ``planner/understanding/requests/dev.jsonl``, the reader's worked examples) and
+``test`` (``data/requests/test.jsonl`` of the source checkout, not shipped; :mod:`planner.understanding.examples`):
+household requests that are not COAT task strings, each labelled with the roles (COAT utilities) and targets a
+sensible reading needs and, per role, the object types present in its scene that a sensible person would accept;
+plus requests that must be refused (``nonsense``: letter salad, emoji, other languages, off-topic questions) and
+requests the scene cannot serve (``infeasible``). ``dev`` is for tuning the reader (and its worked examples);
+``test`` is reported.
 
 Per request, :func:`run_request` calls :func:`planner.api.plan` (scene built, perceived, read, decided) and
 scores it:

@@ -65,7 +65,8 @@ def register(subparsers: Any) -> None:
     u = sub.add_parser("understanding", help="free-text requests: roles, acceptable objects, refusals, time",
                        description=_UNDERSTANDING_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
     u.add_argument("--split", choices=("dev", "test"), default="test",
-                   help="test (reported) or dev (the split the reader was tuned on)")
+                   help="test (reported; in data/requests/ of a source checkout) or dev (the split the reader "
+                        "was tuned on, shipped as its worked examples)")
     u.add_argument("--requests", default=None, metavar="FILE.jsonl", help="read requests from this file instead")
     u.add_argument("--llm", default="none", metavar="SPEC", help="the planner's model (default none)")
     u.add_argument("--strategy", choices=("hybrid", "llm", "knowledge", "learned"), default="knowledge")
@@ -78,7 +79,8 @@ def register(subparsers: Any) -> None:
     d = sub.add_parser("directives", help="ALFRED's goals in words: read, planned, carried out, goals checked",
                        description=_DIRECTIVES_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
     d.add_argument("--split", choices=("dev", "test"), default="test",
-                   help="test (reported) or dev (the split the directive reader was written on)")
+                   help="test (reported) or dev (the split the directive reader was written on); both in "
+                        "data/requests/ of a source checkout")
     d.add_argument("--requests", default=None, metavar="FILE.jsonl", help="read directives from this file instead")
     _run_args(d, "directives.jsonl", "per task type")
     d.set_defaults(func=_directives)

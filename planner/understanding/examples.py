@@ -1,5 +1,11 @@
 """The labelled household requests: ``dev`` (the reader learns from it and is tuned on it) and ``test`` (reported).
 
+Where they live: ``dev`` ships in the package (``planner/understanding/requests/dev.jsonl``), because the reader
+reads it as worked examples whenever it plans. The evaluation-only sets, the ``test`` split and the ALFRED
+directives (``directives-{dev,test,casual}.jsonl``), are not shipped: they live in ``data/requests/`` of the source
+checkout (:data:`LABELLED_DIR`). From an installed wheel, pass a file (``path=``, ``--requests FILE``) or run from
+a checkout.
+
 Each row is a request that is not a COAT task string, in a named scene, with the COAT utilities a sensible
 reading needs, its targets, and per role the object types in that scene a sensible person would accept; or a
 request that must be refused (``nonsense``) or reported infeasible. ``coat bench understanding`` scores the
@@ -20,7 +26,7 @@ from typing import Literal, TypeVar
 
 from pydantic import Field, ValidationError, model_validator
 
-from ..errors import ConfigError, DataError
+from ..errors import ConfigError, DataError, DataNotFoundError
 from ..paths import read_lines
 from ..schemas import Contract
 
@@ -81,11 +87,34 @@ class DirectiveRequest(Contract):
     alfred: AlfredTask
 
 
+LABELLED_DIR = Path(__file__).resolve().parents[2] / "data" / "requests"
+"""The labelled evaluation sets in a source checkout (``<checkout>/data/requests``); not in the wheel."""
+
+
 def requests_path(split: str) -> Path:
-    """The shipped file of a split."""
+    """The file of a split: ``dev`` ships in the package, ``test`` is in :data:`LABELLED_DIR`."""
     if split not in SPLITS:
         raise ConfigError(f"unknown understanding split {split!r}; valid: {', '.join(SPLITS)}")
-    return Path(str(resources.files("planner.understanding") / "requests" / f"{split}.jsonl"))
+    if split == "dev":  # the reader's worked examples: read whenever it plans, so shipped
+        return Path(str(resources.files("planner.understanding") / "requests" / "dev.jsonl"))
+    return LABELLED_DIR / f"{split}.jsonl"
+
+
+def directives_path(split: str) -> Path:
+    """The file of a directive split (``directives-<split>.jsonl`` in :data:`LABELLED_DIR`)."""
+    if split not in SPLITS:
+        raise ConfigError(f"unknown directive split {split!r}; valid: {', '.join(SPLITS)}")
+    return LABELLED_DIR / f"directives-{split}.jsonl"
+
+
+def _labelled(p: Path, what: str) -> Path:
+    """``p`` (a split's default file), or a DataNotFoundError naming it and the way to get it."""
+    if p.is_file():
+        return p
+    raise DataNotFoundError(
+        f"{p}: no such file. The labelled {what} are not shipped with the package; they are in data/requests/ "
+        "of the coat-planner source checkout. Run from a checkout (pip install -e .), or pass the file: "
+        "--requests FILE on the command line, path= in Python")
 
 
 def load_requests(split: str = "test", path: str | Path | None = None) -> list[Request]:
@@ -93,9 +122,11 @@ def load_requests(split: str = "test", path: str | Path | None = None) -> list[R
 
     Raises:
         ConfigError: unknown split.
+        DataNotFoundError: the split's file is not here (an installed wheel has only ``dev``); names the fix.
         DataError: a row that is not JSON or not a request (the message names the file, line and key).
     """
-    return _load_rows(Path(path) if path is not None else requests_path(split), Request)
+    p = Path(path) if path is not None else _labelled(requests_path(split), "requests")
+    return _load_rows(p, Request)
 
 
 def load_directives(split: str = "test", path: str | Path | None = None) -> list[DirectiveRequest]:
@@ -103,12 +134,10 @@ def load_directives(split: str = "test", path: str | Path | None = None) -> list
 
     Raises:
         ConfigError: unknown split.
+        DataNotFoundError: the split's file is not here (the directives are not in the wheel); names the fix.
         DataError: a row that is not JSON or not a directive (the message names the file, line and key).
     """
-    if path is None and split not in SPLITS:
-        raise ConfigError(f"unknown directive split {split!r}; valid: {', '.join(SPLITS)}")
-    p = Path(path) if path is not None else Path(str(resources.files("planner.understanding") / "requests" /
-                                                     f"directives-{split}.jsonl"))
+    p = Path(path) if path is not None else _labelled(directives_path(split), "directives")
     return _load_rows(p, DirectiveRequest)
 
 
@@ -129,5 +158,5 @@ def _load_rows(p: Path, model: type[_Row]) -> list[_Row]:
 
 
 
-__all__ = ["SPLITS", "AlfredTask", "DirectiveRequest", "Kind", "Request", "Style", "load_directives", "load_requests",
-           "requests_path"]
+__all__ = ["LABELLED_DIR", "SPLITS", "AlfredTask", "DirectiveRequest", "Kind", "Request", "Style", "directives_path",
+           "load_directives", "load_requests", "requests_path"]

@@ -200,17 +200,17 @@ def _commands_with(flag: str, parser: Any, path: tuple[str, ...] = ()) -> Iterat
 DATA_DIR_COMMANDS = sorted(set(_commands_with("--data-dir", build_parser())))
 
 
-def _first_line(resource: str) -> str:
-    from importlib import resources
-
-    text = (resources.files("planner.understanding") / "requests" / resource).read_text(encoding="utf-8")
+def _first_line(path: Path) -> str:
+    text = path.read_text(encoding="utf-8")
     return next(line for line in text.splitlines() if line.strip()) + "\n"
 
 
 def _argv(path: tuple[str, ...], root: str, tmp: Path) -> list[str] | None:
     """A short run of ``path`` that reads data, with ``--data-dir root``; None for a command that cannot run here."""
-    (tmp / "one-request.jsonl").write_text(_first_line("dev.jsonl"), encoding="utf-8")
-    (tmp / "one-directive.jsonl").write_text(_first_line("directives-dev.jsonl"), encoding="utf-8")
+    from planner.understanding.examples import directives_path, requests_path
+
+    (tmp / "one-request.jsonl").write_text(_first_line(requests_path("dev")), encoding="utf-8")
+    (tmp / "one-directive.jsonl").write_text(_first_line(directives_path("dev")), encoding="utf-8")
     runs: dict[tuple[str, ...], list[str]] = {
         ("ablate",): ["ablate", "--out", str(tmp / "ablate"), "--sets", "task2", "--limit", "2", "--llm", "fake"],
         ("bench", "directives"): ["bench", "directives", "--requests", str(tmp / "one-directive.jsonl"),

@@ -357,7 +357,7 @@ def test_a_task_the_scene_cannot_serve_counts_as_infeasible_reported(data_dir) -
 
 def test_the_shipped_directives_load_and_a_corrupt_file_names_its_line(tmp_path) -> None:
     assert len(load_directives("dev")) >= 100 and len(load_directives("test")) >= 100
-    casual = Path(__file__).parents[2] / "planner" / "understanding" / "requests" / "directives-casual.jsonl"
+    casual = Path(__file__).parents[2] / "data" / "requests" / "directives-casual.jsonl"
     rows = load_directives(path=casual)  # the held-out casual set (`coat bench directives --requests`)
     assert len(rows) == 160 and {r.style for r in rows} == {"casual"}
     bad = tmp_path / "d.jsonl"
