@@ -153,11 +153,11 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any]]:
 
 def _sample(args: argparse.Namespace, kb: Any, set_name: str, variation: int | None = None) -> tuple[list[Any], str]:
     """The questions to answer, and the fingerprint of the set they are drawn from."""
-    from ..bench.evaluate import load_set, question_set_fingerprint, sample_questions
+    from ..bench.evaluate import load_set, sample_questions, set_fingerprint
 
-    groups = load_set(kb, set_name, seed=args.seed, variation=variation, questions=args.questions)
-    return (sample_questions(groups, args.limit, args.seed),
-            question_set_fingerprint(q for qs in groups.values() for q in qs))
+    # a generated set is built on demand: only the combinations the sample draws from
+    groups = load_set(kb, set_name, seed=args.seed, variation=variation, questions=args.questions, lazy=True)
+    return sample_questions(groups, args.limit, args.seed), set_fingerprint(kb, groups)
 
 
 def _labels(kb: Any, set_name: str) -> dict[int, str]:
@@ -167,7 +167,8 @@ def _labels(kb: Any, set_name: str) -> dict[int, str]:
 
 
 def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], set_name: str, pipeline: str,
-             out: Any, variation: int | None = None) -> list[dict[str, Any]]:
+             out: Any, variation: int | None = None,
+             sampled: tuple[list[Any], str] | None = None) -> list[dict[str, Any]]:
     from ..bench.evaluate import run_eval
     from ..pipeline import make_pipeline
     from ..two_stage import TwoStagePipeline
@@ -179,7 +180,7 @@ def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], 
         kw = {k: v for k, v in info["kw"].items() if k in ("signals", "scale", "learned")}
         kw["object_prior"] = 1.0 if args.object_prior is None else args.object_prior
     pipe = make_pipeline("single" if pipeline == "single+prior" else pipeline, args.strategy, llm, kb, **kw)
-    qs, question_set = _sample(args, kb, set_name, variation)
+    qs, question_set = sampled if sampled is not None else _sample(args, kb, set_name, variation)
     stage1 = pipe.objects.rule if isinstance(pipe, TwoStagePipeline) else getattr(pipe, "prior_rule", None)
     run = {"set": set_name, "pipeline": pipeline, "strategy": pipe.strategy, "llm": info["spec"], "seed": args.seed,
            "stage1": stage1}
@@ -240,9 +241,11 @@ def _ablate(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], o
     results: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for set_name in args.sets:
         results[set_name] = {}
+        sampled = _sample(args, kb, set_name)  # the same questions for every pipeline, sampled once
         for pipeline in ("single", "two-stage", *(("single+prior",) if args.object_prior is not None else ())):
             rows_path = out / f"{set_name}-{pipeline}.jsonl"
-            results[set_name][pipeline] = _run_one(args, kb, llm, info, set_name, pipeline, str(rows_path))
+            results[set_name][pipeline] = _run_one(args, kb, llm, info, set_name, pipeline, str(rows_path),
+                                                   sampled=sampled)
     learned = info["kw"]["learned"]
     cmd = ["coat ablate", f"--llm {info['spec']}" if info["spec"] else "", f"--strategy {args.strategy}",
            f"--model {args.model}" if args.model else "", "--held-out" if args.held_out else "",
