@@ -130,3 +130,17 @@ def test_coat_ablate_reports_intervals_the_paired_test_and_one_figure(tmp_path: 
     assert cli.main(argv) == 0
     assert json.loads((out / "summary.json").read_text()) == summary
     assert "| overall | 12 |" in capsys.readouterr().out
+
+
+def test_coat_ablate_without_scipy_says_the_install_line_first(tmp_path: Path, capsys: Any,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import planner._optional as optional
+
+    real = optional.is_available
+    monkeypatch.setattr(optional, "is_available", lambda m: m != "scipy" and real(m))
+    out = tmp_path / "ablate"
+    assert cli.main(["ablate", "--llm", "fake", "--limit", "2", "--sets", "task2", "--no-progress",
+                     "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "'scipy' is required" in err and "pip install 'coat-planner[stats]'" in err and len(err.splitlines()) == 1
+    assert not out.exists()  # said before anything was written or loaded
