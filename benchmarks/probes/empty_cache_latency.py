@@ -22,6 +22,7 @@ Run:
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
@@ -76,7 +77,8 @@ def main() -> None:
         assert isinstance(two, TwoStagePipeline)
         two.objects.shipped_spreads = name == "after"
         setups[name] = {"single": make_pipeline("single", "llm", llm, kb), "two-stage": two, "neutral": {},
-                        "times": {"single": [], "two-stage": []}, "chosen": []}
+                        "times": {"single": [], "two-stage": []}, "cpu": {"single": [], "two-stage": []},
+                        "chosen": []}
     if args.llm.startswith("local"):  # load the model outside the timings (a throwaway cache, a throwaway memo)
         make_llm(args.llm, cache=LLMCache(tmp / "warm.sqlite")).score("Warm up:", ["yes"])
     enc._memo.clear()  # `after` starts with no kept vectors
@@ -86,19 +88,25 @@ def main() -> None:
                 shared.neutral = s["neutral"]
             picks = []
             for pipeline in ("single", "two-stage"):
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 picks.append(s[pipeline].decide(q).chosen)
                 s["times"][pipeline].append(time.perf_counter() - t)
+                s["cpu"][pipeline].append(time.process_time() - c)
             s["chosen"].append(tuple(picks))
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"\n{len(qs)} {args.set} questions (seed {args.seed}), {args.llm}, each set-up from an empty cache; "
-          "seconds per question:")
-    print("| set-up | pipeline | median s | p95 s | mean s | max s | total s |")
-    print("|---|---|---|---|---|---|---|")
+          f"seconds per question (wall clock, and the process's CPU time); load average {load:.1f} at the end:")
+    print("| set-up | pipeline | median s | p95 s | mean s | max s | total s | "
+          "CPU median s | CPU p95 s | CPU total s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, s in setups.items():
-        both = [a + b for a, b in zip(s["times"]["single"], s["times"]["two-stage"], strict=True)]
-        for pipeline, ts in (*s["times"].items(), ("both (an ablation's question)", both)):
+        rows = {**{p: (s["times"][p], s["cpu"][p]) for p in ("single", "two-stage")},
+                "both (an ablation's question)": tuple(
+                    [a + b for a, b in zip(s[k]["single"], s[k]["two-stage"], strict=True)] for k in ("times", "cpu"))}
+        for pipeline, (ts, cs) in rows.items():
             print(f"| {name} | {pipeline} | {statistics.median(ts):.2f} | {pct(ts, 0.95):.2f} | "
-                  f"{statistics.mean(ts):.2f} | {max(ts):.2f} | {sum(ts):.1f} |")
+                  f"{statistics.mean(ts):.2f} | {max(ts):.2f} | {sum(ts):.1f} | {statistics.median(cs):.2f} | "
+                  f"{pct(cs, 0.95):.2f} | {sum(cs):.1f} |")
     same = sum(a == b for a, b in zip(setups["before"]["chosen"], setups["after"]["chosen"], strict=True))
     print(f"\nthe same answers (single and two-stage) on {same} of {len(qs)} questions")
 
