@@ -17,7 +17,8 @@ Strategies:
     of the utility's phrase after "A <object> is") and ``embedding`` (MiniLM similarity of "<task>: <utility
     phrase>" to "a <object>"); ``cloze`` and ``yesno`` below can be added. The spread (``scale``) is, by
     default, the signal's standard deviation over a reference population of object types for the same
-    question (COAT's 100 objects), computed once per model and question and cached: candidates that are all
+    question (COAT's 100 objects), computed once per model and question and cached (shipped for the embedded
+    models' ``utility`` signal, :mod:`planner.reference_spreads`): candidates that are all
     about equally suitable then stay together, where z-scoring within the question (``scale="question"``)
     would always push them apart. Chosen on Full-moderate samples disjoint from the benchmark's
     (``benchmarks/decision.md`` section 6).
@@ -230,6 +231,9 @@ class ObjectSelector:
                 "reference_objects=[...] (at least 2), or use scale='question'"
             )
         self._spread: dict[tuple[str, ...], float] = {}
+        self.shipped_spreads = True
+        """Use the ``utility`` signal's spreads shipped for the embedded models (:mod:`planner.reference_spreads`)
+        where they were computed from the same prompts and model; False computes every spread (benchmarks)."""
 
     def __repr__(self) -> str:
         extra = f", signals={list(self.signals)}" if self.keep_rule == "ensemble" else ""
@@ -396,26 +400,33 @@ class ObjectSelector:
             trace.prompts.append(f"{self.encoder.model_id}\n{query}")
             return self.encoder.similarities(query, texts)
         out: list[float] = []
-        for o in names:
-            if name == "utility":
-                prompt = prompting.object_utility_prompt(o)
+        if name == "utility":
+            for prompt, options, neutral in self.utility_requests(utility, names):
                 trace.prompts.append(prompt)
-                (v,) = self.llm.score(prompt, [prompting.need_phrase(utility, phrase)],
-                                      neutral_prompt=prompting.neutral_prompt("utility"))
-            else:  # yesno, validated in __init__
-                prompt = prompting.object_yesno_prompt(task, utility, o, phrase=phrase)
-                trace.prompts.append(prompt)
-                yes, no = self.llm.score(prompt, ["Yes", "No"], neutral_prompt=prompting.neutral_prompt("yesno"))
-                v = yes - no
-            out.append(float(v))
+                (v,) = self.llm.score(prompt, options, neutral_prompt=neutral)
+                out.append(float(v))
+            return out
+        for o in names:  # yesno, validated in __init__
+            prompt = prompting.object_yesno_prompt(task, utility, o, phrase=phrase)
+            trace.prompts.append(prompt)
+            yes, no = self.llm.score(prompt, ["Yes", "No"], neutral_prompt=prompting.neutral_prompt("yesno"))
+            out.append(float(yes - no))
         return out
+
+    def utility_requests(self, utility: str, names: Sequence[str]) -> list[tuple[str, list[str], str]]:
+        """The ``utility`` signal's scoring calls, one per object: ``(prompt, [need phrase], neutral prompt)``."""
+        need = [prompting.need_phrase(utility, self._phrase(utility))]
+        neutral = prompting.neutral_prompt("utility")
+        return [(prompting.object_utility_prompt(o), need, neutral) for o in names]
 
     def calibrate(self, task: str | None, utility: str) -> dict[str, float]:
         """Compute (and memoize) the reference spread of every ensemble signal for a question.
 
         ``keep_rule="ensemble"`` with ``scale="reference"`` does this on first use; a robot can call it ahead
         of time so its first decision for a utility does not wait for the reference population's model calls
-        (about 100 short calls per utility, then cached on disk and in memory).
+        (about 100 short calls per utility, then cached on disk and in memory). For the embedded models the
+        ``utility`` signal's spreads are shipped (:mod:`planner.reference_spreads`: one probe call per utility
+        checks they apply); the ``embedding`` signal's costs one encoding of the query (MiniLM keeps the objects').
 
         Returns:
             Signal name -> standard deviation over :attr:`reference_objects` ({} when nothing is scaled
@@ -433,6 +444,14 @@ class ObjectSelector:
         key = (name, getattr(self.llm, "model_id", ""), utility, "" if name == "utility" else (task or ""), *(
             (self.encoder.model_id,) if name == "embedding" else ()))
         if key not in self._spread:
+            shipped = None
+            if name == "utility" and self.shipped_spreads:
+                from .reference_spreads import shipped_spread
+
+                shipped = shipped_spread(self.llm, utility, self.utility_requests(utility, self.reference_objects))
+            if shipped is not None:
+                self._spread[key] = shipped
+                return shipped
             log.info("stage 1: %s spread over %d reference objects for %r (once per %s; model calls are cached)",
                      name, len(self.reference_objects), utility, "utility" if name == "utility" else "task")
             values = self._signal(name, task, utility, list(self.reference_objects), PromptLog())

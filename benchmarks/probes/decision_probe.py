@@ -15,7 +15,8 @@ chosen"). Small samples, so read differences of a few points as noise.
 
 * ``margins``: single prompt vs two-stage at several stage-1 margins on one Full-moderate sample.
 * ``paired``: two-stage vs single on the same questions of a ``coat ablate`` run: the questions only one of
-  them answers correctly, and McNemar's exact p-value.
+  them answers correctly, and McNemar's exact p-value (``coat ablate`` now reports this itself, with intervals:
+  ``summary.json``; :func:`planner.bench.stats.mcnemar_exact` is the one implementation).
 * ``groups``: splits a ``coat ablate`` run's full-pipeline accuracy into variations whose distractors are all
   context objects and the rest (the paper: two-stage wins on F_moderate except when all options are context
   objects).
@@ -28,7 +29,6 @@ Run (about 20 minutes on 2 shared cores):
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import time
 from typing import Any
@@ -195,18 +195,10 @@ def groups(kb: Any, runs: str) -> None:
             print(f"| {s} | {'yes' if kept else 'no'} | {len(sel)} | {n_one} | {sum(r['correct'] for r in sel)} |")
 
 
-def mcnemar_p(b: int, c: int) -> float:
-    """Exact two-sided McNemar p-value for b vs c discordant pairs (binomial, p = 1/2)."""
-    n = b + c
-    if n == 0:
-        return 1.0
-    k = min(b, c)
-    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n)
-
-
 def paired(runs: str) -> None:
     """Two-stage vs single on the same questions: who wins where they disagree, and McNemar's exact p."""
     from planner.bench.evaluate import read_rows
+    from planner.bench.stats import mcnemar_exact
 
     print(f"\n## paired: two-stage vs single on the same questions ({runs})")
     print("| set | n | single acc % | two-stage acc % | only two-stage right | only single right | McNemar p |")
@@ -224,7 +216,7 @@ def paired(runs: str) -> None:
         c = sum(one[q]["correct"] and not two[q]["correct"] for q in ids)
         acc1 = 100 * sum(one[q]["correct"] for q in ids) / len(ids)
         acc2 = 100 * sum(two[q]["correct"] for q in ids) / len(ids)
-        print(f"| {s} | {len(ids)} | {acc1:.1f} | {acc2:.1f} | {b} | {c} | {mcnemar_p(b, c):.3f} |")
+        print(f"| {s} | {len(ids)} | {acc1:.1f} | {acc2:.1f} | {b} | {c} | {mcnemar_exact(b, c):.3f} |")
 
 
 def margins(kb: Any, llm: Any, n: int, seed: int, values: list[float]) -> None:

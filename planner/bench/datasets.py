@@ -134,7 +134,8 @@ MANIFEST = "manifest.json"
 # ---------------------------------------------------------------- public API
 
 
-def _sizes(kb: KnowledgeBase, overrides: Mapping[str, int] | None) -> dict[str, int]:
+def set_sizes(kb: KnowledgeBase, overrides: Mapping[str, int] | None = None) -> dict[str, int]:
+    """Each set's per-variation question target: ``templates.json`` ``sizes``, then ``overrides``."""
     sizes = dict(DEFAULT_SIZES)
     raw = getattr(kb.templates, "sizes", None) or {}
     items = raw.items() if isinstance(raw, Mapping) else vars(raw).items()
@@ -186,7 +187,7 @@ def iter_sets(
         ConfigError: for a negative size.
     """
     chosen = _select_sets(sets)
-    size = _sizes(kb, sizes)
+    size = set_sizes(kb, sizes)
     plan: list[Variation] = []
     for s in chosen:
         vs = variations(kb, s)
@@ -239,7 +240,7 @@ def plan_counts(
         ``{(set, variation): count}`` in build order.
     """
     idx = SamplingIndex(kb, cost)
-    size = _sizes(kb, sizes)
+    size = set_sizes(kb, sizes)
     out: dict[tuple[str, int], int] = {}
     for s in _select_sets(sets):
         for var in variations(kb, s):
@@ -330,7 +331,7 @@ def write_sets(
         "generator": "planner.bench.datasets",
         "generator_version": GENERATOR_VERSION,
         "seed": seed,
-        "sizes": _sizes(kb, sizes),
+        "sizes": set_sizes(kb, sizes),
         "data_checksums": checksums,
         "counts": {},
         "files": {},
@@ -510,6 +511,7 @@ __all__ = [
     "load_questions",
     "plan_counts",
     "read_manifest",
+    "set_sizes",
     "variation_path",
     "variations",
     "write_sets",

@@ -62,9 +62,13 @@ def load_set(
     seed: int = 0,
     variation: int | None = None,
     questions: str | os.PathLike[str] | None = None,
-) -> dict[int, list[Question]]:
+    lazy: bool = False,
+) -> dict[int, Sequence[Question]]:
     """The questions of one set, by variation: read from ``questions`` (a ``coat datasets build`` output)
     or generated in memory from ``kb`` with ``seed`` (the same questions the build writes).
+
+    With ``lazy`` a generated set is built on demand (:mod:`planner.bench.generated`): a sample of it builds only
+    the combinations it draws from. :func:`set_fingerprint` identifies either kind.
 
     Raises:
         UnknownIdError: unknown set or variation.
@@ -72,6 +76,10 @@ def load_set(
     """
     from . import datasets
 
+    if questions is None and lazy:
+        from .generated import generated_set
+
+        return dict(generated_set(kb, set_name, seed, variation=variation))
     if questions is not None:
         qs = datasets.load_questions(questions, set=set_name, variation=variation)
     else:
@@ -81,6 +89,18 @@ def load_set(
     for q in qs:
         out[q.variation].append(q)
     return dict(sorted(out.items()))
+
+
+def set_fingerprint(kb: Any, by_variation: Mapping[int, Sequence[Question]]) -> str:
+    """The fingerprint of the set a sample is drawn from (what :func:`run_eval`'s ``question_set`` records): of a
+    set generated on demand, what decides its questions (:func:`planner.bench.generated.generated_fingerprint`);
+    of questions in memory or read from files, their content (:func:`question_set_fingerprint`)."""
+    from .generated import GeneratedVariation, generated_fingerprint
+
+    groups = dict(by_variation)
+    if groups and all(isinstance(g, GeneratedVariation) for g in groups.values()):
+        return generated_fingerprint(kb, groups)  # type: ignore[arg-type]
+    return question_set_fingerprint(q for qs in groups.values() for q in qs)
 
 
 def sample_questions(
@@ -103,7 +123,7 @@ def sample_questions(
     """
     if limit is not None and limit < 0:
         raise ConfigError(f"--limit must be >= 0, got {limit}")
-    groups = {v: list(qs) for v, qs in sorted(by_variation.items()) if qs}
+    groups = {v: qs for v, qs in sorted(by_variation.items()) if len(qs)}  # not copied: may be built on demand
     total = sum(len(g) for g in groups.values())
     want = total if not limit else min(limit, total)
     quota = dict.fromkeys(groups, 0)
@@ -427,5 +447,6 @@ __all__ = [
     "run_eval",
     "run_identity",
     "sample_questions",
+    "set_fingerprint",
     "summarize",
 ]

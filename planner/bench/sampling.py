@@ -472,32 +472,53 @@ def _question_text(idx: SamplingIndex, set_name: str, u: str, t: str | None) -> 
     return tpl.format(phrase=idx.kb.templates.utility_phrases[u], utility=u, task=t)
 
 
-def build_variation(idx: SamplingIndex, var: Variation, seed: int, size: int) -> list[Question]:
-    out: list[Question] = []
+def variation_plan(idx: SamplingIndex, var: Variation, size: int) -> list[tuple[str, str | None, int, list[Stratum]]]:
+    """A variation's combinations in generation order: ``(utility, task, questions, option sets)``, nothing drawn.
+
+    The counts are exact (:func:`question_count`), and each combination draws from its own stream, so any one of
+    them can be built alone (:func:`build_group`) with the questions and ids the whole variation would give it.
+    """
+    out: list[tuple[str, str | None, int, list[Stratum]]] = []
     for u, t, target in targets_for(idx, var.set, size):
         if target <= 0:
             continue
-        rng = _sub_rng(seed, var.set, var.number, u, t or "")
         strata, cap = strata_for(idx, var, u, t or "")
-        drawn = _draw(rng, strata, question_count(target, strata, cap))
-        if len(drawn) < target:
-            logger.debug("%s v%d %s / %s: %d of %d questions", var.set, var.number, u, t, len(drawn), target)
-        text = _question_text(idx, var.set, u, t)
-        for correct, distractors in drawn:
-            cands = [correct, *distractors]
-            rng.shuffle(cands)
-            out.append(
-                Question(
-                    id=f"{var.set}-v{var.number:02d}-{len(out) + 1:05d}",
-                    set=var.set,  # type: ignore[arg-type]
-                    variation=var.number,
-                    utility=u,
-                    task=t,
-                    text=text,
-                    options=tuple(c.option(LETTERS[i]) for i, c in enumerate(cands)),
-                    answer=LETTERS[cands.index(correct)],
-                )
+        count = question_count(target, strata, cap)
+        if count < target:
+            logger.debug("%s v%d %s / %s: %d of %d questions", var.set, var.number, u, t, count, target)
+        out.append((u, t, count, strata))
+    return out
+
+
+def build_group(idx: SamplingIndex, var: Variation, seed: int, u: str, t: str | None, strata: Sequence[Stratum],
+                count: int, first: int) -> list[Question]:
+    """The ``count`` questions of one combination of a variation, numbered from ``first + 1``."""
+    rng = _sub_rng(seed, var.set, var.number, u, t or "")
+    text = _question_text(idx, var.set, u, t)
+    out: list[Question] = []
+    for correct, distractors in _draw(rng, strata, count):
+        cands = [correct, *distractors]
+        rng.shuffle(cands)
+        out.append(
+            Question(
+                id=f"{var.set}-v{var.number:02d}-{first + len(out) + 1:05d}",
+                set=var.set,  # type: ignore[arg-type]
+                variation=var.number,
+                utility=u,
+                task=t,
+                text=text,
+                options=tuple(c.option(LETTERS[i]) for i, c in enumerate(cands)),
+                answer=LETTERS[cands.index(correct)],
             )
+        )
+    return out
+
+
+def build_variation(idx: SamplingIndex, var: Variation, seed: int, size: int) -> list[Question]:
+    """Every question of a variation, in generation order."""
+    out: list[Question] = []
+    for u, t, count, strata in variation_plan(idx, var, size):
+        out += build_group(idx, var, seed, u, t, strata, count, len(out))
     return out
 
 

@@ -7,13 +7,19 @@ Examples::
     coat ablate --llm local --limit 300 --out runs/ablate-smollm2
     coat eval --set task0 --strategy learned --held-out --limit 300   # after `coat train --folds 5`
 
-Heavy dependencies (the model, matplotlib) are imported inside the handlers only.
+``coat ablate`` runs the single prompt and two-stage on the same questions of every set and reports, per set and
+pooled, each one's accuracy with a 95 % bootstrap interval, the paired difference with its interval and McNemar's
+exact p-value (:mod:`planner.bench.ablation`: ``report.md``, ``summary.json``, ``comparison.png`` in ``--out``).
+
+Heavy dependencies (the model, scipy, matplotlib) are imported inside the handlers only.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +107,10 @@ def register(subparsers: Any) -> None:
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     a.add_argument("--sets", nargs="+", choices=QUESTION_SETS, default=list(ABLATE_SETS))
     a.add_argument("--out", required=True, metavar="DIR",
-                   help="directory for JSONL rows (locked, resumed like coat eval's), report.md and plots")
+                   help="directory for JSONL rows (locked, resumed like coat eval's), report.md, summary.json and "
+                        "comparison.png")
+    a.add_argument("--json", action="store_true",
+                   help="print the summary (summary.json) as one JSON object on stdout; the table goes to stderr")
     _common(a)
     a.set_defaults(func=_ablate_handler)
 
@@ -144,11 +153,11 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any]]:
 
 def _sample(args: argparse.Namespace, kb: Any, set_name: str, variation: int | None = None) -> tuple[list[Any], str]:
     """The questions to answer, and the fingerprint of the set they are drawn from."""
-    from ..bench.evaluate import load_set, question_set_fingerprint, sample_questions
+    from ..bench.evaluate import load_set, sample_questions, set_fingerprint
 
-    groups = load_set(kb, set_name, seed=args.seed, variation=variation, questions=args.questions)
-    return (sample_questions(groups, args.limit, args.seed),
-            question_set_fingerprint(q for qs in groups.values() for q in qs))
+    # a generated set is built on demand: only the combinations the sample draws from
+    groups = load_set(kb, set_name, seed=args.seed, variation=variation, questions=args.questions, lazy=True)
+    return sample_questions(groups, args.limit, args.seed), set_fingerprint(kb, groups)
 
 
 def _labels(kb: Any, set_name: str) -> dict[int, str]:
@@ -158,7 +167,8 @@ def _labels(kb: Any, set_name: str) -> dict[int, str]:
 
 
 def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], set_name: str, pipeline: str,
-             out: Any, variation: int | None = None) -> list[dict[str, Any]]:
+             out: Any, variation: int | None = None,
+             sampled: tuple[list[Any], str] | None = None) -> list[dict[str, Any]]:
     from ..bench.evaluate import run_eval
     from ..pipeline import make_pipeline
     from ..two_stage import TwoStagePipeline
@@ -170,7 +180,7 @@ def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], 
         kw = {k: v for k, v in info["kw"].items() if k in ("signals", "scale", "learned")}
         kw["object_prior"] = 1.0 if args.object_prior is None else args.object_prior
     pipe = make_pipeline("single" if pipeline == "single+prior" else pipeline, args.strategy, llm, kb, **kw)
-    qs, question_set = _sample(args, kb, set_name, variation)
+    qs, question_set = sampled if sampled is not None else _sample(args, kb, set_name, variation)
     stage1 = pipe.objects.rule if isinstance(pipe, TwoStagePipeline) else getattr(pipe, "prior_rule", None)
     run = {"set": set_name, "pipeline": pipeline, "strategy": pipe.strategy, "llm": info["spec"], "seed": args.seed,
            "stage1": stage1}
@@ -213,92 +223,14 @@ def _eval(args: argparse.Namespace, out: Any) -> int:
     return 0
 
 
-# ---------------------------------------------------------------- ablation report
-
-
-def _plot(path: Path, set_name: str, labels: dict[int, str], summaries: dict[str, dict[str, Any]]) -> bool:
-    try:
-        from .._optional import require
-
-        matplotlib = require("matplotlib", "report")
-    except ImportError as e:
-        log.warning("no plot for %s: %s", set_name, e)
-        return False
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    variations_ = sorted({v for s in summaries.values() for v in s["by_variation"]})
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.45 * len(variations_) + 2), 3.6))
-    width = 0.8 / max(1, len(summaries))
-    colors = {"single": "#c44e52", "two-stage": "#4c72b0", "single+prior": "#55a868"}
-    for k, (name, s) in enumerate(summaries.items()):
-        xs = [i + (k - (len(summaries) - 1) / 2) * width for i in range(len(variations_))]
-        ys = [s["by_variation"].get(v, {}).get("accuracy", 0) or 0 for v in variations_]
-        ax.bar(xs, ys, width=width, label=name, color=colors.get(name))
-    chance = [next(iter(summaries.values()))["by_variation"].get(v, {}).get("chance", 0) for v in variations_]
-    for i, c in enumerate(chance):
-        ax.hlines(c, i - 0.45, i + 0.45, colors="black", linestyles="dashed", linewidth=1,
-                  label="chance" if i == 0 else None)
-    ax.set_xticks(range(len(variations_)))
-    ax.set_xticklabels([str(v) for v in variations_])
-    ax.set_xlabel("variation")
-    ax.set_ylabel("accuracy %")
-    ax.set_ylim(0, 100)
-    ax.set_title(f"{set_name}: accuracy per variation")
-    ax.legend(fontsize=8, loc="upper right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
-
-
-def ablation_report(kb: Any, results: dict[str, dict[str, list[dict[str, Any]]]], meta: dict[str, Any],
-                    out: Path) -> str:
-    """Write ``report.md`` (and one PNG per set) comparing the pipelines; return the markdown."""
-    from ..bench.evaluate import format_summary, markdown_table, summarize
-
-    lines = ["# Single prompt vs two-stage", "",
-             f"Command: `{meta['command']}`", "",
-             f"Model: {meta['model_id']}; strategy: {meta['strategy']}; seed {meta['seed']}; "
-             f"{meta['limit']} questions per set (stratified over variations). Chance is beside every number.", "",
-             "| set | pipeline | n | acc % | chance % | bad % | bad chance % | unparsed % | s1 unparsed % | calls/q "
-             "| p50 s | p95 s |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    details: list[str] = []
-    for set_name, by_pipe in results.items():
-        summaries = {p: summarize(rows) for p, rows in by_pipe.items()}
-        for p, s in summaries.items():
-            o = s["overall"]
-            cells = [set_name, p, o["n"], o["accuracy"], o["chance"], o.get("bad_rate"), o.get("bad_chance"),
-                     o["unparsed_rate"], o.get("stage1_unparsed_rate"), o["calls_per_q"], o["latency_p50"],
-                     o["latency_p95"]]
-            lines.append("| " + " | ".join("-" if c is None else str(c) for c in cells) + " |")
-        labels = _labels(kb, set_name)
-        png = out / f"{set_name}.png"
-        details += ["", f"## {set_name}", ""]
-        if _plot(png, set_name, labels, summaries):
-            details += [f"![{set_name} accuracy per variation]({png.name})", ""]
-        var_ids = sorted({v for s in summaries.values() for v in s["by_variation"]})
-        header = ["variation", *(f"{p} acc %" for p in summaries), "chance %"]
-        body = []
-        for v in var_ids:
-            row: list[Any] = [f"{v} ({labels.get(v, '')})"]
-            row += [s["by_variation"].get(v, {}).get("accuracy") for s in summaries.values()]
-            row.append(next(iter(summaries.values()))["by_variation"].get(v, {}).get("chance"))
-            body.append(row)
-        details.append(markdown_table(header, body))
-        for p, s in summaries.items():
-            details += ["", f"<details><summary>{set_name} / {p}: full table</summary>", "",
-                        format_summary(s, labels), "", "</details>"]
-    text = "\n".join(lines + details) + "\n"
-    # a path in the command is written as given, undecodable bytes (surrogate escapes) included
-    (out / "report.md").write_text(text, encoding="utf-8", errors="surrogateescape")
-    return text
+# ---------------------------------------------------------------- ablation
 
 
 def _ablate_handler(args: argparse.Namespace) -> int:
+    from ..bench.stats import require_stats
     from ..results import locked_dir
 
+    require_stats()  # the report's statistics: a missing extra is said before anything runs
     out = check_out_path(args.out, kind="dir")
     with locked_dir(out):  # one ablation at a time (refused before any model loads); each rows file is checked too
         kb, llm, info = _setup(args)
@@ -309,9 +241,11 @@ def _ablate(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], o
     results: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for set_name in args.sets:
         results[set_name] = {}
+        sampled = _sample(args, kb, set_name)  # the same questions for every pipeline, sampled once
         for pipeline in ("single", "two-stage", *(("single+prior",) if args.object_prior is not None else ())):
             rows_path = out / f"{set_name}-{pipeline}.jsonl"
-            results[set_name][pipeline] = _run_one(args, kb, llm, info, set_name, pipeline, str(rows_path))
+            results[set_name][pipeline] = _run_one(args, kb, llm, info, set_name, pipeline, str(rows_path),
+                                                   sampled=sampled)
     learned = info["kw"]["learned"]
     cmd = ["coat ablate", f"--llm {info['spec']}" if info["spec"] else "", f"--strategy {args.strategy}",
            f"--model {args.model}" if args.model else "", "--held-out" if args.held_out else "",
@@ -334,9 +268,15 @@ def _ablate(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], o
         "seed": args.seed,
         "limit": args.limit,
     }
-    ablation_report(kb, results, meta, out)
-    echo(f"report: {out / 'report.md'}")
+    from ..bench.ablation import comparison_table, write_report
+
+    summary = write_report(results, meta, out, seed=args.seed, labels={s: _labels(kb, s) for s in results})
+    where = sys.stderr if args.json else sys.stdout
+    echo(comparison_table(summary), file=where)
+    echo(f"\nreport: {out / 'report.md'}; numbers: {out / 'summary.json'}", file=where)
+    if args.json:
+        echo(json.dumps(summary, sort_keys=True))
     return 0
 
 
-__all__ = ["ABLATE_SETS", "ablation_report", "register"]
+__all__ = ["ABLATE_SETS", "register"]

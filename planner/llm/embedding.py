@@ -19,6 +19,7 @@ import hashlib
 import os
 import threading
 import zipfile
+from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -52,6 +53,8 @@ class MiniLMEncoder:
     """
 
     model_id = MINILM_ID
+    memo_size = 8192
+    """Texts whose vectors are kept (least recently used out first)."""
 
     def __init__(self) -> None:
         from .._optional import require
@@ -65,14 +68,35 @@ class MiniLMEncoder:
         except ImportError:  # pragma: no cover - sentence-transformers always brings transformers
             pass
         self.model: Any = pkg.load_model(device="cpu")
+        self._memo: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._memo_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"MiniLMEncoder({self.model_id!r})"
 
     def similarities(self, query: str, texts: Sequence[str]) -> list[float]:
-        """Cosine similarity of each text to ``query``."""
-        emb = self.embed([query, *texts])
+        """Cosine similarity of each text to ``query``.
+
+        Every text's vector is computed once and kept (:attr:`memo_size` texts): stage 1 compares each question's
+        query with the same object texts (``a knife``), a hundred of them for the reference spread, and encoding
+        them again for every question was most of an evaluation's time with a fast model. Each text is encoded
+        alone, so its vector never depends on what it was asked with, nor on what was asked before.
+        """
+        emb = self._vectors([query, *texts])
         return [float(x) for x in emb[1:] @ emb[0]]
+
+    def _vectors(self, texts: Sequence[str]) -> np.ndarray:
+        with self._memo_lock:
+            have = {t: self._memo[t] for t in texts if t in self._memo}
+            for t in have:
+                self._memo.move_to_end(t)
+        for t in dict.fromkeys(t for t in texts if t not in have):
+            have[t] = np.asarray(self.embed([t])[0], dtype=np.float32)
+            with self._memo_lock:
+                self._memo[t] = have[t]
+                while len(self._memo) > self.memo_size:
+                    self._memo.popitem(last=False)
+        return np.stack([have[t] for t in texts])
 
     def embed(self, texts: Sequence[str]) -> Any:
         """Normalized embeddings of ``texts`` (a numpy array, one row per text), for callers that cache them.

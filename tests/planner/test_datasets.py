@@ -436,3 +436,36 @@ def test_full_build_invariants(kb: KnowledgeBase, cost: CostModel) -> None:
             totals = [cost.penalty(q.utility, q.task, o.config()).total for o in q.options if o.object in ctx]
             best = cost.penalty(q.utility, q.task, q.option(q.answer).config()).total
             assert best == min(totals) and totals.count(best) == 1, q.id
+
+
+# ---------------------------------------------------------------- a set generated on demand
+
+
+@pytest.mark.parametrize("set_name", QUESTION_SETS)
+def test_a_set_generated_on_demand_is_the_built_set(kb: KnowledgeBase, set_name: str) -> None:
+    from planner.bench.generated import generated_set
+
+    size = 40 if set_name in ("task_u", "task0") else 25
+    built = build_sets(kb, 4, [set_name], progress=False, sizes={set_name: size})
+    lazy = generated_set(kb, set_name, 4, size=size)
+    assert sorted(lazy) == [v for _, v in built]
+    for (_, v), qs in built.items():
+        assert len(lazy[v]) == len(qs)
+        if qs:  # any question alone, then the whole variation, as the build made them
+            assert lazy[v][len(qs) // 2] == qs[len(qs) // 2] and lazy[v][-1] == qs[-1]
+        assert list(lazy[v]) == qs
+
+
+def test_a_sample_of_a_set_generated_on_demand_and_its_fingerprint(kb: KnowledgeBase) -> None:
+    from planner.bench.evaluate import load_set, sample_questions, set_fingerprint
+    from planner.bench.generated import generated_set
+
+    # a sample of the generated set is the sample of the whole one, at the set's real size
+    full = load_set(kb, "task_u", seed=2)
+    real = load_set(kb, "task_u", seed=2, lazy=True)
+    assert sample_questions(real, 30, seed=5) == sample_questions(full, 30, seed=5)
+    assert set_fingerprint(kb, real) == set_fingerprint(kb, load_set(kb, "task_u", seed=2, lazy=True))
+    assert set_fingerprint(kb, real) != set_fingerprint(kb, load_set(kb, "task_u", seed=3, lazy=True))
+    assert set_fingerprint(kb, real) != set_fingerprint(kb, load_set(kb, "task_u", seed=2, variation=1, lazy=True))
+    with pytest.raises(UnknownIdError, match="no variation 9"):
+        generated_set(kb, "task_u", 0, variation=9)

@@ -290,16 +290,16 @@ def test_train_cli_rejects_bad_split_flags(tmp_path: Path, capsys: Any, argv: li
 def test_ablate_cli_with_held_out_learned_models(kb: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                  split: str) -> None:
     from planner import cli
+    from planner.bench import ablation
     from planner.bench.datasets import write_sets
     from planner.bench.evaluate import read_rows
-    from planner.cli import eval as eval_cli
 
     model = tmp_path / "model"
     train_dir(kb, model, seed=0, folds=3, split=split, encoder=HashEncoder(), options=TINY, progress=False)
     qs = tmp_path / "qs"
     write_sets(kb, qs, 0, sets=["task0", "task2"], progress=False, sizes={"task0": 8, "task2": 20})
     monkeypatch.setattr("planner.learned.train.MiniLMVectors", HashEncoder)  # the CLI loads with MiniLM otherwise
-    monkeypatch.setattr(eval_cli, "_plot", lambda *a, **k: False)  # no matplotlib: keep it fast
+    monkeypatch.setattr(ablation, "plot_comparison", lambda *a, **k: False)  # no matplotlib: keep it fast
     out = tmp_path / "ablate"
     argv = ["ablate", "--strategy", "learned", "--held-out", "--model", str(model), "--limit", "5", "--sets",
             "task0", "task2", "--questions", str(qs), "--out", str(out), "--no-progress"]

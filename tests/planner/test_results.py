@@ -253,9 +253,9 @@ def test_coat_eval_locks_its_out_and_refuses_a_rebuilt_question_set(question_dir
 
 
 def test_coat_ablate_locks_its_out_and_refuses_another_seed(question_dirs, tmp_path: Path, capsys, monkeypatch) -> None:
-    from planner.cli import eval as eval_cli
+    from planner.bench import ablation
 
-    monkeypatch.setattr(eval_cli, "_plot", lambda *a, **k: False)  # no matplotlib: keep it fast
+    monkeypatch.setattr(ablation, "plot_comparison", lambda *a, **k: False)  # no matplotlib: keep it fast
     out = tmp_path / "ablate"
     argv = ["ablate", "--strategy", "knowledge", "--limit", "2", "--sets", "task_u", "--questions",
             str(question_dirs[0]), "--no-progress", "--out", str(out)]

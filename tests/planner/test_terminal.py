@@ -99,9 +99,10 @@ _SAMPLES: dict[tuple[str, int | None], list] = {}
 @given(name=names)
 @example(name="\x1b[2J\x1b]0;owned\x07\udc9b")
 def test_coat_eval_and_ablate_print_their_out_path_escaped(capsys, monkeypatch, tmp_path_factory, name: str) -> None:
-    import planner.cli.eval
+    import planner.bench.ablation
 
-    monkeypatch.setattr(planner.cli.eval, "_plot", lambda *a, **k: False)  # matplotlib is not what is tested
+    # matplotlib is not what is tested
+    monkeypatch.setattr(planner.bench.ablation, "plot_comparison", lambda *a, **k: False)
     real = planner.cli.eval._sample
 
     def sample(args, kb, set_name, variation=None):  # building the question set once is enough
