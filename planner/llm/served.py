@@ -276,14 +276,16 @@ def option_logprob(reply: Mapping[str, Any], option: str, n_prompt: int | None) 
         NoLogprobs: the reply holds no token log-probabilities.
         ValueError: the option's tokens cannot be found, or one has no finite log-probability.
     """
-    choices = reply.get("choices") or []
-    logprobs = choices[0].get("logprobs") if choices and isinstance(choices[0], Mapping) else None
+    choices = reply.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], Mapping) else {}
+    logprobs = first.get("logprobs")
     if not isinstance(logprobs, Mapping) or not logprobs.get("token_logprobs"):
         raise NoLogprobs("no token_logprobs in the reply")
-    usage = reply.get("usage") or {}
-    n_generated = int(usage.get("completion_tokens") or 0)
-    n_total = usage.get("prompt_tokens")
-    n_option = int(n_total) - n_prompt if isinstance(n_total, int) and n_prompt is not None else None
+    if not isinstance(logprobs["token_logprobs"], list) or not isinstance(logprobs.get("tokens") or [], list):
+        raise ValueError("token_logprobs and tokens are not lists")
+    n_generated = _count(reply, "completion_tokens") or 0
+    n_total = _count(reply, "prompt_tokens")
+    n_option = n_total - n_prompt if n_total is not None and n_prompt is not None else None
     start, end = option_span(logprobs, n_generated, n_option, option)
     total = 0.0
     for v in logprobs["token_logprobs"][start:end]:
@@ -291,6 +293,13 @@ def option_logprob(reply: Mapping[str, Any], option: str, n_prompt: int | None) 
             raise ValueError(f"an option token of {option!r} has log-probability {v!r}")
         total += float(v)
     return total, end - start
+
+
+def _count(reply: Mapping[str, Any], key: str) -> int | None:
+    """A token count from the reply's ``usage`` (None when absent or not a count)."""
+    usage = reply.get("usage")
+    n = usage.get(key) if isinstance(usage, Mapping) else None
+    return n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else None
 
 
 # ---------------------------------------------------------------- scoring over HTTP
@@ -388,8 +397,7 @@ class ServedScorer:
                 self._counts.move_to_end(rendered)
                 return self._counts[rendered]
         body = {"model": self.model, "prompt": rendered, "max_tokens": 1, "temperature": 0.0}
-        n = (self._request(body, "count").get("usage") or {}).get("prompt_tokens")
-        n = n if isinstance(n, int) and not isinstance(n, bool) else None
+        n = _count(self._request(body, "count"), "prompt_tokens")
         with self._lock:
             self._counts[rendered] = n
             while len(self._counts) > CACHE_SIZE:
@@ -510,6 +518,7 @@ def _first_model(client: Any, where: str, retries: int) -> str:
 
 __all__ = [
     "SERVED_SPEC",
+    "NoLogprobs",
     "PromptFormat",
     "ServedScorer",
     "ServedSpec",

@@ -22,6 +22,7 @@ import pytest
 from planner._optional import is_available
 from planner.errors import ConfigError, ModelUnavailableError, SelectionError
 from planner.llm.served import (
+    NoLogprobs,
     PromptFormat,
     ServedScorer,
     load_prompt_format,
@@ -156,6 +157,11 @@ def test_the_option_is_found_by_count_and_checked_by_its_text() -> None:
     for reply, n in unreadable:
         with pytest.raises(ValueError):
             option_logprob(reply, "Knife", n)
+    malformed = [{"choices": {"0": 1}}, {"choices": [{"logprobs": {"token_logprobs": "x"}}]},
+                 {"choices": [{"logprobs": {"token_logprobs": [None, -1.0], "tokens": 7}}], "usage": 5}]
+    for reply in malformed:  # only the documented errors: unreadable, or no log-probabilities at all
+        with pytest.raises((ValueError, NoLogprobs)):
+            option_logprob(reply, "Knife", 3)
 
 
 def test_unreadable_scores_are_a_counted_failure_not_a_guess() -> None:
@@ -340,3 +346,22 @@ def test_coat_eval_with_a_server_that_stops_giving_logprobs_keeps_its_rows(
     assert [json.loads(line)["question_id"] for line in out.read_text().splitlines()][: len(rows)] == [
         r["question_id"] for r in rows]
     assert len(out.read_text().splitlines()) == 6
+
+
+@needs_openai
+def test_the_strategies_that_score_and_the_blend_s_affinity_score_through_the_server(stub: _Stub, data_dir) -> None:
+    from planner.bench.evaluate import load_set, question_row, sample_questions
+    from planner.knowledge import load_knowledge
+    from planner.learned.blend import task_affinity
+    from planner.llm import make_llm
+    from planner.pipeline import make_pipeline
+
+    llm = make_llm(f"served:{stub.url}#m", cache=False)
+    affinity = task_affinity(llm, "cut a cake", "cutting", ["Knife", "Pillow"])
+    assert len(affinity) == 2 and affinity[0] != affinity[1]
+    kb = load_knowledge(data_dir)
+    (q,) = sample_questions(load_set(kb, "task_u", seed=0), 1, seed=0)
+    for pipeline, kw in (("single", {}), ("two-stage", {"keep_rule": "margin"})):
+        decision = make_pipeline(pipeline, "llm", llm, kb, **kw).decide(q)
+        row = question_row(q, decision, {})
+        assert row["method"] == "llm-scored" and not row["unparsed"] and not row.get("stage1_unparsed"), row
