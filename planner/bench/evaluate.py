@@ -249,7 +249,8 @@ def _check_concurrency(concurrency: int, pipeline: DecisionPipeline) -> None:
     llm = getattr(pipeline, "llm", None)
     if concurrency > 1 and llm is not None and not getattr(llm, "concurrent", False):
         raise ConfigError(
-            f"--concurrency {concurrency} needs a model behind a server (openai:<model>, ollama:<model>); "
+            f"--concurrency {concurrency} needs a model behind a server (openai:<model>, ollama:<model>, "
+            "served:<url>); "
             f"{getattr(llm, 'model_id', llm)!r} answers in this process one call at a time: use --concurrency 1"
         )
 

@@ -47,7 +47,8 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "(needs `coat train --folds K`): by combinations, the fold that never saw its (utility, "
                         "task); by objects (`--split objects`), the fold that never saw its correct option's object")
     p.add_argument("--llm", default=None, metavar="SPEC",
-                   help="model spec: local, local:gemma-270m, openai:<model>, ollama:<model>, fake "
+                   help="model spec: local, local:gemma-270m, openai:<model>, ollama:<model>, "
+                        "served:<base_url>[#<model>] (a server that also scores: planner.llm.served), fake "
                         "(default: local for llm/hybrid; none for knowledge)")
     p.add_argument("--limit", type=COUNT_ARG, default=300,
                    help="questions per set, stratified over variations (0 = all)")
@@ -77,7 +78,7 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="seconds one request to a model server may take (openai:, ollama:); a failing server is "
                         "retried twice with backoff, then the run stops with an error and resumes later")
     p.add_argument("--concurrency", type=number(CONCURRENCY), default=1, metavar="N",
-                   help="questions decided at once, for models behind a server (openai:, ollama:); rows are "
+                   help="questions decided at once, for models behind a server (openai:, ollama:, served:); rows are "
                         "written in question order, as a sequential run writes them")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--blend", type=number(Range(0)), default=None, metavar="W",

@@ -19,6 +19,7 @@ SPEC_FORMS: tuple[str, ...] = (
     "local:gemma-270m",
     "openai:<model>",
     "ollama:<model>",
+    "served:<base_url>[#<model>]",
     "fake",
 )
 """The valid ``make_llm`` spec forms, as shown in error messages."""
@@ -42,7 +43,9 @@ def make_llm(
     Specs: ``local`` (= ``local:smollm2``, SmolLM2-135M-Instruct in-process), ``local:gemma-270m``,
     ``openai:<model>`` (any OpenAI-compatible server via ``base_url`` or ``$OPENAI_BASE_URL``; the key
     from ``$OPENAI_API_KEY``, a placeholder when a base URL is given), ``ollama:<model>`` (``base_url`` or
-    ``$OLLAMA_HOST``), ``fake`` (:class:`DeterministicLLM`, never cached).
+    ``$OLLAMA_HOST``), ``served:<base_url>[#<model>][&template=<t>]`` (an OpenAI-compatible server that
+    also scores options from completion log-probabilities: llama.cpp's server, vLLM; see
+    :mod:`planner.llm.served`), ``fake`` (:class:`DeterministicLLM`, never cached).
 
     Args:
         spec: One of :data:`SPEC_FORMS`.
@@ -120,6 +123,14 @@ def make_llm(
         )
         return LangChainBackend(model, model_id=f"ollama:{name}", cache=_cache(), endpoint=url,
                                 transport_retries=transport_retries, **common)
+    if kind == "served":  # generates and scores options (planner.llm.served)
+        from .served import parse_served_spec, served_chat_model
+
+        served = parse_served_spec(name, base_url)
+        model = served_chat_model(served, temperature=temperature, timeout=timeout, retries=transport_retries,
+                                  **model_kwargs)
+        return LangChainBackend(model, model_id=f"served:{model.model_name}", cache=_cache(),
+                                endpoint=served.base_url, transport_retries=transport_retries, **common)
     raise ConfigError(f"unknown model spec {spec!r}; valid forms are: {', '.join(SPEC_FORMS)}")
 
 
