@@ -309,10 +309,10 @@ class TaskReader:
         task_sims, util_sims, ex_sims, vector = self._similarities(text, tasks)
         # an example never explains itself (so the dev split's figures are leave-one-out), and one that shares no
         # content word with the text does not explain it either ("I'd like you to" is not "I'd like to wash my face")
-        mine = content_words(text)
+        mine, same = content_words(text), folded(text)
         if self.encoder is None:  # word overlap on filler alone ("get me a" / "getting a book") is no evidence
             task_sims = [s if mine & self.task_words[t] else 0.0 for t, s in zip(tasks, task_sims, strict=True)]
-        ex_sims = [-1.0 if folded(e.request) == folded(text) else
+        ex_sims = [-1.0 if folded(e.request) == same else
                    s if mine & ex_words else 0.0
                    for e, s, ex_words in zip(self.examples, ex_sims, self.example_words, strict=True)]
         closest = [t for _, t in sorted(zip(task_sims, tasks, strict=True), key=lambda p: -p[0])[:3]]

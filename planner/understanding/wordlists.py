@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import os
 import re
-import shutil
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ CACHE_ENV = "COAT_READER_CACHE"
 """The reader cache's directory (``off``: no index, wordfreq's own dicts); the same variable as the reader's."""
 FOLDER = "wordfreq"
 """The indexes' folder inside the reader cache."""
+MAGIC = 0x57464958_0001  # "WFIX", version 1
 
 LANGUAGES = frozenset({"en", "fr", "de", "es", "it", "pt", "nl"})
 """The languages read from an index (the reader's; Latin script, wordfreq's regular-expression tokenizer, checked
@@ -43,16 +44,26 @@ _NO_INDEX = object()
 class WordIndex:
     """One wordfreq list on disk: sorted words (UTF-8), offsets, and each word's bin (its frequency in -centibels).
 
+    The file (:func:`build_index`): a header of three little-endian int64 (``MAGIC``, the word count n, the bytes of
+    all words), then n + 1 int64 offsets, n uint16 bins and the words' bytes, read through one memory map.
+
     Args:
-        folder: The folder :func:`build_index` wrote.
+        path: The file :func:`build_index` wrote.
+
+    Raises:
+        ValueError: not such a file, or cut short.
     """
 
-    def __init__(self, folder: Path) -> None:
-        self.words = np.load(folder / "words.npy", mmap_mode="r")
-        self.offsets = np.load(folder / "offsets.npy", mmap_mode="r")
-        self.bins = np.load(folder / "bins.npy", mmap_mode="r")
-        if self.offsets.shape != (len(self.bins) + 1,) or int(self.offsets[-1]) != len(self.words):
-            raise ValueError(f"inconsistent word index in {folder}")
+    def __init__(self, path: Path) -> None:
+        data = np.memmap(path, dtype=np.uint8, mode="r")
+        magic, n, size = (int(v) for v in np.ndarray((3,), dtype="<i8", buffer=data))
+        if magic != MAGIC or len(data) != 24 + 8 * (n + 1) + 2 * n + size:
+            raise ValueError(f"not a word index of this version: {path}")
+        self.offsets = np.ndarray((n + 1,), dtype="<i8", buffer=data, offset=24)
+        self.bins = np.ndarray((n,), dtype="<u2", buffer=data, offset=24 + 8 * (n + 1))
+        self.words = np.ndarray((size,), dtype=np.uint8, buffer=data, offset=24 + 8 * (n + 1) + 2 * n)
+        if int(self.offsets[-1]) != size:
+            raise ValueError(f"inconsistent word index: {path}")
 
     def __len__(self) -> int:
         return len(self.bins)
@@ -91,8 +102,8 @@ def source_list(lang: str) -> Path | None:
     return None
 
 
-def build_index(source: Path, folder: Path) -> None:
-    """Write the index of a wordfreq list into ``folder`` (atomically: a half-written index is never read)."""
+def build_index(source: Path, path: Path) -> None:
+    """Write the index of a wordfreq list to ``path`` (see :class:`WordIndex`)."""
     import gzip
 
     import msgpack
@@ -117,19 +128,14 @@ def build_index(source: Path, folder: Path) -> None:
     offsets = np.zeros(len(keys) + 1, dtype=np.int64)
     offsets[1:-1] = cuts - np.arange(len(cuts))
     offsets[-1] = len(words)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    np.save(tmp / "words.npy", words)
-    np.save(tmp / "offsets.npy", offsets)
-    np.save(tmp / "bins.npy", codes)
-    try:
-        os.rename(tmp, folder)
-    except OSError:  # another process wrote it first: theirs is the same
-        shutil.rmtree(tmp, ignore_errors=True)
-        if not folder.is_dir():
-            raise
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    with tmp.open("wb") as f:
+        f.write(np.array([MAGIC, len(keys), len(words)], dtype="<i8").tobytes())
+        f.write(offsets.astype("<i8").tobytes())
+        f.write(codes.astype("<u2").tobytes())
+        f.write(words.tobytes())
+    os.replace(tmp, path)  # atomic: a half-written index is never read; two writers write the same bytes
 
 
 def cache_root() -> Path | None:
@@ -151,11 +157,11 @@ def _index(lang: str, root: Path | None) -> Any:
     if root is None or source is None or lang not in LANGUAGES:
         return _NO_INDEX
     st = source.stat()
-    folder = root / f"{source.name.split('.')[0]}-{st.st_size}-{st.st_mtime_ns}"
+    path = root / f"{source.name.split('.')[0]}-{st.st_size}-{st.st_mtime_ns}.bin"
     try:
-        if not folder.is_dir():
-            build_index(source, folder)
-        return WordIndex(folder)
+        if not path.is_file():
+            build_index(source, path)
+        return WordIndex(path)
     except (OSError, ValueError, EOFError):  # unwritable or damaged cache: wordfreq itself (a cache, never an answer)
         return _NO_INDEX
 
