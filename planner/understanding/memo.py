@@ -9,7 +9,9 @@ busy cores make them a hundred times slower.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 from ..llm.minilm import one_blas_thread
 from .frames import FRAMES, clauses
@@ -27,4 +29,17 @@ def folded(text: str) -> tuple[str, ...]:
     return tuple(text.casefold().split())
 
 
-__all__ = ["folded", "one_blas_thread", "task_frames"]
+def same_requests(examples: Sequence[Any], text: str) -> frozenset[int]:
+    """The positions of the worked examples whose request is ``text`` (the same words, case-folded)."""
+    return frozenset(_by_words(tuple(e.request for e in examples)).get(folded(text), ()))
+
+
+@lru_cache(maxsize=8)
+def _by_words(requests: tuple[str, ...]) -> dict[tuple[str, ...], tuple[int, ...]]:
+    out: dict[tuple[str, ...], list[int]] = {}
+    for i, r in enumerate(requests):
+        out.setdefault(tuple(r.casefold().split()), []).append(i)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+__all__ = ["folded", "one_blas_thread", "same_requests", "task_frames"]

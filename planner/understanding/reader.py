@@ -77,7 +77,7 @@ from .frames import (
     with_referents,
 )
 from .language import LanguageCheck, check_language, text_words
-from .memo import folded, one_blas_thread, task_frames
+from .memo import one_blas_thread, same_requests, task_frames
 from .vocabulary import Mention, Vocabulary
 
 if TYPE_CHECKING:
@@ -309,12 +309,12 @@ class TaskReader:
         task_sims, util_sims, ex_sims, vector = self._similarities(text, tasks)
         # an example never explains itself (so the dev split's figures are leave-one-out), and one that shares no
         # content word with the text does not explain it either ("I'd like you to" is not "I'd like to wash my face")
-        mine, same = content_words(text), folded(text)
+        mine, twins = content_words(text), same_requests(self.examples, text)
         if self.encoder is None:  # word overlap on filler alone ("get me a" / "getting a book") is no evidence
             task_sims = [s if mine & self.task_words[t] else 0.0 for t, s in zip(tasks, task_sims, strict=True)]
-        ex_sims = [-1.0 if folded(e.request) == same else
+        ex_sims = [-1.0 if i in twins else
                    s if mine & ex_words else 0.0
-                   for e, s, ex_words in zip(self.examples, ex_sims, self.example_words, strict=True)]
+                   for i, (s, ex_words) in enumerate(zip(ex_sims, self.example_words, strict=True))]
         closest = [t for _, t in sorted(zip(task_sims, tasks, strict=True), key=lambda p: -p[0])[:3]]
         role_scores = self._role_scores(vector, text)
         ev = (self._evidence(text, tasks, task_sims, ex_sims, role_scores) if lang.english else
@@ -364,7 +364,7 @@ class TaskReader:
             if self._matrix is None:
                 self._matrix = _known_embeddings(self.encoder, known)
             vector = self.encoder.embed([text])[0]
-            sims = [float(s) for s in self._matrix @ vector]
+            sims = (self._matrix @ vector).tolist()  # Python floats, as float() of each
         else:
             sims = [float(s) for s in self.encoder.similarities(text, known)]
         n, m = len(self.tasks), len(self.utility_texts)
@@ -381,9 +381,8 @@ class TaskReader:
             labels = [*(self.task_utilities[t] for t in self.tasks), *(e.roles for e in self.examples)]
             rows = np.vstack([self._matrix[:n], self._matrix[n + m:]])
             self._classifier = RoleClassifier(rows, labels, self.kb.utilities)
-        same = folded(text)
         leave_out = [i for i, t in enumerate(self.tasks) if t in self._excluded]
-        leave_out += [n + i for i, e in enumerate(self.examples) if folded(e.request) == same]
+        leave_out += [n + i for i in sorted(same_requests(self.examples, text))]
         return self._classifier.scores(vector, leave_out)
 
     def _evidence(self, text: str, tasks: list[str], task_sims: list[float], ex_sims: list[float],

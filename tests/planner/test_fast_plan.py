@@ -110,14 +110,17 @@ def test_the_word_index_falls_back_to_wordfreq(tmp_path: Path, monkeypatch: pyte
 def test_the_readers_memo_is_what_it_replaced(kb: Any) -> None:
     from planner.understanding import TaskReader
     from planner.understanding.frames import FRAMES, clauses
-    from planner.understanding.memo import folded, task_frames
+    from planner.understanding.memo import folded, same_requests, task_frames
 
     r = TaskReader(kb, encoder=None)
     for t in r.tasks:
         assert task_frames(t) == {u for c in clauses(t) for u in FRAMES.get(c.purpose or c.verb, ())}
         assert r._task_frames(t) == task_frames(t)
-    for e in r.examples[:200]:
-        assert list(folded(e.request)) == e.request.casefold().split()
+    for text in [e.request for e in r.examples[:300:7]] + ["CUT  the cake", "nothing like it", ""]:
+        assert list(folded(text)) == text.casefold().split()
+        assert same_requests(r.examples, text) == {
+            i for i, e in enumerate(r.examples) if e.request.casefold().split() == text.casefold().split()}
+    assert same_requests(r.examples, r.examples[0].request.upper()) >= {0}
 
 
 @pytest.mark.slow  # embeds the reader's 2,700 known texts with both runtimes (a minute or two)

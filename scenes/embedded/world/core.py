@@ -204,18 +204,21 @@ class World(
 
 
 
+_ATOMS = frozenset({str, float, int, bool, type(None)})
+
+
 def _tree_copy(value: Any) -> Any:
     """A deep copy of JSON-shaped data (dicts, lists, tuples, str, numbers, bool, None; nothing shared inside, as a
     scene file's objects are), several times faster than ``copy.deepcopy``; anything else is deep-copied."""
     kind = type(value)
     if kind is dict:
-        return {k: _tree_copy(v) for k, v in value.items()}
+        return {k: v if type(v) in _ATOMS else _tree_copy(v) for k, v in value.items()}
     if kind is list:
-        return [_tree_copy(v) for v in value]
-    if kind in (str, float, int, bool) or value is None:
+        return [v if type(v) in _ATOMS else _tree_copy(v) for v in value]
+    if kind in _ATOMS:
         return value
     if kind is tuple:
-        return tuple(_tree_copy(v) for v in value)
+        return tuple(v if type(v) in _ATOMS else _tree_copy(v) for v in value)
     return copy.deepcopy(value)
 
 
