@@ -35,6 +35,8 @@ MAX_TOKENS = 256
 """Longest input in tokens, [CLS] and [SEP] included (sentence-transformers' ``max_seq_length`` for this model)."""
 BATCH = 32
 """Texts per forward pass (sorted by length first, so a batch pads little)."""
+BATCH_TOKENS = 1024
+"""Most tokens (padded) per forward pass: the feed-forward layers' intermediates stay a few MiB each."""
 RECENT = 1024
 """Single texts whose embedding :meth:`NumpyMiniLM.embed` keeps."""
 
@@ -220,9 +222,12 @@ class NumpyMiniLM:
         ids = [e.ids for e in self.tokenizer.encode_batch(texts)]
         order = sorted(range(len(texts)), key=lambda j: len(ids[j]))
         with one_blas_thread():
-            for s in range(0, len(order), BATCH):
-                chunk = order[s:s + BATCH]
+            s = 0
+            while s < len(order):  # up to BATCH texts and BATCH_TOKENS tokens (padded) per forward pass
+                size = max(1, min(BATCH, BATCH_TOKENS // len(ids[order[min(s + BATCH, len(order)) - 1]])))
+                chunk = order[s:s + size]
                 out[chunk] = self._forward([ids[j] for j in chunk])
+                s += size
         if len(texts) == 1:
             with self._recent_lock:
                 self._recent[texts[0]] = out[0].copy()
@@ -265,5 +270,5 @@ class NumpyMiniLM:
         return (pooled / np.maximum(norm, _F32(1e-12))).astype(_F32)
 
 
-__all__ = ["BATCH", "MAX_TOKENS", "MINILM_ID", "RECENT", "NumpyMiniLM", "model_dir", "one_blas_thread",
+__all__ = ["BATCH", "BATCH_TOKENS", "MAX_TOKENS", "MINILM_ID", "RECENT", "NumpyMiniLM", "model_dir", "one_blas_thread",
            "read_safetensors"]

@@ -69,6 +69,13 @@ def test_a_long_text_is_cut_at_256_tokens_as_sentence_transformers_cuts_it(enc: 
     assert np.abs(enc.embed([long]) - enc.embed([" ".join(["knife"] * 254)])).max() < 1e-6
 
 
+def test_batches_are_cut_by_texts_and_tokens_without_changing_a_row(enc: NumpyMiniLM) -> None:
+    texts = [" ".join(["wash the mug"] * k) for k in range(1, 41)]  # 5 to ~120 tokens: several batches
+    together = enc.embed(texts)
+    alone = np.stack([NumpyMiniLM().embed([t])[0] for t in texts[::7]])
+    assert np.abs(together[::7] - alone).max() < 1e-6
+
+
 def test_a_text_embedded_again_is_the_same_row(enc: NumpyMiniLM) -> None:
     first = enc.embed(["cut the bread"])
     first[0, 0] = 42.0  # the caller's array is its own
