@@ -15,6 +15,7 @@ so compare the checkouts' ratios and read the load average printed with the tabl
 
 Run:
     python benchmarks/probes/first_plan.py --checkout before=../base --checkout after=. --runs 3
+    python benchmarks/probes/first_plan.py --checkout after=. --phases   # where a first plan's time goes
 """
 
 from __future__ import annotations
@@ -57,6 +58,42 @@ print("@@" + json.dumps(out))
 """
 
 
+_PHASES = r"""
+import time
+T = [time.process_time()]
+def lap(name):
+    now = time.process_time()
+    print(f"| {name} | {now - T[0]:.3f} |")
+    T[0] = now
+import planner.cli
+lap("import planner.cli")
+planner.cli.build_parser()
+lap("the argument parser")
+import planner.api as api
+lap("import planner.api")
+import scenes, perception.metadata
+lap("import scenes, perception")
+from planner.knowledge import load_knowledge
+kb = load_knowledge(None)
+lap("load the knowledge base")
+env, obs, state = api.observe()
+env.close()
+lap("observe (make the scene, reset, perceive)")
+import planner.scene_planner as sp
+reader = sp.reader_for(kb)
+lap("build the reader")
+reader.read("cut cake")
+lap("read 'cut cake'")
+p = api.plan("cut cake")
+lap("plan()")
+from planner.agents.household import HouseholdLoop
+env, obs = api.open_plan_scene(p)
+HouseholdLoop(env, api.make_estimator(kb), kb).run(p, obs)
+env.close()
+lap("carry it out (closed loop)")
+"""
+
+
 def _env(checkout: Path, cache: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "COAT_READER")}
     env.update(PYTHONPATH=str(checkout), COAT_READER_CACHE=str(cache))
@@ -89,10 +126,20 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--n", type=int, default=50)
     ap.add_argument("--cache-root", default=None, help="reader caches, one folder per checkout (default: a temp dir)")
+    ap.add_argument("--phases", action="store_true",
+                    help="only print the CPU seconds of each step of a first plan, per checkout (cache filled)")
     args = ap.parse_args()
     checkouts = {c.split("=", 1)[0]: Path(c.split("=", 1)[1]).resolve() for c in args.checkout}
     root = Path(args.cache_root or tempfile.mkdtemp(prefix="first-plan-"))
     caches = {name: root / name for name in checkouts}
+    if args.phases:
+        for name, where in checkouts.items():
+            caches[name].mkdir(parents=True, exist_ok=True)
+            cold_run(where, caches[name])
+            out = subprocess.run([sys.executable, "-c", _PHASES], cwd=where, env=_env(where, caches[name]),
+                                 capture_output=True, text=True)
+            print(f"{name}:\n| phase | CPU s |\n|---|---|\n{out.stdout}{out.stderr[-2000:]}")
+        return
     print(f"load average before: {os.getloadavg()}", flush=True)
     for name, where in checkouts.items():  # fills the reader cache (word index, known texts' embeddings)
         caches[name].mkdir(parents=True, exist_ok=True)

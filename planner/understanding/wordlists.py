@@ -8,11 +8,11 @@ Here each list is turned once per machine into a sorted index on disk (``wordfre
 ``$COAT_READER_CACHE`` or the user cache dir / ``reader``): the words' UTF-8 bytes, their offsets and their
 frequency bins, read through memory maps, so a lookup is a binary search that touches a few pages. The frequency
 is then computed exactly as ``wordfreq.zipf_frequency`` computes it (same tokens, same bins, same arithmetic and
-rounding: ``tests/planner/test_wordlists.py`` compares them). A plain lower-case ASCII word is its own only token in
+rounding: ``tests/planner/test_fast_plan.py`` compares them). A plain lower-case ASCII word is its own only token in
 these languages, so for it wordfreq (and its tokenizer's imports) is not even loaded.
 
-``COAT_READER_CACHE=off``, an unwritable cache, or a language other than the reader's seven (:data:`LANGUAGES`)
-fall back to ``wordfreq.zipf_frequency`` itself.
+A damaged index is built again. ``COAT_READER_CACHE=off``, an unwritable cache, or a language other than the
+reader's seven (:data:`LANGUAGES`) fall back to ``wordfreq.zipf_frequency`` itself.
 """
 
 from __future__ import annotations
@@ -161,8 +161,12 @@ def _index(lang: str, root: Path | None) -> Any:
     try:
         if not path.is_file():
             build_index(source, path)
-        return WordIndex(path)
-    except (OSError, ValueError, EOFError):  # unwritable or damaged cache: wordfreq itself (a cache, never an answer)
+        try:
+            return WordIndex(path)
+        except ValueError:  # damaged (cut short, junk): built again
+            build_index(source, path)
+            return WordIndex(path)
+    except (OSError, ValueError, EOFError):  # unwritable cache: wordfreq itself (a cache, never an answer)
         return _NO_INDEX
 
 

@@ -105,6 +105,14 @@ def test_the_word_index_falls_back_to_wordfreq(tmp_path: Path, monkeypatch: pyte
     (tmp_path / "wordfreq").write_text("a file where the folder should be")  # unwritable: wordfreq itself
     assert wordlists._index("en", tmp_path / "wordfreq") is wordlists._NO_INDEX
     assert wordlists._index("ja", tmp_path) is wordlists._NO_INDEX
+    damaged = tmp_path / "damaged"
+    first = wordlists._index("en", damaged)
+    path = next(damaged.glob("large_en-*.bin"))
+    cut = path.read_bytes()[:1000]
+    path.unlink()  # a new file: the one mapped above stays as it was
+    path.write_bytes(cut)  # cut short: built again by the next process
+    again = wordlists._index.__wrapped__("en", damaged)
+    assert len(again) == len(first) and again.bin("cake") == first.bin("cake") is not None
 
 
 def test_the_readers_memo_is_what_it_replaced(kb: Any) -> None:
