@@ -76,9 +76,15 @@ def make_estimator(kb: KnowledgeBase) -> Any:
     from perception.metadata import MetadataEstimator
     from perception.priors import TypePriors
 
-    # perception gets COAT's common values passed in, not the knowledge base
-    common = {o: kb.common_values(o) for o in kb.objects}
-    return MetadataEstimator(priors=TypePriors.from_common_values(common))
+    got = _PRIORS.get(id(kb))
+    if got is None or got[0] is not kb:  # checked once per knowledge base and process: priors only read it
+        # perception gets COAT's common values passed in, not the knowledge base
+        common = {o: kb.common_values(o) for o in kb.objects}
+        got = _PRIORS[id(kb)] = (kb, TypePriors.from_common_values(common))
+    return MetadataEstimator(priors=got[1])
+
+
+_PRIORS: dict[int, tuple[KnowledgeBase, Any]] = {}
 
 
 def observe(
@@ -106,17 +112,28 @@ def observe(
             command's data directory.
         UnknownIdError: unknown scene id.
     """
+    _check_observe_args(scene, seed, options, estimator, kb, data_dir)
+    return _observe(scene, seed, options, estimator, kb, data_dir, checked=True)
+
+
+def _check_observe_args(scene: Any, seed: Any, options: Any, estimator: Any, kb: Any, data_dir: Any) -> None:
     check_type("scene", scene, str, SCENE_ID)
     check_scene_args(seed, options)
     if estimator is not None and not callable(getattr(estimator, "estimate", None)):
         raise TypeError(f"estimator must have an estimate(obs) method (perception.base), got "
                         f"{type(estimator).__name__} {shown(estimator)}")
     check_data_args(kb, data_dir)
+
+
+def _observe(scene: str, seed: int | None, options: dict[str, Any] | None, estimator: Any, kb: KnowledgeBase | None,
+             data_dir: Any, *, checked: bool) -> tuple[SceneEnv[Any, Any], SceneObs, SceneState]:
+    """:func:`observe` after its checks; ``checked=False`` leaves out gymnasium's passive env checker (plan()'s
+    own env of a coat scene, closed at once: the checker would inspect every object of every first observation)."""
     import scenes
 
     root = data_dir_of(kb, data_dir)
     with use_data_dir(root):
-        env = scenes.make(scene, **scene_kwargs(scene, root))
+        env = scenes.make(scene, **scene_kwargs(scene, root), **({} if checked else {"disable_env_checker": True}))
         try:
             obs, _info = env.reset(seed=seed, options=options)
             est = estimator if estimator is not None else make_estimator(load_kb(kb, root))
@@ -206,7 +223,8 @@ def plan(
             return plan_in_state(task, scene, llm=llm, planner=planner, strategy=strategy, utility=utility,
                                  interpret=interpret, kb=kb, learned=learned)
         if kind == "id":
-            env, obs, state = observe(scene, seed=seed, options=options, kb=kb)
+            check_data_args(kb, None)  # as observe(scene, seed=seed, options=options, kb=kb) checks
+            env, obs, state = _observe(scene, seed, options, None, kb, None, checked=False)
             env.close()
             env_id: str | None = scene
         elif kind == "env":

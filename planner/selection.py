@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from . import prompting
 from .errors import ConfigError, PlannerError, SelectionError
 from .knowledge import CostModel, KnowledgeBase
+from .knowledge.cost import shared_cost_model
 from .schemas import ObjectConfig, ObjectRecord, Option, PhysicalState, canonical_object_name
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ class Knowledge:
 
     def __init__(self, kb: KnowledgeBase, cost: CostModel | None = None) -> None:
         self.kb = kb
-        self.cost = cost if cost is not None else CostModel(kb)
+        self.cost = cost if cost is not None else shared_cost_model(kb)
         self._vocab: frozenset[str] | None = None
 
     def phrase(self, utility: str) -> str | None:

@@ -71,7 +71,7 @@ def _tasks(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..api import observe, plan
+    from ..api import _check_observe_args, _observe, plan
 
     if args.frame:
         check_out_path(args.frame, kind="file", flag="--frame", makes_parents=False)
@@ -79,7 +79,9 @@ def _run(args: argparse.Namespace) -> int:
             raise ConfigError(f"--frame {safe_text(args.frame)}: give a picture file ({', '.join(_FRAME_SUFFIXES)})")
     options = {"scenario": args.scenario} if args.scenario else None
     llm = None if args.llm in ("none", "") else args.llm
-    env, _obs, state = observe(args.scene, seed=args.seed, options=options, data_dir=args.data_dir)
+    # observe() without gymnasium's passive checker: this env only shows the scene's state, and is closed at once
+    _check_observe_args(args.scene, args.seed, options, None, None, args.data_dir)
+    env, _obs, state = _observe(args.scene, args.seed, options, None, None, args.data_dir, checked=False)
     env.close()
     p = plan(args.task, args.scene, llm=llm, planner=args.planner, strategy=args.strategy, utility=args.utility,
              interpret=args.interpret, seed=args.seed, options=options, data_dir=args.data_dir)

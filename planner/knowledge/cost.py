@@ -291,6 +291,21 @@ class CostModel:
         )
 
 
+_SHARED: dict[int, tuple[KnowledgeBase, CostModel]] = {}
+
+
+def shared_cost_model(kb: KnowledgeBase) -> CostModel:
+    """``CostModel(kb)`` with the default penalties, built once per knowledge base and process (it only reads ``kb``,
+    and building it walks every annotated combination: a plan's selectors share one instead of each building one)."""
+    got = _SHARED.get(id(kb))
+    if got is None or got[0] is not kb:
+        if len(_SHARED) >= 8:  # a process that loads many knowledge bases keeps the last few
+            _SHARED.pop(next(iter(_SHARED)))
+        got = (kb, CostModel(kb))
+        _SHARED[id(kb)] = got
+    return got[1]
+
+
 __all__ = [
     "AVAILABILITY_PENALTY",
     "BAD_THRESHOLD",
@@ -300,4 +315,5 @@ __all__ = [
     "ObjectRule",
     "material_penalties",
     "preferred_count",
+    "shared_cost_model",
 ]

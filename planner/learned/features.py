@@ -46,9 +46,8 @@ class MiniLMVectors:
         if self._model is None:
             from ..llm.embedding import default_encoder
 
-            self._model = default_encoder().model
-        return np.asarray(self._model.encode(list(texts), normalize_embeddings=True, show_progress_bar=False),
-                          dtype=np.float32)
+            self._model = default_encoder()
+        return np.asarray(self._model.embed(list(texts)), dtype=np.float32)
 
 
 def task_text(task: str | None) -> str:

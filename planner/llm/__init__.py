@@ -19,14 +19,43 @@ Example:
 
 from __future__ import annotations
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelUnavailableError
-from .base import LLMBackend, LLMStats
-from .factory import SPEC_FORMS, make_llm
-from .fakes import DeterministicLLM, FakeLLM, ScriptedChatModel
-from .langchain import LangChainBackend
-from .parsing import format_validation_error, parse_reply
+
+if TYPE_CHECKING:
+    from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
+    from .base import LLMBackend, LLMStats
+    from .factory import SPEC_FORMS, make_llm
+    from .fakes import DeterministicLLM, FakeLLM, ScriptedChatModel
+    from .langchain import LangChainBackend
+    from .parsing import format_validation_error, parse_reply
+
+# The names are imported on first use: importing langchain takes seconds, and a submodule such as
+# .embedding (the sentence encoder the reader uses) must not pay for it.
+_LAZY: dict[str, str] = {
+    "AIMessage": "langchain_core.messages", "BaseMessage": "langchain_core.messages",
+    "HumanMessage": "langchain_core.messages", "SystemMessage": "langchain_core.messages",
+    "LLMBackend": ".base", "LLMStats": ".base", "SPEC_FORMS": ".factory", "make_llm": ".factory",
+    "DeterministicLLM": ".fakes", "FakeLLM": ".fakes", "ScriptedChatModel": ".fakes",
+    "LangChainBackend": ".langchain", "format_validation_error": ".parsing", "parse_reply": ".parsing",
+}
+
+
+def __getattr__(name: str) -> Any:
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(where, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "SPEC_FORMS",

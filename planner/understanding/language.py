@@ -47,9 +47,9 @@ class LanguageCheck(Contract):
 
 @lru_cache(maxsize=65536)
 def _zipf(word: str, lang: str) -> float:
-    from wordfreq import zipf_frequency
+    from .wordlists import zipf_frequency  # wordfreq's value, without its lists in memory
 
-    return float(zipf_frequency(word, lang))
+    return zipf_frequency(word, lang)
 
 
 def text_words(text: str) -> list[str]:

