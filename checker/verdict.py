@@ -9,6 +9,7 @@ from typing import Any, Literal
 from .alfred import alfred_goal
 from .coat import coat_goal, entry
 from .history import History
+from .request import request_goal
 from .solver import Goal, Solution, solve
 from .track import Track
 
@@ -56,7 +57,11 @@ def task_goal(task: Mapping[str, Any]) -> tuple[Goal | None, str]:
             raise ValueError(f"ALFRED task {name!r} needs obj")
         goal = alfred_goal(name, str(obj), task.get("recep"), task.get("movable"), bool(task.get("sliced", False)))
         return goal, f"{name}{' sliced' if task.get('sliced') else ''}"
-    raise ValueError(f"unknown task kind {kind!r}; valid: alfred, coat")
+    if kind == "request":
+        conditions = task.get("goal")
+        label = str(task.get("text") or name or "the request")
+        return (None if conditions is None else request_goal(conditions, label=label)), label
+    raise ValueError(f"unknown task kind {kind!r}; valid: alfred, coat, request")
 
 
 def replay_problems(history: History) -> tuple[str, ...]:
@@ -97,7 +102,8 @@ def judge(task: Mapping[str, Any], history: History) -> Verdict:
 
     Args:
         task: The benchmark's TaskDef as a dict: ``{"kind": "alfred" | "coat", "name", "obj", "recep",
-            "movable", "sliced"}``.
+            "movable", "sliced"}``, or a request's label: ``{"kind": "request", "text", "goal": [conditions] |
+            None, "unobservable"}`` (:mod:`checker.request`).
         history: What the world recorded (:func:`~checker.replay` or :meth:`History.of`).
 
     Returns:
@@ -107,8 +113,8 @@ def judge(task: Mapping[str, Any], history: History) -> Verdict:
     goal, label = task_goal(task)
     problems = replay_problems(history)
     if goal is None:
-        _, e = entry(str(task.get("name", "")))
-        return Verdict(None, "proxy", (f"proxy: {label}: {e['why']}",), problems)
+        why = task.get("unobservable") if task.get("kind") == "request" else entry(str(task.get("name", "")))[1]["why"]
+        return Verdict(None, "proxy", (f"proxy: {label}: {why or 'no effect AI2-THOR can show'}",), problems)
     if goal.liquid:
         problems += conjured_liquids(history)
     sol = solve(goal, Track(history))

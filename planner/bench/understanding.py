@@ -31,7 +31,7 @@ from typing import Any
 
 from pydantic import Field
 
-from ..errors import PlannerError
+from ..errors import DataError, PlannerError
 from ..schemas import Contract, Plan, TaskReading
 from ..understanding.examples import SPLITS, Kind, Request, load_requests, requests_path
 
@@ -59,6 +59,22 @@ class RequestResult(Contract):
     reason: str = ""
     error: bool = False
     """``plan()`` raised (the reason names the error); such a request counts as not understood."""
+    targets_right: bool | None = None
+    """Every labelled target is among the spec's targets (task requests; None for others)."""
+    goal_label: str = ""
+    """How the request's goal is labelled: ``checkable``, ``proxy``, ``unobservable`` or "" (not labelled)."""
+    executed: bool = False
+    """The plan was carried out in its scene (a labelled goal, a feasible plan)."""
+    achieved: bool | None = None
+    """The planner's own verdict on its spec's goals after carrying it out (None: not carried out)."""
+    goal_met: bool | None = None
+    """The independent checker's verdict on the request's labelled goal after the run (None: not checkable, or
+    not carried out)."""
+    goal_reasons: tuple[str, ...] = ()
+    """The checker's reasons and problems."""
+    plan_correct: bool | None = None
+    """Roles acceptable, targets right and the request's goal reached (requests with a checkable or proxy goal
+    label; None otherwise)."""
 
 
 def _type_of(object_id: str) -> str:
@@ -82,8 +98,63 @@ def score(req: Request, p: Plan, seconds: float) -> RequestResult:
     )
 
 
-def run_request(req: Request, plan_fn: Callable[..., Plan], **plan_kw: Any) -> RequestResult:
-    """Plan one request in its scene (seed 0) and score it."""
+def targets_right(req: Request, p: Plan) -> bool | None:
+    """Every labelled target (an object type, or a liquid) is among the spec's targets; None for a request that
+    is not a task."""
+    if req.kind != "task":
+        return None
+    have = {t.lower() for tg in (p.spec.targets if p.spec is not None else ()) for t in tg.types}
+    return all(t.lower() in have for t in req.targets)
+
+
+def judge_goal(req: Request, p: Plan, execute: Callable[[Plan], Any]) -> dict[str, Any]:
+    """Carry out a task request's feasible plan and let the independent checker (``checker``, no code shared with
+    the planner's goals) judge the request's labelled goal on the replayed run.
+
+    Returns:
+        The :class:`RequestResult` fields ``executed``, ``achieved``, ``goal_met``, ``goal_reasons``.
+    """
+    label = req.goal_label
+    if req.kind != "task" or not label or label == "unobservable" or not (p.understood and p.feasible):
+        return {}
+    import checker
+
+    try:
+        trace = execute(p)
+    except PlannerError as e:  # a plan that cannot run is not the request done
+        return {"executed": False, "goal_met": False, "goal_reasons": (f"execution error: {type(e).__name__}: {e}",)}
+    actions = [a.model_dump() for r in trace.results for a in r.actions]
+    task = {"kind": "request", "text": req.request, "goal": list(req.goal or ())}
+    try:
+        verdict = checker.judge(task, checker.replay(req.scene, 0, None, actions))
+    except Exception as e:  # a checker crash is counted, never a confirmation
+        return {"executed": True, "achieved": trace.achieved, "goal_met": False,
+                "goal_reasons": (f"checker error: {type(e).__name__}: {e}",)}
+    return {"executed": True, "achieved": trace.achieved, "goal_met": verdict.success,
+            "goal_reasons": (*verdict.reasons, *verdict.problems)}
+
+
+def check_goal_labels(reqs: Iterable[Request], source: Any) -> None:
+    """Every labelled goal is one the checker can judge (before any request runs).
+
+    Raises:
+        DataError: naming the file, the request id and what is wrong with its goal.
+    """
+    from checker.request import request_goal
+
+    for req in reqs:
+        if req.goal is None:
+            continue
+        try:
+            request_goal(req.goal, label=req.id)
+        except ValueError as e:
+            raise DataError(source, f"{req.id}.goal", str(e)) from e
+
+
+def run_request(req: Request, plan_fn: Callable[..., Plan], *, execute: Callable[[Plan], Any] | None = None,
+                **plan_kw: Any) -> RequestResult:
+    """Plan one request in its scene (seed 0) and score it; with ``execute`` (``planner.api.execute_plan``), a
+    task request with a labelled goal is also carried out and its goal judged (:func:`judge_goal`)."""
     t0 = time.perf_counter()
     try:
         p = plan_fn(req.request, req.scene, seed=0, **plan_kw)
@@ -91,7 +162,14 @@ def run_request(req: Request, plan_fn: Callable[..., Plan], **plan_kw: Any) -> R
         reason = f"error: {type(e).__name__}: {e}"
         p = Plan(task=req.request, feasible=False, reason=reason,
                  reading=TaskReading(text=req.request, understood=False, confidence=0.0, reason=reason))
-    return score(req, p, time.perf_counter() - t0)
+    row = score(req, p, time.perf_counter() - t0)
+    extra: dict[str, Any] = {"targets_right": targets_right(req, p), "goal_label": req.goal_label}
+    if execute is not None:
+        extra.update(judge_goal(req, p, execute))
+    if req.kind == "task" and req.goal_label in ("checkable", "proxy"):
+        extra["plan_correct"] = bool(row.understood and all(row.acceptable.values()) and extra["targets_right"]
+                                     and extra.get("goal_met") is True)
+    return row.model_copy(update=extra)
 
 
 def summarize(rows: Sequence[RequestResult]) -> dict[str, Any]:
@@ -118,9 +196,28 @@ def summarize(rows: Sequence[RequestResult]) -> dict[str, Any]:
         "sensible_understood": pct(sum(r.understood for r in sensible), len(sensible)),
         "infeasible_reported": pct(sum(r.understood and not r.feasible for r in infeasible), len(infeasible)),
         "tasks_feasible": pct(sum(r.feasible for r in tasks), len(tasks)),
+        **plan_figures(tasks, pct),
         "errors": sum(r.error for r in rows),
         "median_s": round(statistics.median(secs), 4) if secs else None,
         "p95_s": round(secs[min(len(secs) - 1, int(0.95 * len(secs)))], 4) if secs else None,
+    }
+
+
+def plan_figures(tasks: Sequence[RequestResult], pct: Callable[[float, float], float | None]) -> dict[str, Any]:
+    """Whole-plan figures over the task requests whose goal is labelled: ``plan_correct_rate`` (roles acceptable,
+    targets right, the request's goal reached, judged by the independent checker) over the checkable ones, the
+    same for proxies apart, and ``wrong_goal_rate``: plans the planner called achieved whose request goal the
+    checker denies."""
+    checkable = [r for r in tasks if r.goal_label == "checkable"]
+    proxy = [r for r in tasks if r.goal_label == "proxy"]
+    claimed = [r for r in checkable if r.achieved]
+    return {
+        "goal_labelled": sum(bool(r.goal_label) for r in tasks), "goal_checkable": len(checkable),
+        "plan_correct_rate": pct(sum(bool(r.plan_correct) for r in checkable), len(checkable)),
+        "goal_met_rate": pct(sum(r.goal_met is True for r in checkable), len(checkable)),
+        "targets_right_rate": pct(sum(bool(r.targets_right) for r in tasks), len(tasks)),
+        "wrong_goal_rate": pct(sum(r.goal_met is not True for r in claimed), len(claimed)),
+        "proxy_plan_correct_rate": pct(sum(bool(r.plan_correct) for r in proxy), len(proxy)),
     }
 
 
@@ -147,7 +244,7 @@ TABLE_FIGURES: tuple[tuple[str, str], ...] = (
     ("requests", "requests"), ("role_precision", "role P %"), ("role_recall", "role R %"),
     ("acceptable_roles", "acceptable %"), ("nonsense_refused", "nonsense refused %"),
     ("sensible_understood", "understood %"), ("infeasible_reported", "infeasible reported %"),
-    ("median_s", "median s"),
+    ("plan_correct_rate", "plan correct %"), ("wrong_goal_rate", "wrong goal %"), ("median_s", "median s"),
 )
 
 
@@ -203,5 +300,6 @@ def leave_one_task_out(kb: Any, reader: Any, tasks: Iterable[str] | None = None)
 
 __all__ = [
     "ROOMS", "SPLITS", "Request", "RequestResult", "by_room", "leave_one_task_out", "load_requests", "plot_summary",
-    "print_table", "requests_path", "room_of", "run_request", "score", "summarize",
+    "check_goal_labels", "judge_goal", "plan_figures", "print_table", "requests_path", "room_of", "run_request",
+    "score", "summarize", "targets_right",
 ]

@@ -108,7 +108,9 @@ Examples::
     coat bench understanding --split dev --strategy learned --model runs/learned --json
 
 Prints role precision / recall, the acceptable-object rate, refusals of nonsense, infeasible requests
-reported, and the time per ``plan()`` (scene and perception included); ``--loto`` adds COAT's tasks read
+reported, and the time per ``plan()`` (scene and perception included). A task request whose goal is labelled is
+also carried out, and the independent checker judges the labelled goal on the run: ``plan_correct_rate`` is the
+share whose roles are acceptable, targets right and goal reached; ``--loto`` adds COAT's tasks read
 leave-one-task-out. ``--out DIR`` gets a row per request as each is measured (``requests.jsonl``, locked for the
 run) and ``summary.json``; a directory holding rows is refused unless ``--resume``, which adds only the requests
 it lacks, for the same settings, requests and data.
@@ -119,10 +121,12 @@ def _understanding(args: argparse.Namespace) -> int:
     from ..bench.understanding import (
         RequestResult,
         by_room,
+        check_goal_labels,
         leave_one_task_out,
         load_requests,
         plot_summary,
         print_table,
+        requests_path,
         run_request,
         summarize,
     )
@@ -133,6 +137,7 @@ def _understanding(args: argparse.Namespace) -> int:
         raise ConfigError("--interpret model needs a generating model: --llm openai:<model> or ollama:<model>")
     with _locked_rows(out_dir, "requests.jsonl", "request row") as rows_file:  # a second run is refused at once
         reqs = load_requests(args.split, args.requests)
+        check_goal_labels(reqs, args.requests or requests_path(args.split))
         kb = load_knowledge(args.data_dir)
         from .. import api
 
@@ -143,11 +148,15 @@ def _understanding(args: argparse.Namespace) -> int:
 
             kw["learned"] = load_learned(kb, args.model)  # without --model: the user cache, trained on first use
         config = {"results": "understanding requests", "strategy": args.strategy, "llm": llm,
-                  "interpret": args.interpret, "model": args.model}
+                  "interpret": args.interpret, "model": args.model, "goals": "executed"}
+
+        def execute(p: Any) -> Any:  # a labelled request's plan carried out, as a user would (re-plans included)
+            return api.execute_plan(p, llm=llm, strategy=args.strategy, kb=kb)
+
         done = _earlier(rows_file, args, config, reqs, kb, RequestResult)
         from ..progress import progress as progress_bar
 
-        rows = _rows(reqs, done, rows_file, lambda r: run_request(r, api.plan, **kw),
+        rows = _rows(reqs, done, rows_file, lambda r: run_request(r, api.plan, execute=execute, **kw),
                      progress_bar(reqs, desc="understanding", disable=args.no_progress))
         summary: dict[str, Any] = {"split": args.requests or args.split, "strategy": args.strategy, "llm": llm,
                                    "interpret": args.interpret, **summarize(rows), "by_room": by_room(rows)}

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import Field, ValidationError, model_validator
 
@@ -46,6 +46,21 @@ class Request(Contract):
     targets: tuple[str, ...] = ()
     acceptable: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     why: str = ""
+    goal: tuple[dict[str, Any], ...] | None = None
+    """The end state the request asks for, labelled from its words by someone who did not see the planner: the
+    conditions of ``checker.request`` (None: no goal label, or none showable: see ``unobservable``)."""
+    proxy: bool = False
+    """The goal only stands in for what AI2-THOR cannot show (a thing handed to a person): reported apart."""
+    unobservable: str = ""
+    """Why no goal can be shown in AI2-THOR (a labelled request with ``goal`` None)."""
+
+    @property
+    def goal_label(self) -> Literal["", "checkable", "proxy", "unobservable"]:
+        """How the request's goal is labelled: not at all (""), conditions (``checkable``; ``proxy`` when they
+        only stand in for the effect) or ``unobservable``."""
+        if self.goal is not None:
+            return "proxy" if self.proxy else "checkable"
+        return "unobservable" if self.unobservable else ""
 
 
 _Row = TypeVar("_Row", bound=Contract)

@@ -1,0 +1,258 @@
+"""The goal a free-text request states, as labelled beside it: a list of conditions, each on one object.
+
+A request's label (``goal`` in the labelled request files) is written from the request's words alone, by people
+who did not see the planner. Each condition names the object types that count and what must hold of that one
+object at the end of the run:
+
+- ``object``: the AI2-THOR types that count; a piece (a slice, a cracked egg) counts as its whole;
+- ``became``: state changes the run makes (rising edges): ``sliced``, ``cracked``, ``cooked``, ``hot``, ``cold``,
+  ``clean``, ``on``, ``off``, ``open``, ``closed``, ``filled``, ``emptied``, ``broken`` (:data:`BECAME`);
+- ``liquid``: with ``filled``: ``water``, ``coffee`` or ``wine`` (none: any);
+- ``is``: end states, changed by the run or not: ``on``, ``off``, ``open``, ``closed``, ``clean``, ``hot``,
+  ``cold``, ``filled``, ``empty`` (:class:`AtEnd`);
+- ``in``: lies in / on a receptacle of these types at the end, put there by the run
+  (:class:`~checker.checks.InTypes`);
+- ``held``: the robot holds it at the end;
+- ``count``: that many distinct objects (default 1, at most :data:`MAX_COUNT`).
+
+Every field of one condition holds of the same object; distinct conditions are met by distinct objects (as the
+solver assigns them). "hot" and "cold" are events, as ALFRED books them (an apple heated, then put in the fridge,
+was heated); "on", "off", "open", "closed", "filled", "emptied" must also hold at the end. A label whose
+conditions only stand in for what AI2-THOR cannot show (handing a thing to a person) is a proxy; one with no
+showable effect has ``goal`` null. Both are the caller's to report apart; this module turns a list of
+conditions into a :class:`~checker.solver.Goal`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .alfred import piece_type
+from .checks import (
+    Became,
+    Check,
+    Cleaned,
+    Cooled,
+    Cut,
+    Filled,
+    Finding,
+    HeatedLiquid,
+    HeldAtEnd,
+    InTypes,
+    _liquid,
+)
+from .solver import Goal, Item
+from .track import Track
+
+LIQUIDS: tuple[str, ...] = ("water", "coffee", "wine")
+BECAME: tuple[str, ...] = ("sliced", "cracked", "cooked", "hot", "cold", "clean", "on", "off", "open", "closed",
+                           "filled", "emptied", "broken")
+IS: tuple[str, ...] = ("on", "off", "open", "closed", "clean", "hot", "cold", "filled", "empty")
+FIELDS: tuple[str, ...] = ("object", "became", "liquid", "is", "in", "held", "count")
+MAX_COUNT = 4
+
+
+@dataclass(frozen=True)
+class AtEnd:
+    """A field has a value at the end of the run (``key`` is ``None``-safe: absent counts as ``default``)."""
+
+    key: str
+    value: object
+    word: str
+    default: object = False
+
+    def __call__(self, track: Track, oid: str) -> Finding:
+        got = track.get(oid, track.last, self.key, self.default)
+        if track.state(oid, track.last) is None:
+            return Finding(False, f"{oid} is not in the world at the end")
+        if got == self.value:
+            return Finding(True, f"{oid} is {self.word} at the end")
+        return Finding(False, f"{oid} is not {self.word} at the end ({self.key}={got!r})")
+
+
+@dataclass(frozen=True)
+class Changed:
+    """A field took a value during the run (a rising edge) and still has it at the end."""
+
+    key: str
+    value: object
+    word: str
+    default: object = False
+
+    def __call__(self, track: Track, oid: str) -> Finding:
+        end = AtEnd(self.key, self.value, self.word, self.default)(track, oid)
+        if not end.met:
+            return end
+        t = track.rise(lambda t: track.state(oid, t) is not None
+                       and track.get(oid, t, self.key, self.default) == self.value)
+        if t is None:
+            return Finding(False, f"{oid} was already {self.word} at reset: the run did not make it so",
+                           problem=f"goal already true at reset: {oid} was {self.word} at reset")
+        return Finding(True, f"{oid} became {self.word} at action {t} and is so at the end")
+
+
+@dataclass(frozen=True)
+class Emptied:
+    """The vessel held a liquid at some point and holds none at the end, emptied by the run."""
+
+    def __call__(self, track: Track, oid: str) -> Finding:
+        if track.get(oid, track.last, "isFilledWithLiquid", False):
+            return Finding(False, f"{oid} still holds {track.get(oid, track.last, 'fillLiquid')} at the end")
+        if not any(track.get(oid, t, "isFilledWithLiquid", False) for t in range(track.last + 1)):
+            return Finding(False, f"{oid} never held a liquid: nothing was emptied")
+        return Finding(True, f"{oid} held a liquid and is empty at the end")
+
+
+@dataclass(frozen=True)
+class FilledAny:
+    """The vessel holds one of ``liquids`` at the end, filled during the run from a source."""
+
+    liquids: tuple[str, ...] = LIQUIDS
+
+    def __call__(self, track: Track, oid: str) -> Finding:
+        tried = [Filled(liq)(track, oid) for liq in self.liquids]
+        return next((f for f in tried if f.met), next((f for f in tried if "does not hold" not in f.text),
+                                                      tried[0]))
+
+
+@dataclass(frozen=True)
+class HoldsAtEnd:
+    """The vessel holds ``liquid`` (None: any) at the end, however it came there."""
+
+    liquid: str | None = None
+
+    def __call__(self, track: Track, oid: str) -> Finding:
+        liquids = (self.liquid,) if self.liquid else LIQUIDS
+        if any(_liquid(track, oid, track.last, liq) for liq in liquids):
+            return Finding(True, f"{oid} holds {track.get(oid, track.last, 'fillLiquid')} at the end")
+        return Finding(False, f"{oid} does not hold {self.liquid or 'a liquid'} at the end")
+
+
+def _became(word: str, liquid: str | None, whole: Sequence[str]) -> Check:
+    if word in ("sliced", "cracked"):
+        return Cut(None if word == "cracked" else Cut().tools)
+    if word == "cooked":
+        return Became("isCooked", True)
+    if word == "hot":
+        return HeatedLiquid(liquid) if liquid else Became("temperature", "Hot")
+    if word == "cold":
+        return Cooled()
+    if word == "clean":
+        return Cleaned()
+    if word == "broken":
+        return Became("isBroken", True)
+    if word == "filled":
+        return Filled(liquid) if liquid else FilledAny()
+    if word == "emptied":
+        return Emptied()
+    key, value = {"on": ("isToggled", True), "off": ("isToggled", False), "open": ("isOpen", True),
+                  "closed": ("isOpen", False)}[word]
+    if word == "on" and set(whole) & {"Blinds", "Curtains"}:
+        key = "isOpen"
+    return Changed(key, value, word)
+
+
+def _is(word: str, liquid: str | None) -> Check:
+    table: dict[str, Check] = {
+        "on": AtEnd("isToggled", True, "on"), "off": AtEnd("isToggled", False, "off"),
+        "open": AtEnd("isOpen", True, "open"), "closed": AtEnd("isOpen", False, "closed"),
+        "clean": AtEnd("isDirty", False, "clean"), "hot": AtEnd("temperature", "Hot", "hot", None),
+        "cold": AtEnd("temperature", "Cold", "cold", None), "filled": HoldsAtEnd(liquid),
+        "empty": AtEnd("isFilledWithLiquid", False, "empty"),
+    }
+    return table[word]
+
+
+def _words(cond: Mapping[str, Any], key: str, valid: Sequence[str], where: str) -> tuple[str, ...]:
+    got = cond.get(key) or ()
+    if isinstance(got, str):
+        got = (got,)
+    bad = [w for w in got if w not in valid]
+    if bad:
+        raise ValueError(f"{where}: {key} {bad} not known; valid: {', '.join(valid)}")
+    return tuple(str(w) for w in got)
+
+
+def _types(cond: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+    got = cond.get(key) or ()
+    if isinstance(got, str):
+        got = (got,)
+    if not all(isinstance(t, str) and t for t in got):
+        raise ValueError(f"{where}: {key} must be a list of AI2-THOR types, got {got!r}")
+    return tuple(got)
+
+
+def item_of(cond: Mapping[str, Any], name: str) -> Item:
+    """The solver item of one labelled condition (its checks, and the types a piece of it may have).
+
+    Raises:
+        ValueError: an unknown field or word, no object types, or a condition that asks nothing of its object.
+    """
+    where = f"condition {name} {dict(cond)!r}"
+    unknown = sorted(set(cond) - set(FIELDS))
+    if unknown:
+        raise ValueError(f"{where}: unknown fields {unknown}; valid: {', '.join(FIELDS)}")
+    whole = _types(cond, "object", where)
+    if not whole:
+        raise ValueError(f"{where}: needs object (the AI2-THOR types that count)")
+    became = _words(cond, "became", BECAME, where)
+    is_ = _words(cond, "is", IS, where)
+    liquid = cond.get("liquid")
+    if liquid is not None and liquid not in LIQUIDS:
+        raise ValueError(f"{where}: liquid {liquid!r} not known; valid: {', '.join(LIQUIDS)}")
+    inside = _types(cond, "in", where)
+    held = bool(cond.get("held", False))
+    if not (became or is_ or inside or held):
+        raise ValueError(f"{where}: asks nothing of its object (give became, is, in or held)")
+    checks = [_became(w, liquid, whole) for w in became if not (w == "filled" and "hot" in became and liquid)]
+    checks += [_is(w, liquid) for w in is_]
+    if inside:
+        checks.append(InTypes(inside))
+    if held:
+        checks.append(HeldAtEnd())
+    cut = {"sliced", "cracked"} & set(became)
+    pieces = tuple(piece_type(t) for t in whole if not t.endswith(("Sliced", "Cracked")))
+    types = pieces if cut else tuple(dict.fromkeys((*whole, *pieces)))
+    return Item(name, types, tuple(checks))
+
+
+def _text(cond: Mapping[str, Any]) -> str:
+    parts = ["/".join(_types(cond, "object", ""))]
+    if cond.get("became"):
+        parts.append("became " + "+".join(_words(cond, "became", BECAME, "")))
+    if cond.get("liquid"):
+        parts.append(f"({cond['liquid']})")
+    if cond.get("is"):
+        parts.append("is " + "+".join(_words(cond, "is", IS, "")))
+    if cond.get("in"):
+        parts.append("in " + "/".join(_types(cond, "in", "")))
+    if cond.get("held"):
+        parts.append("held")
+    n = int(cond.get("count") or 1)
+    return (f"{n} x " if n > 1 else "") + " ".join(parts)
+
+
+def request_goal(conditions: Sequence[Mapping[str, Any]], *, label: str = "the request") -> Goal:
+    """The :class:`~checker.solver.Goal` of a request's labelled conditions.
+
+    Raises:
+        ValueError: no condition, a malformed one (naming it and the valid values), or a count out of 1..4.
+    """
+    if not conditions:
+        raise ValueError(f"{label}: a goal needs at least one condition")
+    items: list[Item] = []
+    for i, cond in enumerate(conditions):
+        n = cond.get("count", 1)
+        if not isinstance(n, int) or not 1 <= n <= MAX_COUNT:
+            raise ValueError(f"{label}: condition {i} count {n!r}; valid: 1..{MAX_COUNT}")
+        base = item_of(cond, f"c{i}")
+        items += [Item(f"c{i}" + (f"_{k}" if n > 1 else ""), base.types, base.checks) for k in range(n)]
+    changes = any(c.get("became") or c.get("is") for c in conditions)
+    text = "; ".join(_text(c) for c in conditions)
+    return Goal(text, "state-change" if changes else "placement", tuple(items))
+
+
+__all__ = ["AtEnd", "BECAME", "Changed", "Emptied", "FIELDS", "FilledAny", "HoldsAtEnd", "IS", "LIQUIDS",
+           "item_of", "request_goal"]

@@ -1,0 +1,73 @@
+"""Whole-plan scoring in ``coat bench understanding``: a request with a labelled goal is carried out and the
+independent checker judges the request's goal, so a plan that executes but does something else fails."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from planner.api import execute_plan, plan
+from planner.bench.understanding import check_goal_labels, run_request, summarize
+from planner.cli import main
+from planner.errors import DataError
+from planner.understanding.examples import Request
+
+
+def _req(goal: list[dict[str, Any]] | None, **kw: Any) -> Request:
+    base: dict[str, Any] = {"id": "g1", "request": "cut the apple", "scene": "embedded/kitchen-v0", "kind": "task",
+                            "roles": ("cutting",), "targets": ("Apple",),
+                            "acceptable": {"cutting": ("Knife", "ButterKnife")}, "goal": goal}
+    return Request(**{**base, **kw})
+
+
+def _run(req: Request, data_dir: Any) -> Any:
+    kw = {"llm": None, "strategy": "knowledge", "data_dir": data_dir}
+    return run_request(req, plan, execute=lambda p: execute_plan(p, llm=None, strategy="knowledge",
+                                                                  data_dir=data_dir), **kw)
+
+
+def test_a_plan_that_reaches_the_requests_goal_is_correct(data_dir: Any) -> None:
+    row = _run(_req([{"object": ["Apple"], "became": ["sliced"]}]), data_dir)
+    assert row.goal_label == "checkable" and row.executed and row.achieved
+    assert row.goal_met is True and row.targets_right is True and row.plan_correct is True, row.goal_reasons
+
+
+def test_a_plan_that_executes_but_misses_the_requests_goal_is_not_correct(data_dir: Any) -> None:
+    # the same plan, judged against a goal it does not pursue: the planner's own goals hold, the request's do not
+    row = _run(_req([{"object": ["Apple"], "in": ["Fridge"]}]), data_dir)
+    assert row.executed and row.achieved is True
+    assert row.goal_met is False and row.plan_correct is False
+    assert any("not in any Fridge" in r for r in row.goal_reasons)
+    s = summarize([row])
+    assert s["plan_correct_rate"] == 0.0 and s["wrong_goal_rate"] == 100.0 and s["goal_checkable"] == 1
+
+
+def test_unlabelled_and_unobservable_goals_are_not_carried_out(data_dir: Any) -> None:
+    row = _run(_req(None), data_dir)
+    assert row.goal_label == "" and not row.executed and row.plan_correct is None
+    row = _run(_req(None, unobservable="nothing to see"), data_dir)
+    assert row.goal_label == "unobservable" and not row.executed and row.plan_correct is None
+    assert summarize([row])["plan_correct_rate"] is None
+
+
+def test_a_malformed_goal_label_names_the_file_and_the_request(tmp_path: Any) -> None:
+    bad = _req([{"object": ["Apple"], "became": ["peeled"]}], id="r7")
+    with pytest.raises(DataError, match=r"r\.jsonl: at r7\.goal: .*\['peeled'\] not known"):
+        check_goal_labels([bad], tmp_path / "r.jsonl")
+
+
+def test_the_cli_reports_plan_correct_rate(tmp_path: Any, data_dir: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    reqs = tmp_path / "r.jsonl"
+    rows = [{"id": "a", "request": "slice the apple", "scene": "embedded/kitchen-v0", "kind": "task",
+             "roles": ["cutting"], "targets": ["Apple"], "acceptable": {"cutting": ["Knife", "ButterKnife"]},
+             "goal": [{"object": ["Apple"], "became": ["sliced"]}]}]
+    reqs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    argv = ["bench", "understanding", "--requests", str(reqs), "--out", str(tmp_path / "run"), "--json",
+            "--no-progress", "--data-dir", str(data_dir)]
+    assert main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["plan_correct_rate"] == 100.0 and summary["goal_met_rate"] == 100.0
+    row = json.loads((tmp_path / "run" / "requests.jsonl").read_text().splitlines()[0])
+    assert row["goal_met"] is True and row["plan_correct"] is True
