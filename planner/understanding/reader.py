@@ -5,8 +5,8 @@ How a request is read (:meth:`TaskReader.read`):
 1. A COAT task string is an exact match: its library spec (:func:`planner.knowledge.task_specs.coat_spec`).
 2. Text that is not English words (another language, letter salad, emoji) is refused
    (:mod:`planner.understanding.language`), and so is a request that is impossible ("make the toaster fly") or
-   harmful ("put the cat in the microwave"), with the reason (:func:`~planner.understanding.frames.impossible`,
-   :func:`~planner.understanding.frames.unsafe`).
+   harmful ("put the cat in the microwave"), with the reason (:func:`~planner.understanding.safety.impossible`,
+   :func:`~planner.understanding.safety.unsafe`).
 3. A goal in ALFRED's language ("put a washed apple in the fridge", its step-by-step instructions, "heat potato ->
    counter") is read as the ALFRED task it states (:mod:`planner.understanding.directives`): its change of state
    as a role (a sink, a heat source, the fridge), where the object ends up as a COAT role when the place has a
@@ -72,12 +72,11 @@ from .frames import (
     base,
     clauses,
     dish,
-    impossible,
-    unsafe,
     with_referents,
 )
 from .language import LanguageCheck, check_language, text_words
 from .memo import one_blas_thread, same_requests, task_frames
+from .safety import impossible, unsafe
 from .vocabulary import Mention, Vocabulary
 
 if TYPE_CHECKING:
