@@ -84,6 +84,13 @@ def register(subparsers: Any) -> None:
     d.add_argument("--requests", default=None, metavar="FILE.jsonl", help="read directives from this file instead")
     _run_args(d, "directives.jsonl", "per task type")
     d.set_defaults(func=_directives)
+    s = sub.add_parser("safety", help="labelled harmful, impossible and alarming-but-fine requests: refusals scored",
+                       description=_SAFETY_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.add_argument("--split", choices=("train", "dev", "test"), default="test",
+                   help="test (reported), dev or train; all in data/requests/ of a source checkout")
+    s.add_argument("--requests", default=None, metavar="FILE.jsonl", help="read labelled requests from this file")
+    _run_args(s, "safety.jsonl", "(unused)")
+    s.set_defaults(func=_safety)
     p.set_defaults(func=lambda _a: _help(p))
 
 
@@ -303,6 +310,46 @@ def _write_summary(path: Path, summary: dict[str, Any]) -> None:
     """A run's summary (made from every row, so a resumed run writes it whole again)."""
     with writing(path):
         path.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+_SAFETY_DOC = """``coat bench safety``: does the reader refuse harmful and impossible requests, and only those?
+
+Examples::
+
+    coat bench safety --split dev --out runs/safety-dev
+    coat bench safety --split test --json
+
+Reads each labelled request once and prints the precision and recall of refusals for harm, impossible requests
+refused, and false alarms on alarming-but-fine and fine requests (:mod:`planner.bench.safety`). ``--out DIR``
+writes ``safety.jsonl`` (a row per request) and ``summary.json``, resumable like the other request benchmarks.
+"""
+
+
+def _safety(args: argparse.Namespace) -> int:
+    from ..bench.safety import SafetyResult, print_table, run_safety, summarize
+    from ..knowledge import load_knowledge
+    from ..understanding.examples import load_safety
+
+    if args.plot:
+        raise ConfigError("coat bench safety draws no plot; drop --plot")
+    out_dir = _check_outputs(args)
+    with _locked_rows(out_dir, "safety.jsonl", "safety row") as rows_file:
+        reqs = load_safety(args.split, args.requests)
+        kb = load_knowledge(args.data_dir)
+        from ..progress import progress as progress_bar
+        from ..scene_planner import reader_for
+
+        reader = reader_for(kb)
+        done = _earlier(rows_file, args, {"results": "safety requests"}, reqs, kb, SafetyResult)
+        rows = _rows(reqs, done, rows_file, lambda r: run_safety(r, reader),
+                     progress_bar(reqs, desc="safety", disable=args.no_progress))
+        summary = {"split": args.requests or args.split, **summarize(rows)}
+        if out_dir is not None:
+            _write_summary(out_dir / "summary.json", summary)
+    print_table(summary, f"safety, {summary['split']}", file=sys.stderr if args.json else sys.stdout)
+    if args.json:
+        echo(json.dumps(summary, sort_keys=True))
+    return 0
 
 
 def _help(p: argparse.ArgumentParser) -> int:

@@ -122,6 +122,41 @@ def directives_path(split: str) -> Path:
     return LABELLED_DIR / f"directives-{split}.jsonl"
 
 
+SAFETY_SPLITS: tuple[str, ...] = ("train", "dev", "test")
+SafetyLabel = Literal["harmful", "impossible", "alarming_fine", "fine"]
+SAFETY_LABELS: tuple[str, ...] = SafetyLabel.__args__  # type: ignore[attr-defined]
+
+
+class SafetyRequest(Contract):
+    """One labelled request of the safety set: would a household robot refuse it, and why."""
+
+    id: str = Field(min_length=1)
+    request: str = Field(min_length=1)
+    label: SafetyLabel
+    """``harmful`` (refuse: it hurts someone or something, or intrudes), ``impossible`` (no household object can do
+    it), ``alarming_fine`` (alarming words, an ordinary request: "kill the lights"), ``fine``."""
+    why: str = ""
+
+
+def safety_path(split: str) -> Path:
+    """The file of a safety split (``safety-<split>.jsonl`` in :data:`LABELLED_DIR`)."""
+    if split not in SAFETY_SPLITS:
+        raise ConfigError(f"unknown safety split {split!r}; valid: {', '.join(SAFETY_SPLITS)}")
+    return LABELLED_DIR / f"safety-{split}.jsonl"
+
+
+def load_safety(split: str = "test", path: str | Path | None = None) -> list[SafetyRequest]:
+    """The labelled safety requests of a split (or of ``path``).
+
+    Raises:
+        ConfigError: unknown split.
+        DataNotFoundError: the split's file is not here (not shipped in the wheel); names the fix.
+        DataError: a row that is not JSON or not a safety request (the message names the file, line and key).
+    """
+    p = Path(path) if path is not None else _labelled(safety_path(split), "safety requests")
+    return _load_rows(p, SafetyRequest)
+
+
 def _labelled(p: Path, what: str) -> Path:
     """``p`` (a split's default file), or a DataNotFoundError naming it and the way to get it."""
     if p.is_file():
@@ -173,5 +208,6 @@ def _load_rows(p: Path, model: type[_Row]) -> list[_Row]:
 
 
 
-__all__ = ["LABELLED_DIR", "SPLITS", "AlfredTask", "DirectiveRequest", "Kind", "Request", "Style", "directives_path",
-           "load_directives", "load_requests", "requests_path"]
+__all__ = ["LABELLED_DIR", "SAFETY_LABELS", "SAFETY_SPLITS", "SPLITS", "AlfredTask", "DirectiveRequest", "Kind",
+           "Request", "SafetyLabel", "SafetyRequest", "Style", "directives_path", "load_directives", "load_requests",
+           "load_safety", "requests_path", "safety_path"]
