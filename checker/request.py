@@ -218,6 +218,44 @@ def item_of(cond: Mapping[str, Any], name: str) -> Item:
     return Item(name, types, tuple(checks))
 
 
+_STATIC: dict[str, str] = {"cooked": "cooked", "hot": "hot", "cold": "cold", "clean": "clean", "on": "on",
+                           "off": "off", "open": "open", "closed": "closed", "filled": "filled", "emptied": "empty",
+                           "broken": "broken"}
+"""What a change the run makes looks like as a state (``sliced`` / ``cracked`` make pieces: never true at reset)."""
+
+
+def _static(cond: Mapping[str, Any]) -> list[Check] | None:
+    """The checks of a condition as end states, without "made by the run"; None when it cannot hold before the run
+    (a piece cut, an object held)."""
+    became = _words(cond, "became", BECAME, "")
+    if {"sliced", "cracked"} & set(became) or cond.get("held"):
+        return None
+    liquid = cond.get("liquid")
+    checks: list[Check] = []
+    for w in (*became, *_words(cond, "is", IS, "")):
+        word = _STATIC[w] if w in _STATIC else w
+        checks.append(AtEnd("isCooked", True, "cooked") if word == "cooked" else
+                      AtEnd("isBroken", True, "broken") if word == "broken" else _is(word, liquid))
+    if cond.get("in"):
+        checks.append(InTypes(_types(cond, "in", ""), fresh=False))
+    return checks
+
+
+def goal_at_reset(conditions: Sequence[Mapping[str, Any]]) -> Goal | None:
+    """The goal's end state as it would read on the world before the run (None when it cannot hold then: it asks
+    for a piece or something held). Judged on the reset frame alone, it says whether the scene already met the
+    request: "wash the mug" where the mug is clean, "turn on the lamp" where it is on."""
+    items: list[Item] = []
+    for i, cond in enumerate(conditions):
+        checks = _static(cond)
+        if checks is None:
+            return None
+        base = item_of(cond, f"c{i}")
+        n = int(cond.get("count") or 1)
+        items += [Item(f"c{i}" + (f"_{k}" if n > 1 else ""), base.types, tuple(checks)) for k in range(n)]
+    return Goal("; ".join(_text(c) for c in conditions) + " (at reset)", "state-change", tuple(items))
+
+
 def _text(cond: Mapping[str, Any]) -> str:
     parts = ["/".join(_types(cond, "object", ""))]
     if cond.get("became"):
@@ -255,4 +293,4 @@ def request_goal(conditions: Sequence[Mapping[str, Any]], *, label: str = "the r
 
 
 __all__ = ["AtEnd", "BECAME", "Changed", "Emptied", "FIELDS", "FilledAny", "HoldsAtEnd", "IS", "LIQUIDS",
-           "item_of", "request_goal"]
+           "goal_at_reset", "item_of", "request_goal"]

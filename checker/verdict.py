@@ -97,6 +97,19 @@ def _dedup(items: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
+def met_at_reset(task: Mapping[str, Any], history: History) -> bool:
+    """True when a request's labelled goal already held, as an end state, on the world before the run (the scene
+    left nothing to do: the mug asked to be washed was clean); False for other tasks and goals that cannot."""
+    from .request import goal_at_reset
+
+    if task.get("kind") != "request" or not task.get("goal"):
+        return False
+    goal = goal_at_reset(task["goal"])
+    if goal is None:
+        return False
+    return solve(goal, Track(History.of([list(history.frames[0])], []))).met
+
+
 def judge(task: Mapping[str, Any], history: History) -> Verdict:
     """Judge one episode: does the world's record show the task done?
 
@@ -124,4 +137,4 @@ def judge(task: Mapping[str, Any], history: History) -> Verdict:
     return Verdict(success, goal.category, _reasons(goal, sol), problems, dict(sol.assignment))  # type: ignore[arg-type]
 
 
-__all__ = ["Category", "Verdict", "conjured_liquids", "judge", "replay_problems", "task_goal"]
+__all__ = ["Category", "Verdict", "conjured_liquids", "judge", "met_at_reset", "replay_problems", "task_goal"]

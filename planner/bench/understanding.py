@@ -72,6 +72,9 @@ class RequestResult(Contract):
     not carried out)."""
     goal_reasons: tuple[str, ...] = ()
     """The checker's reasons and problems."""
+    goal_at_reset: bool = False
+    """The labelled goal already held, as an end state, before the run (the scene left nothing to do: the mug to
+    wash was clean): reported apart, outside ``plan_correct_rate``."""
     plan_correct: bool | None = None
     """Roles acceptable, targets right and the request's goal reached (requests with a checkable or proxy goal
     label; None otherwise)."""
@@ -126,12 +129,14 @@ def judge_goal(req: Request, p: Plan, execute: Callable[[Plan], Any]) -> dict[st
     actions = [a.model_dump() for r in trace.results for a in r.actions]
     task = {"kind": "request", "text": req.request, "goal": list(req.goal or ())}
     try:
-        verdict = checker.judge(task, checker.replay(req.scene, 0, None, actions))
+        history = checker.replay(req.scene, 0, None, actions)
+        verdict = checker.judge(task, history)
+        at_reset = checker.met_at_reset(task, history)
     except Exception as e:  # a checker crash is counted, never a confirmation
         return {"executed": True, "achieved": trace.achieved, "goal_met": False,
                 "goal_reasons": (f"checker error: {type(e).__name__}: {e}",)}
     return {"executed": True, "achieved": trace.achieved, "goal_met": verdict.success,
-            "goal_reasons": (*verdict.reasons, *verdict.problems)}
+            "goal_reasons": (*verdict.reasons, *verdict.problems), "goal_at_reset": at_reset}
 
 
 def check_goal_labels(reqs: Iterable[Request], source: Any) -> None:
@@ -207,12 +212,14 @@ def plan_figures(tasks: Sequence[RequestResult], pct: Callable[[float, float], f
     """Whole-plan figures over the task requests whose goal is labelled: ``plan_correct_rate`` (roles acceptable,
     targets right, the request's goal reached, judged by the independent checker) over the checkable ones, the
     same for proxies apart, and ``wrong_goal_rate``: plans the planner called achieved whose request goal the
-    checker denies."""
-    checkable = [r for r in tasks if r.goal_label == "checkable"]
-    proxy = [r for r in tasks if r.goal_label == "proxy"]
+    checker denies. A request whose goal the scene already met before the run (``goal_true_at_reset``, counted)
+    is in neither rate: only the planner's plan, not the scene, can be scored."""
+    checkable = [r for r in tasks if r.goal_label == "checkable" and not r.goal_at_reset]
+    proxy = [r for r in tasks if r.goal_label == "proxy" and not r.goal_at_reset]
     claimed = [r for r in checkable if r.achieved]
     return {
         "goal_labelled": sum(bool(r.goal_label) for r in tasks), "goal_checkable": len(checkable),
+        "goal_true_at_reset": sum(r.goal_at_reset for r in tasks),
         "plan_correct_rate": pct(sum(bool(r.plan_correct) for r in checkable), len(checkable)),
         "goal_met_rate": pct(sum(r.goal_met is True for r in checkable), len(checkable)),
         "targets_right_rate": pct(sum(bool(r.targets_right) for r in tasks), len(tasks)),

@@ -112,3 +112,17 @@ def test_every_became_word_makes_a_check() -> None:
     for word in BECAME:
         goal = request_goal([{"object": ["Mug"], "became": [word]}])
         assert goal.items[0].checks, word
+
+
+def test_a_goal_the_scene_already_met_is_known_at_reset() -> None:
+    from checker import met_at_reset
+
+    clean = obj("Mug|1", isDirty=False, parentReceptacles=["CounterTop|1"])
+    task = req({"object": ["Mug"], "became": ["clean"]})
+    assert met_at_reset(task, World(COUNTER, clean).act("Pass").history()) is True
+    dirty = obj("Mug|1", isDirty=True, parentReceptacles=["CounterTop|1"])
+    assert met_at_reset(task, World(COUNTER, dirty).act("Pass").history()) is False
+    placed = req({"object": ["Mug"], "in": ["CounterTop"]})  # already there: nothing to do
+    assert met_at_reset(placed, World(COUNTER, clean).act("Pass").history()) is True
+    cut = req({"object": ["Cake"], "became": ["sliced"]})  # a piece cannot exist before the run
+    assert met_at_reset(cut, World(COUNTER, obj("Cake|1")).act("Pass").history()) is False
