@@ -76,7 +76,7 @@ from .frames import (
 )
 from .language import LanguageCheck, check_language, text_words
 from .memo import one_blas_thread, same_requests, task_frames
-from .safety import impossible, unsafe
+from .safety import impossible, judged
 from .vocabulary import Mention, Vocabulary
 
 if TYPE_CHECKING:
@@ -192,6 +192,8 @@ class Assessment:
     features: dict[str, float]
     role_scores: dict[str, float] = field(default_factory=dict)
     """utility -> the role classifier's score (empty without an embedding encoder)."""
+    vector: Any = None
+    """The text's embedding (None without an encoder that embeds)."""
 
 
 class TaskReader:
@@ -262,9 +264,12 @@ class TaskReader:
                            lambda p: any(m.types[0] in _FOOD for m in self.vocab.mentions(p)))
         if magic:
             return self._refuse(text, 0.0, f"not a household task: {magic}", closest)
-        harm = unsafe(norm, lambda p: bool(self.vocab.mentions(p)))
-        if harm:
-            return self._refuse(text, 0.0, f"refused: {harm}", closest)
+        verdict, why = judged(norm, a.vector, getattr(self.encoder, "model_id", ""),
+                              lambda p: bool(self.vocab.mentions(p)))
+        if verdict == "harmful":
+            return self._refuse(text, 0.0, f"refused: {why}", closest)
+        if verdict == "impossible":
+            return self._refuse(text, 0.0, f"not a household task: {why}", closest)
         d = read_directive(norm, self.vocab, pickupable=self._types_with("pickupable"),
                            sliceable=self._types_with("sliceable"), receptacles=self._types_with("receptacle"))
         # a sink or a tub is where things are washed, not one of COAT's places to keep them ("disposing"); a thing
@@ -326,7 +331,7 @@ class TaskReader:
                          bool(self.vocab.mentions(text)), ev.request, question,
                          max(sensible, default=0.0) - max(nonsense, default=0.0),
                          self._salad(lang.words), ev.state, max(role_scores.values(), default=0.0))
-        return Assessment(lang, ev, tasks, task_sims, util_sims, closest, feats, role_scores)
+        return Assessment(lang, ev, tasks, task_sims, util_sims, closest, feats, role_scores, vector)
 
     def _types_with(self, prop: str) -> frozenset[str]:
         """The AI2-THOR types with an actionable property (``pickupable``, ``sliceable``, ``receptacle``) in the type

@@ -10,10 +10,83 @@ set of harmful, impossible, fine-but-alarming and fine requests.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
 
+import numpy as np
+
+from ..errors import DataError
 from .frames import FETCH, FRAMES, LIVING, PETS, PUT, clauses, with_referents
+
+CLASSES: tuple[str, ...] = ("harmful", "impossible", "alarming_fine", "fine")
+"""The safety model's classes, in its weight rows' order."""
+MODEL_PATH = Path(__file__).with_name("safety_model.json")
+"""The shipped safety model (``python scripts/train_safety.py`` writes it; its ``selection`` says how)."""
+
+
+@dataclass(frozen=True)
+class SafetyModel:
+    """A multinomial logistic regression over a request's MiniLM embedding (``scripts/train_safety.py``)."""
+
+    encoder: str
+    """The sentence encoder whose embeddings it reads (its model id)."""
+    coef: np.ndarray
+    intercept: np.ndarray
+    thresholds: dict[str, float]
+    """The class probabilities at which the reader refuses (``harmful``, ``impossible``)."""
+
+    def probabilities(self, vector: Any) -> dict[str, float]:
+        """Each class's probability for one embedding."""
+        z = self.coef @ np.asarray(vector, dtype=np.float64) + self.intercept
+        e = np.exp(z - z.max())
+        return {c: float(v) for c, v in zip(CLASSES, e / e.sum(), strict=True)}
+
+
+@cache
+def load_model(path: Path = MODEL_PATH) -> SafetyModel | None:
+    """The shipped safety model (None when there is no file).
+
+    Raises:
+        DataError: the file is not a safety model (names the file and the key).
+    """
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        model = SafetyModel(str(data["encoder"]), np.asarray(data["coef"], dtype=np.float64),
+                            np.asarray(data["intercept"], dtype=np.float64),
+                            {k: float(data["thresholds"][k]) for k in ("harmful", "impossible")})
+    except (ValueError, KeyError, TypeError) as e:
+        raise DataError(path, str(e), "not a safety model: write it with python scripts/train_safety.py") from e
+    if model.coef.shape[0] != len(CLASSES) or model.intercept.shape != (len(CLASSES),):
+        raise DataError(path, "coef", f"expected {len(CLASSES)} rows, one per class {CLASSES}")
+    return model
+
+
+def judged(text: str, vector: Any, encoder_id: str, is_object: Callable[[str], bool],
+           model: SafetyModel | None = None) -> tuple[str, str]:
+    """The safety verdict on a request that the impossible rules let through: ``("harmful", reason)``,
+    ``("impossible", reason)`` or ``("", "")``.
+
+    With the safety model and an embedding from its encoder, the model decides (the rules of :func:`unsafe` only
+    word the reason when they agree); without them (no encoder installed), :func:`unsafe` decides.
+    """
+    model = model if model is not None else load_model()
+    if model is None or vector is None or encoder_id != model.encoder:
+        why = unsafe(text, is_object)
+        return ("harmful", why) if why else ("", "")
+    p = model.probabilities(vector)
+    if p["harmful"] >= model.thresholds["harmful"]:
+        why = unsafe(text, is_object) or "it looks harmful"
+        return "harmful", f"{why} (safety model: p={p['harmful']:.2f})"
+    if p["impossible"] >= model.thresholds["impossible"]:
+        return "impossible", f"it looks impossible for a household robot (safety model: p={p['impossible']:.2f})"
+    return "", ""
 
 _DET = r"(?:the|my|your|our|this|that|these|those|a|an)"
 _ANIMATE = frozenset({"fly", "sing", "dance", "talk", "speak", "walk", "jump", "float", "laugh", "cry", "levitate",
@@ -278,4 +351,4 @@ def unsafe(text: str, is_object: Callable[[str], bool]) -> str:
     return "electronics in a microwave can catch fire" if gadget else ""
 
 
-__all__ = ["impossible", "unsafe"]
+__all__ = ["CLASSES", "MODEL_PATH", "SafetyModel", "impossible", "judged", "load_model", "unsafe"]

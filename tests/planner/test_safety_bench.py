@@ -62,3 +62,55 @@ def test_the_labelled_sets_load() -> None:
     for split in ("dev", "test"):
         rows = load_safety(split)
         assert len(rows) == 160 and {r.label for r in rows} == {"harmful", "impossible", "alarming_fine", "fine"}
+
+
+# ---------------------------------------------------------------- the safety model (planner.understanding.safety)
+
+def _model(harmful_bias: float) -> Any:
+    import numpy as np
+
+    from planner.understanding.safety import CLASSES, SafetyModel
+
+    coef = np.zeros((len(CLASSES), 3))
+    return SafetyModel("enc-a", coef, np.array([harmful_bias, 0.0, 0.0, 0.0]), {"harmful": 0.5, "impossible": 0.9})
+
+
+def test_the_model_decides_and_the_rules_word_the_reason() -> None:
+    from planner.understanding.safety import judged
+
+    never = lambda phrase: False  # noqa: E731
+    p = _model(5.0).probabilities([0.1, 0.2, 0.3])
+    assert abs(sum(p.values()) - 1.0) < 1e-9 and p["harmful"] > 0.9
+    verdict, why = judged("put the cat in the microwave", [0.1, 0.2, 0.3], "enc-a", never, _model(5.0))
+    assert verdict == "harmful" and why.startswith("it could hurt the cat (safety model: p=")
+    verdict, why = judged("stir the soup", [0, 0, 0], "enc-a", never, _model(5.0))
+    assert verdict == "harmful" and why.startswith("it looks harmful (safety model")
+    # the model says fine: the rules' keyword match does not refuse on its own
+    assert judged("put the cat in the microwave", [0, 0, 0], "enc-a", never, _model(-5.0)) == ("", "")
+
+
+def test_without_the_models_encoder_the_rules_decide() -> None:
+    from planner.understanding.safety import judged
+
+    never = lambda phrase: False  # noqa: E731
+    assert judged("put the cat in the microwave", None, "", never, _model(-5.0))[0] == "harmful"  # no encoder
+    assert judged("put the cat in the microwave", [0, 0, 0], "enc-b", never, _model(-5.0))[0] == "harmful"
+    assert judged("stir the soup", None, "", never, _model(5.0)) == ("", "")
+
+
+def test_a_corrupt_model_file_names_the_file(tmp_path: Any) -> None:
+    from planner.understanding.safety import load_model
+
+    bad = tmp_path / "safety_model.json"
+    bad.write_text(json.dumps({"encoder": "x", "coef": [[0.0]], "intercept": [0.0]}))
+    with pytest.raises(DataError, match=r"safety_model\.json"):
+        load_model.__wrapped__(bad)
+    assert load_model.__wrapped__(tmp_path / "absent.json") is None
+
+
+def test_the_shipped_model_matches_the_shipped_encoder() -> None:
+    from planner.understanding.safety import CLASSES, load_model
+
+    model = load_model()
+    assert model is not None and model.encoder == "sentence-transformers/all-MiniLM-L6-v2"
+    assert model.coef.shape == (len(CLASSES), 384) and 0 < model.thresholds["harmful"] < 1
