@@ -1,17 +1,24 @@
-"""Fit the reader's safety model (planner/understanding/safety_model.json) and say how it was chosen.
+"""Fit the reader's safety model (planner/understanding/safety_model.npz) and say how it was chosen.
 
-The model is a multinomial logistic regression over the MiniLM embedding of a request, with four classes
-(harmful, impossible, alarming_fine, fine). Its training rows are the labelled safety sets' train and dev splits
-(data/requests/safety-{train,dev}.jsonl, written by people who had not seen the reader) and the ordinary task
-and infeasible requests of the understanding dev split (planner/understanding/requests/dev.jsonl), as ``fine``.
+The model is two RBF support-vector classifiers over the MiniLM embedding of a request: harmful vs the rest,
+and impossible vs the rest (the labels are harmful, impossible, alarming_fine, fine). Its training rows:
+
+- the labelled safety sets' train and dev splits (data/requests/safety-{train,dev}.jsonl, written by people who
+  had not seen the reader);
+- the understanding dev split (planner/understanding/requests/dev.jsonl): its task and infeasible requests as
+  ``fine``; its ``nonsense`` requests whose labeller's reason names harm as ``harmful``, or an impossibility as
+  ``impossible`` (:func:`_refusal_class`).
+
 The test split (safety-test.jsonl) is never read here.
 
-Selection, written down before the test split was run: 5-fold cross-validation over those rows (stratified, seed
-0) gives each row a held-out probability; for each penalty C and each pair of thresholds (harmful, impossible) the
-reader refuses a row as harmful when P(harmful) >= its threshold, and as impossible when P(impossible) >= its
-threshold or the impossible rules say so. The chosen setting maximises harmful recall + 0.5 x impossible recall
-subject to: at most 10 % of the safety sets' alarming_fine and fine rows refused, and at most 1 % of the ordinary
-dev requests refused. The final model is then fitted on every row with that C.
+Selection: 5-fold cross-validation over those rows (seed 0, stratified by label and source) gives each row a
+held-out decision value per classifier. For each penalty C and each pair of thresholds, a row is refused as
+harmful when its harmful value is at or above its threshold, and as impossible when its impossible value is, or
+the impossible rules say so. The chosen setting maximises harmful recall + 0.5 x impossible recall, subject to at
+most 10 % of the safety sets' alarming_fine and fine rows refused and at most 1 % of the ordinary dev requests
+refused. The final model is then fitted on every row with that C. This rule was written before the safety test
+split was first run. Logistic regression, a small MLP, k nearest neighbours and a four-class SVC were compared on
+the same folds; the two binary SVCs scored best (benchmarks/safety.md).
 
 Run (needs scikit-learn and the MiniLM encoder; COAT_DATA_DIR set):
     python scripts/train_safety.py                      # prints the selection table, writes the model
@@ -24,6 +31,7 @@ import argparse
 import hashlib
 import itertools
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -33,10 +41,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from planner.understanding.examples import load_requests, load_safety  # noqa: E402
-from planner.understanding.safety import CLASSES, MODEL_PATH  # noqa: E402
+from planner.understanding.safety import CLASSES, MODEL_PATH, REFUSALS  # noqa: E402
 
-PENALTIES = (1.0, 3.0, 10.0, 30.0, 100.0)
-GRID = tuple(round(x, 2) for x in np.arange(0.3, 0.96, 0.05))
+PENALTIES = (1.0, 3.0, 10.0, 30.0)
+GRID = tuple(round(float(x), 2) for x in np.arange(-1.0, 1.51, 0.1))
 MAX_FALSE_ALARM = 0.10
 MAX_ORDINARY_REFUSED = 0.01
 SEED = 0
@@ -53,13 +61,31 @@ def _rows() -> tuple[list[str], np.ndarray, np.ndarray, list[str]]:
             labels.append(CLASSES.index(r.label))
             group.append(0)
     for r in load_requests("dev"):
-        if r.kind in ("task", "infeasible"):
-            texts.append(r.request)
-            labels.append(CLASSES.index("fine"))
-            group.append(1)
+        label = "fine" if r.kind in ("task", "infeasible") else _refusal_class(r.why)
+        if label is None:  # gibberish, other languages, off-topic questions: refused before this gate
+            continue
+        texts.append(r.request)
+        labels.append(CLASSES.index(label))
+        group.append(1 if label == "fine" else 0)
     sources = ["data/requests/safety-train.jsonl", "data/requests/safety-dev.jsonl",
-               "planner/understanding/requests/dev.jsonl (task and infeasible rows, as fine)"]
+               "planner/understanding/requests/dev.jsonl: task and infeasible rows as fine; nonsense rows whose "
+               "labeller's reason names harm as harmful, or an impossibility as impossible (_refusal_class)"]
     return texts, np.array(labels), np.array(group), sources
+
+
+HARM_WHY = re.compile(r"harm|hurt|danger|unsafe|poison|cruel|safety|injur|privacy|private|prank|toxic|scald|kill|"
+                      r"arson|electrocut|drown|destroy|destructive|abuse|illegal|theft|steal|hoax|deceiv|burn|"
+                      r"suffocat|smother|choke|fire|must be refused|threat|weapon")
+IMPOSSIBLE_WHY = re.compile(r"impossible|cannot|can't|fantasy|magic|not possible|no robot|physically")
+
+
+def _refusal_class(why: str) -> str | None:
+    """The safety class of an understanding-dev ``nonsense`` row, from its labeller's reason (written before this
+    gate existed): ``harmful`` when it names harm, ``impossible`` when it names an impossibility, else None."""
+    w = why.lower()
+    if HARM_WHY.search(w):
+        return "harmful"
+    return "impossible" if IMPOSSIBLE_WHY.search(w) else None
 
 
 def _rule_impossible(texts: list[str]) -> np.ndarray:
@@ -72,21 +98,21 @@ def _rule_impossible(texts: list[str]) -> np.ndarray:
 
 def select(x: np.ndarray, y: np.ndarray, group: np.ndarray, rule_imp: np.ndarray) -> tuple[dict, list[dict]]:
     """The chosen setting (the module doc's rule) and one line per penalty."""
-    from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
+    from sklearn.svm import SVC
 
     harmful, impossible = CLASSES.index("harmful"), CLASSES.index("impossible")
     ok_safety = (group == 0) & (y >= 2)
     ordinary = group == 1
-    strata = y + 4 * group
+    folds = list(StratifiedKFold(5, shuffle=True, random_state=SEED).split(x, y + 4 * group))
     table = []
     for c in PENALTIES:
-        folds = list(StratifiedKFold(5, shuffle=True, random_state=SEED).split(x, strata))
-        p = cross_val_predict(LogisticRegression(C=c, max_iter=5000), x, y, cv=folds, method="predict_proba")
+        dh, di = (cross_val_predict(SVC(C=c, kernel="rbf"), x, (y == k).astype(int), cv=folds,
+                                    method="decision_function") for k in (harmful, impossible))
         top = None
         for th, ti in itertools.product(GRID, GRID):
-            ph = p[:, harmful] >= th
-            pi = (p[:, impossible] >= ti) | rule_imp
+            ph = dh >= th
+            pi = (di >= ti) | rule_imp
             refused = ph | pi
             fa = refused[ok_safety].mean()
             orr = refused[ordinary].mean()
@@ -97,8 +123,7 @@ def select(x: np.ndarray, y: np.ndarray, group: np.ndarray, rule_imp: np.ndarray
             hp = (ph & (y == harmful)).sum() / max(ph.sum(), 1)
             score = hr + 0.5 * ir
             if top is None or score > top["score"]:
-                top = {"C": c, "harmful_threshold": float(th), "impossible_threshold": float(ti),
-                       "score": round(float(score), 4),
+                top = {"C": c, "harmful_threshold": th, "impossible_threshold": ti, "score": round(float(score), 4),
                        "harmful_recall": round(float(hr), 4), "harmful_precision": round(float(hp), 4),
                        "impossible_recall": round(float(ir), 4), "false_alarm": round(float(fa), 4),
                        "ordinary_refused": round(float(orr), 4)}
@@ -107,13 +132,28 @@ def select(x: np.ndarray, y: np.ndarray, group: np.ndarray, rule_imp: np.ndarray
     return best, table
 
 
+def fit(x: np.ndarray, y: np.ndarray, c: float) -> dict[str, np.ndarray | float]:
+    """Both classifiers on every row, as one matrix of support vectors and a coefficient row per classifier."""
+    from sklearn.svm import SVC
+
+    models = [SVC(C=c, kernel="rbf").fit(x, (y == CLASSES.index(k)).astype(int)) for k in REFUSALS]
+    rows = sorted(set().union(*(m.support_.tolist() for m in models)))
+    where = {r: i for i, r in enumerate(rows)}
+    coef = np.zeros((len(models), len(rows)))
+    for j, m in enumerate(models):
+        for r, a in zip(m.support_, m.dual_coef_[0], strict=True):
+            coef[j, where[int(r)]] = a
+    gammas = {float(m._gamma) for m in models}
+    assert len(gammas) == 1, gammas  # "scale": 1 / (features x variance), the same data for both
+    return {"vectors": x[rows].astype(np.float32), "coef": coef.astype(np.float32),
+            "intercept": np.array([m.intercept_[0] for m in models], dtype=np.float32), "gamma": gammas.pop()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dry-run", action="store_true", help="print the selection table; write nothing")
     ap.add_argument("--out", default=str(MODEL_PATH))
     args = ap.parse_args()
-    from sklearn.linear_model import LogisticRegression
-
     from planner.llm.embedding import default_encoder
 
     encoder = default_encoder()
@@ -135,17 +175,13 @@ def main() -> None:
     print(f"chosen: {best}")
     if args.dry_run:
         return
-    model = LogisticRegression(C=best["C"], max_iter=5000).fit(x, y)
+    arrays = fit(x, y, best["C"])
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
-    out = {
-        "classes": list(CLASSES), "encoder": encoder.model_id,
-        "coef": np.round(model.coef_, 7).tolist(), "intercept": np.round(model.intercept_, 7).tolist(),
-        "thresholds": {"harmful": best["harmful_threshold"], "impossible": best["impossible_threshold"]},
-        "selection": {k: v for k, v in best.items()}, "rows": len(texts), "rows_sha256_16": digest,
-        "sources": sources, "made_by": "python scripts/train_safety.py",
-    }
-    body = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in out.items())  # one line per key
-    Path(args.out).write_text("{\n" + body + "\n}\n", encoding="utf-8")
+    meta = {"encoder": encoder.model_id, "gamma": arrays.pop("gamma"), "refusals": list(REFUSALS),
+            "thresholds": {"harmful": best["harmful_threshold"], "impossible": best["impossible_threshold"]},
+            "selection": best, "rows": len(texts), "rows_sha256_16": digest, "sources": sources,
+            "made_by": "python scripts/train_safety.py"}
+    np.savez_compressed(args.out, meta=np.array(json.dumps(meta)), **arrays)
     print(f"wrote {args.out}")
 
 

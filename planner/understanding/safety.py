@@ -24,27 +24,34 @@ from ..errors import DataError
 from .frames import FETCH, FRAMES, LIVING, PETS, PUT, clauses, with_referents
 
 CLASSES: tuple[str, ...] = ("harmful", "impossible", "alarming_fine", "fine")
-"""The safety model's classes, in its weight rows' order."""
-MODEL_PATH = Path(__file__).with_name("safety_model.json")
-"""The shipped safety model (``python scripts/train_safety.py`` writes it; its ``selection`` says how)."""
+"""The labels of the safety sets; the model scores the first two (refusals) against the rest."""
+REFUSALS: tuple[str, ...] = ("harmful", "impossible")
+MODEL_PATH = Path(__file__).with_name("safety_model.npz")
+"""The shipped safety model (``python scripts/train_safety.py`` writes it; its ``meta`` says how it was chosen)."""
 
 
 @dataclass(frozen=True)
 class SafetyModel:
-    """A multinomial logistic regression over a request's MiniLM embedding (``scripts/train_safety.py``)."""
+    """Two RBF support-vector classifiers over a request's MiniLM embedding, harmful vs the rest and impossible vs
+    the rest (``scripts/train_safety.py``), sharing one matrix of support vectors."""
 
     encoder: str
     """The sentence encoder whose embeddings it reads (its model id)."""
+    vectors: np.ndarray
+    """The support vectors of both classifiers (rows)."""
     coef: np.ndarray
+    """One row per refusal class: the dual coefficient of each support vector (0 where it is not that one's)."""
     intercept: np.ndarray
+    gamma: float
     thresholds: dict[str, float]
-    """The class probabilities at which the reader refuses (``harmful``, ``impossible``)."""
+    """The decision values at which the reader refuses (``harmful``, ``impossible``)."""
 
-    def probabilities(self, vector: Any) -> dict[str, float]:
-        """Each class's probability for one embedding."""
-        z = self.coef @ np.asarray(vector, dtype=np.float64) + self.intercept
-        e = np.exp(z - z.max())
-        return {c: float(v) for c, v in zip(CLASSES, e / e.sum(), strict=True)}
+    def scores(self, vector: Any) -> dict[str, float]:
+        """The decision value of each refusal class for one embedding (above its threshold: refuse)."""
+        v = np.asarray(vector, dtype=np.float32)
+        d2 = np.einsum("ij,ij->i", self.vectors, self.vectors) - 2.0 * (self.vectors @ v) + float(v @ v)
+        k = np.exp(-self.gamma * np.maximum(d2, 0.0))
+        return {c: float(s) for c, s in zip(REFUSALS, self.coef @ k + self.intercept, strict=True)}
 
 
 @cache
@@ -57,14 +64,16 @@ def load_model(path: Path = MODEL_PATH) -> SafetyModel | None:
     if not path.is_file():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        model = SafetyModel(str(data["encoder"]), np.asarray(data["coef"], dtype=np.float64),
-                            np.asarray(data["intercept"], dtype=np.float64),
-                            {k: float(data["thresholds"][k]) for k in ("harmful", "impossible")})
-    except (ValueError, KeyError, TypeError) as e:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            model = SafetyModel(str(meta["encoder"]), z["vectors"].astype(np.float32), z["coef"].astype(np.float32),
+                                z["intercept"].astype(np.float32), float(meta["gamma"]),
+                                {k: float(meta["thresholds"][k]) for k in REFUSALS})
+    except (OSError, ValueError, KeyError, TypeError) as e:
         raise DataError(path, str(e), "not a safety model: write it with python scripts/train_safety.py") from e
-    if model.coef.shape[0] != len(CLASSES) or model.intercept.shape != (len(CLASSES),):
-        raise DataError(path, "coef", f"expected {len(CLASSES)} rows, one per class {CLASSES}")
+    n = model.vectors.shape[0]
+    if model.coef.shape != (len(REFUSALS), n) or model.intercept.shape != (len(REFUSALS),):
+        raise DataError(path, "coef", f"expected {len(REFUSALS)} rows of {n} coefficients, one per {REFUSALS}")
     return model
 
 
@@ -80,12 +89,12 @@ def judged(text: str, vector: Any, encoder_id: str, is_object: Callable[[str], b
     if model is None or vector is None or encoder_id != model.encoder:
         why = unsafe(text, is_object)
         return ("harmful", why) if why else ("", "")
-    p = model.probabilities(vector)
-    if p["harmful"] >= model.thresholds["harmful"]:
+    s = model.scores(vector)
+    if s["harmful"] >= model.thresholds["harmful"]:
         why = unsafe(text, is_object) or "it looks harmful"
-        return "harmful", f"{why} (safety model: p={p['harmful']:.2f})"
-    if p["impossible"] >= model.thresholds["impossible"]:
-        return "impossible", f"it looks impossible for a household robot (safety model: p={p['impossible']:.2f})"
+        return "harmful", f"{why} (safety model: {s['harmful']:+.2f})"
+    if s["impossible"] >= model.thresholds["impossible"]:
+        return "impossible", f"it looks impossible for a household robot (safety model: {s['impossible']:+.2f})"
     return "", ""
 
 _DET = r"(?:the|my|your|our|this|that|these|those|a|an)"
@@ -351,4 +360,4 @@ def unsafe(text: str, is_object: Callable[[str], bool]) -> str:
     return "electronics in a microwave can catch fire" if gadget else ""
 
 
-__all__ = ["CLASSES", "MODEL_PATH", "SafetyModel", "impossible", "judged", "load_model", "unsafe"]
+__all__ = ["CLASSES", "MODEL_PATH", "REFUSALS", "SafetyModel", "impossible", "judged", "load_model", "unsafe"]

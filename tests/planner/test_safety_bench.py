@@ -67,22 +67,22 @@ def test_the_labelled_sets_load() -> None:
 # ---------------------------------------------------------------- the safety model (planner.understanding.safety)
 
 def _model(harmful_bias: float) -> Any:
+    """A model whose harmful value is ``harmful_bias`` for any embedding (no support vector weighs anything)."""
     import numpy as np
 
-    from planner.understanding.safety import CLASSES, SafetyModel
+    from planner.understanding.safety import SafetyModel
 
-    coef = np.zeros((len(CLASSES), 3))
-    return SafetyModel("enc-a", coef, np.array([harmful_bias, 0.0, 0.0, 0.0]), {"harmful": 0.5, "impossible": 0.9})
+    return SafetyModel("enc-a", np.zeros((1, 3), np.float32), np.zeros((2, 1), np.float32),
+                       np.array([harmful_bias, -1.0], np.float32), 1.0, {"harmful": 0.0, "impossible": 0.0})
 
 
 def test_the_model_decides_and_the_rules_word_the_reason() -> None:
     from planner.understanding.safety import judged
 
     never = lambda phrase: False  # noqa: E731
-    p = _model(5.0).probabilities([0.1, 0.2, 0.3])
-    assert abs(sum(p.values()) - 1.0) < 1e-9 and p["harmful"] > 0.9
+    assert _model(5.0).scores([0.1, 0.2, 0.3]) == {"harmful": 5.0, "impossible": -1.0}
     verdict, why = judged("put the cat in the microwave", [0.1, 0.2, 0.3], "enc-a", never, _model(5.0))
-    assert verdict == "harmful" and why.startswith("it could hurt the cat (safety model: p=")
+    assert verdict == "harmful" and why == "it could hurt the cat (safety model: +5.00)"
     verdict, why = judged("stir the soup", [0, 0, 0], "enc-a", never, _model(5.0))
     assert verdict == "harmful" and why.startswith("it looks harmful (safety model")
     # the model says fine: the rules' keyword match does not refuse on its own
@@ -99,11 +99,16 @@ def test_without_the_models_encoder_the_rules_decide() -> None:
 
 
 def test_a_corrupt_model_file_names_the_file(tmp_path: Any) -> None:
+    import numpy as np
+
     from planner.understanding.safety import load_model
 
-    bad = tmp_path / "safety_model.json"
-    bad.write_text(json.dumps({"encoder": "x", "coef": [[0.0]], "intercept": [0.0]}))
-    with pytest.raises(DataError, match=r"safety_model\.json"):
+    bad = tmp_path / "safety_model.npz"
+    np.savez(bad, meta=np.array(json.dumps({"encoder": "x", "gamma": 1.0})), vectors=np.zeros((2, 3)))
+    with pytest.raises(DataError, match=r"safety_model\.npz"):
+        load_model.__wrapped__(bad)
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(DataError, match=r"safety_model\.npz"):
         load_model.__wrapped__(bad)
     assert load_model.__wrapped__(tmp_path / "absent.json") is None
 
@@ -113,4 +118,36 @@ def test_the_shipped_model_matches_the_shipped_encoder() -> None:
 
     model = load_model()
     assert model is not None and model.encoder == "sentence-transformers/all-MiniLM-L6-v2"
-    assert model.coef.shape == (len(CLASSES), 384) and 0 < model.thresholds["harmful"] < 1
+    assert model.vectors.shape[1] == 384 and model.coef.shape == (2, model.vectors.shape[0])
+    assert set(model.thresholds) == {"harmful", "impossible"} and CLASSES[:2] == ("harmful", "impossible")
+
+
+def test_the_numpy_model_scores_as_scikit_learns_svcs() -> None:
+    # scripts/train_safety.py's fit() turns two fitted SVCs into the shipped arrays; the numpy kernel must give
+    # scikit-learn's own decision values
+    pytest.importorskip("sklearn")
+    import importlib.util
+    from pathlib import Path
+
+    import numpy as np
+    from sklearn.svm import SVC
+
+    from planner.understanding.safety import SafetyModel
+
+    spec = importlib.util.spec_from_file_location("train_safety", Path(__file__).parents[2] / "scripts" /
+                                                  "train_safety.py")
+    assert spec is not None and spec.loader is not None
+    ts = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ts)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(60, 8))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    y = rng.integers(0, 4, size=60)
+    arrays = ts.fit(x, y, 3.0)
+    model = SafetyModel("e", arrays["vectors"], arrays["coef"], arrays["intercept"], arrays["gamma"],
+                        {"harmful": 0.0, "impossible": 0.0})
+    probe = rng.normal(size=(10, 8))
+    for k, name in ((0, "harmful"), (1, "impossible")):
+        want = SVC(C=3.0, kernel="rbf").fit(x, (y == k).astype(int)).decision_function(probe)
+        got = np.array([model.scores(v)[name] for v in probe])
+        assert np.allclose(got, want, atol=1e-4), (name, got, want)
