@@ -436,8 +436,8 @@ class TaskReader:
             sim, ex = max(near, key=lambda p: p[0])
             if sim >= ROLE_EXAMPLE:
                 ev.prefer[u] = tuple(ex.acceptable[u])
-                ev.notes.append(f"{u}: prefers {', '.join(ex.acceptable[u])}, accepted in the worked example "
-                                f"{ex.request!r} (similarity {sim:.2f})")
+                ev.notes.append(f"{u}: prefers {', '.join(ex.acceptable[u])}, accepted in a similar labelled "
+                                f"request ({ex.id}, similarity {sim:.2f})")  # its id: a reason never quotes dev text
 
     def _example(self, ev: _Evidence, ex_sims: list[float]) -> None:
         """The nearest worked example (a ``dev`` request) adds its roles when it is close enough, and the types
@@ -455,7 +455,8 @@ class TaskReader:
             if accepted:
                 ev.prefer[u] = ev.prefer.get(u, ()) + accepted
         ev.frame = ev.frame or bool(ex.roles)
-        ev.notes.append(f"{', '.join(new) or 'roles'}: like the worked example {ex.request!r} (similarity {sim:.2f})")
+        ev.notes.append(f"{', '.join(new) or 'roles'}: as in a similar labelled request ({ex.id}, similarity "
+                        f"{sim:.2f})")
 
     def _clause(self, c: Clause, ev: _Evidence) -> None:
         verb = c.purpose or c.verb

@@ -1062,3 +1062,18 @@ def test_ordinary_requests_near_the_chore_worded_harm_rules_are_not_refused(read
 ])
 def test_a_situation_rewrite_stays_inside_its_own_clause(text, absent) -> None:
     assert absent not in [c.text for c in clauses(text)]
+
+
+def test_reasons_never_quote_a_development_request(data_dir) -> None:
+    # the worked examples lend their roles; a reason names the example's id, never its words
+    from planner.understanding.examples import load_requests
+
+    dev = {r.request.lower() for r in load_requests("dev") if len(r.request.split()) >= 4}
+    lent = 0
+    for text in ("could you slice the bread for me please", "wash the dirty mug",
+                 "I need something to stand on to hang this painting"):
+        p = plan(text, "embedded/kitchen-v0", llm=None, data_dir=data_dir)
+        said = " ".join((p.reason, *(p.reading.evidence if p.reading else ()))).lower()
+        lent += "similar labelled request (d" in said
+        assert not any(d in said for d in dev), said
+    assert lent >= 2  # the examples did lend their roles, by id
