@@ -207,10 +207,11 @@ def _first_line(path: Path) -> str:
 
 def _argv(path: tuple[str, ...], root: str, tmp: Path) -> list[str] | None:
     """A short run of ``path`` that reads data, with ``--data-dir root``; None for a command that cannot run here."""
-    from planner.understanding.examples import directives_path, requests_path
+    from planner.understanding.examples import directives_path, requests_path, safety_path
 
     (tmp / "one-request.jsonl").write_text(_first_line(requests_path("dev")), encoding="utf-8")
     (tmp / "one-directive.jsonl").write_text(_first_line(directives_path("dev")), encoding="utf-8")
+    (tmp / "one-safety.jsonl").write_text(_first_line(safety_path("dev")), encoding="utf-8")
     runs: dict[tuple[str, ...], list[str]] = {
         ("ablate",): ["ablate", "--out", str(tmp / "ablate"), "--sets", "task2", "--limit", "2", "--llm", "fake"],
         ("bench", "directives"): ["bench", "directives", "--requests", str(tmp / "one-directive.jsonl"),
@@ -219,6 +220,7 @@ def _argv(path: tuple[str, ...], root: str, tmp: Path) -> list[str] | None:
                              "--conditions", "present", "missing", "--no-progress"],
         ("bench", "understanding"): ["bench", "understanding", "--requests", str(tmp / "one-request.jsonl"),
                                      "--no-progress"],
+        ("bench", "safety"): ["bench", "safety", "--requests", str(tmp / "one-safety.jsonl"), "--no-progress"],
         ("data", "verify"): ["data", "verify", "--only", "coat"],
         ("data", "where"): ["data", "where"],
         ("datasets", "build"): ["datasets", "build", "--out", str(tmp / "qs"), "--set", "task0", "--no-progress"],
