@@ -41,7 +41,8 @@ from .schemas import (
 from .schemas.thor_rules import piece_type
 from .steps import Affordances, plan_steps
 from .understanding import TaskReader
-from .understanding.reader import READER_ENV, exact_reading
+from .understanding.embeddings import READER_ENV
+from .understanding.reader import exact_reading
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel

@@ -28,8 +28,9 @@ import numpy as np
 
 from planner.bench.understanding import load_requests
 from planner.knowledge import load_knowledge
+from planner.understanding.calibration import CALIBRATION_FILE
 from planner.understanding.frames import FRAMES
-from planner.understanding.reader import CALIBRATION_FILE, TaskReader
+from planner.understanding.reader import TaskReader
 
 _QUESTIONS = ("what is the capital of {}", "who wrote {}", "how tall is {}", "tell me about {}", "why is {} {}",
               "is {} better than {}", "when did {} happen", "define {}")

@@ -9,8 +9,9 @@ through structured output instead.
 
 from __future__ import annotations
 
+from .calibration import THRESHOLD, confidence, features
 from .language import LanguageCheck, check_language
-from .reader import THRESHOLD, TaskReader, confidence, features
+from .reader import TaskReader
 from .structured import read_structured
 from .vocabulary import Vocabulary
 

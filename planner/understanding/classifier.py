@@ -4,7 +4,7 @@ A ridge regression from a text's MiniLM embedding to one score per utility, fitt
 annotated task strings (each with its task's utilities) and on the worked examples (the ``dev`` requests with
 their labelled roles; a nonsense request needs none). A score near 1 says a sensible reading needs that
 utility. The reader uses it where its verb frames read nothing ("my toddler just threw up on the bathroom
-floor" -> cleaning) and as a confidence feature (:func:`planner.understanding.reader.features`).
+floor" -> cleaning) and as a confidence feature (:func:`planner.understanding.calibration.features`).
 
 A reading never learns from itself: rows named in ``leave_out`` (the worked example with the same text, the
 COAT tasks a leave-one-task-out run excludes) are taken out of the fit for that call, so the ``dev`` split's

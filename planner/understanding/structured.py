@@ -20,7 +20,9 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from ..errors import SelectionError
 from ..schemas import Contract, Target, TaskReading
-from .reader import TaskReader, _Evidence, confidence
+from .calibration import confidence
+from .evidence import _Evidence
+from .reader import TaskReader
 
 if TYPE_CHECKING:
     from ..llm import LLMBackend

@@ -23,8 +23,9 @@ from planner.knowledge import load_knowledge
 from planner.knowledge.alfred import object_types
 from planner.llm.fakes import FakeLLM
 from planner.understanding import TaskReader, check_language
+from planner.understanding.calibration import load_calibration
 from planner.understanding.frames import clauses
-from planner.understanding.reader import MAX_WORDS, load_calibration
+from planner.understanding.reader import MAX_WORDS
 from planner.understanding.vocabulary import Vocabulary, singular
 
 
@@ -585,13 +586,13 @@ class _WordsEncoder:
 
 
 def test_the_role_classifier_reads_a_role_nothing_else_read(kb, tmp_path, monkeypatch) -> None:
-    import planner.understanding.reader as reader_module
+    import planner.understanding.evidence as evidence_module
 
     monkeypatch.setenv("COAT_READER_CACHE", "off")
-    monkeypatch.setattr(reader_module, "EXAMPLE", 2.0)  # no worked example may explain it
-    monkeypatch.setattr(reader_module, "EXAMPLE_NO_FRAME", 2.0)
-    monkeypatch.setattr(reader_module, "NEAREST", 2.0)  # nor a COAT task
-    monkeypatch.setattr(reader_module, "PARAPHRASE", 2.0)
+    monkeypatch.setattr(evidence_module, "EXAMPLE", 2.0)  # no worked example may explain it
+    monkeypatch.setattr(evidence_module, "EXAMPLE_NO_FRAME", 2.0)
+    monkeypatch.setattr(evidence_module, "NEAREST", 2.0)  # nor a COAT task
+    monkeypatch.setattr(evidence_module, "PARAPHRASE", 2.0)
     examples = [Request(id=f"e{i}", request=t, scene="embedded/bathroom-v0", kind="task", roles=("cleaning",),
                         acceptable={"cleaning": ("Cloth",)})
                 for i, t in enumerate(["the toddler threw up on the floor", "the toddler spat up on the rug",
@@ -599,7 +600,7 @@ def test_the_role_classifier_reads_a_role_nothing_else_read(kb, tmp_path, monkey
     r = TaskReader(kb, encoder=_WordsEncoder(), examples=examples)
     a = r.assess("the toddler threw up on the rug")
     assert "cleaning" in a.evidence.roles and any("role classifier" in n for n in a.evidence.notes)
-    assert a.role_scores["cleaning"] > reader_module.ROLE_SCORE and a.features["role_score"] > 0.5
+    assert a.role_scores["cleaning"] > evidence_module.ROLE_SCORE and a.features["role_score"] > 0.5
     lexical = TaskReader(kb, encoder=None, examples=examples).assess("the toddler threw up on the rug")
     assert lexical.role_scores == {} and lexical.features["role_score"] == 0.0  # no embeddings, no classifier
 
