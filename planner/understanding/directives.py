@@ -116,7 +116,6 @@ class Directive:
     else (no other action, purpose, state word or count)."""
 
 
-
 def tokens(text: str) -> list[str]:
     """Lower-case words and clause marks; an arrow is its own token, a 2 (or "x2", "2x") the word "two", a colon,
     slash or plus a comma."""

@@ -152,7 +152,6 @@ def _unit(m: Mention, phrase: str) -> bool:
     return not m.liquid and f"{m.words} of" in phrase
 
 
-
 class _EvidenceReader:
     """Gathers the evidence of a request; mixed into :class:`~planner.understanding.reader.TaskReader`, whose
     attributes these are."""
