@@ -254,13 +254,19 @@ def _in_process(questions: Sequence[Question], pipeline: DecisionPipeline,
         decisions.close()
 
 
-def _remote_decisions(questions: Sequence[Question], pool: RayPool,
+def _remote_decisions(questions: Sequence[Question], pipeline: DecisionPipeline, pool: RayPool,
                       make_decider: Callable[[], Callable[[Question], Decision]],
                       lost: list[Lost]) -> Iterator[tuple[Question, Decision]]:
-    """``(question, decision)`` as the Ray actors complete them; questions whose actors died go to ``lost``."""
+    """``(question, decision)`` as the Ray actors complete them; questions whose actors died go to ``lost``.
+
+    With a model, the questions of one utility go to one actor in their order: stage 1's reference spread is
+    computed (and its model calls counted) once per utility and process, by the utility's first question, so
+    every row (``calls`` included) is the serial run's.
+    """
     from .scale import Done
 
-    for out in pool.map(make_decider, questions):
+    by_utility = [q.utility for q in questions] if getattr(pipeline, "llm", None) is not None else None
+    for out in pool.map(make_decider, questions, groups=by_utility):
         if isinstance(out, Done):
             yield questions[out.index], out.value
         else:
@@ -313,7 +319,8 @@ def run_eval(
             sample of the same set may resume a smaller one.
         pool: Decide on these Ray actors (:class:`~planner.bench.scale.RayPool`) instead of in this process; rows
             are written here as the actors complete them (in completion order; a resumed run skips by question
-            id), the same rows as a run in this process but for latency.
+            id), the same rows as a run in this process but for latency. With a model, a utility's questions go
+            to one actor (its first question pays stage 1's reference spread, as in this process).
         make_decider: With ``pool``: a picklable ``() -> pipeline.decide`` that builds the same pipeline in an
             actor (:func:`planner.cli.eval.remote_decider`).
 
@@ -347,7 +354,7 @@ def run_eval(
                            desc=str(run.get("set", "")))
     lost: list[Lost] = []
     pairs = (_in_process(todo, pipeline, concurrency) if pool is None or make_decider is None
-             else _remote_decisions(todo, pool, make_decider, lost))
+             else _remote_decisions(todo, pipeline, pool, make_decider, lost))
     try:
         for q, decision in pairs:
             row = question_row(q, decision, {**run, "set": q.set})

@@ -375,6 +375,7 @@ class RayPool:
         self._backend: _RayBackend | None = None
         self._ray: Any = None
         self._connected_here = False
+        self._environ: dict[str, str] | None = None
 
     @property
     def actors(self) -> int:
@@ -401,6 +402,9 @@ class RayPool:
         return self
 
     def _connect(self, ray: Any) -> None:
+        # ray.init leaves settings in this process's environment (after a local Ray, RAY_AUTH_MODE=token), which
+        # the processes it starts later would inherit: put back as they were in close()
+        self._environ = dict(os.environ)
         env = {"py_modules": package_dirs(), "env_vars": actor_env(self.data_dir)}
         quiet = {"logging_level": logging.WARNING, "include_dashboard": False}
         address = self.config.address
@@ -445,6 +449,11 @@ class RayPool:
         if self._connected_here and self._ray is not None:
             self._ray.shutdown()
             self._connected_here = False
+        if self._environ is not None:
+            before, self._environ = self._environ, None
+            for k in [k for k in os.environ if k not in before]:
+                del os.environ[k]
+            os.environ.update({k: v for k, v in before.items() if os.environ.get(k) != v})
 
 
 __all__ = ["ADDRESS_FORMS", "LOCAL", "ActorDied", "Backend", "Done", "Lost", "RayConfig", "RayPool", "actor_env",
