@@ -209,7 +209,7 @@ def spread(backend: Backend, slots: list[Any], make_worker: Callable[[], Any], i
                     owner[f] = s
             f = backend.wait(list(owner))
             s = owner.pop(f)
-            pos = next(k for k, q in enumerate(queued[s]) if q[0] is f)
+            pos = next(k for k, q in enumerate(queued[s]) if q[0] == f)  # == : Ray Client hands back equal copies
             _, i, tries = queued[s][pos]
             try:
                 value = backend.result(f)
@@ -346,6 +346,16 @@ class _RayBackend:
         self.ray.kill(actor)
 
 
+def _auth_refused(e: BaseException) -> bool:
+    """Whether a failed connection was refused for want of the cluster's token (anywhere in its chain)."""
+    seen: BaseException | None = e
+    while seen is not None:
+        if type(seen).__name__ == "AuthenticationError" or "InvalidAuthToken" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def _first_line(e: BaseException) -> str:
     text = " ".join(str(e).split())
     return text[:300] or type(e).__name__
@@ -418,6 +428,10 @@ class RayPool:
         try:
             ray.init(runtime_env=env, **kw, **quiet)
         except (ConnectionError, TimeoutError, ray.exceptions.RayError) as e:
+            if _auth_refused(e):
+                raise ConfigError(f"--ray {address}: the cluster uses token authentication and refused this "
+                                  "process; run with RAY_AUTH_MODE=token and the head's token (its "
+                                  "~/.ray/auth_token copied here, or RAY_AUTH_TOKEN)") from None
             raise ConfigError(f"--ray {address}: cannot connect to the Ray cluster there ({_first_line(e)}); give "
                               f"the head's address ({ADDRESS_FORMS}), or --ray alone for a local Ray") from None
         self._connected_here = True

@@ -292,3 +292,16 @@ def test_ray_is_imported_only_with_ray_and_missing_says_how_to_install(data_dir:
     assert out == {"serial": 0, "ray_loaded": False, "with_ray": 1}
     assert "'ray' is required for this feature but is not installed" in run.stderr
     assert "pip install 'coat-planner[ray]'" in run.stderr
+
+
+def test_a_cluster_that_wants_a_token_is_said_to() -> None:
+    from planner.bench.scale import _auth_refused
+
+    try:
+        try:
+            raise RuntimeError("RPC error: InvalidAuthToken: Authentication token is missing or incorrect")
+        except RuntimeError as cause:
+            raise ConnectionError("Failed to connect to Ray cluster at 192.0.2.2:6379") from cause
+    except ConnectionError as e:
+        assert _auth_refused(e)
+    assert not _auth_refused(ConnectionError("Failed to connect to Ray cluster at 192.0.2.2:6379"))

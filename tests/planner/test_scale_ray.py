@@ -44,14 +44,19 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+CLIENT_PORT: list[int] = []
+"""The head's Ray Client port (``ray://127.0.0.1:PORT``), once it runs."""
+
+
 @pytest.fixture(scope="module")
 def head() -> Iterator[str]:
     """The address of a Ray head on 127.0.0.1 with two CPUs (token authentication off: a test cluster)."""
-    port = _free_port()
+    port, client = _free_port(), _free_port()
     temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # short: Ray's socket paths must stay under 108 bytes
     log = Path(temp) / "head.log"
     cmd = [sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--node-ip-address", "127.0.0.1",
-           "--port", str(port), "--num-cpus", "2", "--include-dashboard", "false", "--disable-usage-stats",
+           "--port", str(port), "--ray-client-server-port", str(client), "--num-cpus", "2",
+           "--include-dashboard", "false", "--disable-usage-stats",
            "--object-store-memory", str(100 * 2**20), "--temp-dir", temp, "--block"]
     with log.open("w") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
@@ -62,6 +67,7 @@ def head() -> Iterator[str]:
             if proc.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"the Ray head did not start:\n{log.read_text()[-3000:]}")
             time.sleep(0.5)
+        CLIENT_PORT[:] = [client]
         yield f"127.0.0.1:{port}"
     finally:
         proc.terminate()  # `ray start --block` ends the head's processes on SIGTERM
@@ -168,6 +174,14 @@ def test_bench_tasks_on_a_ray_started_here(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr[-3000:]
     assert _rows(tmp_path / "ray" / "episodes.jsonl", "key") == _rows(tmp_path / "serial" / "episodes.jsonl", "key")
     assert json.loads(run.stdout)["episodes"] == 2  # --json: one object on stdout, Ray's messages on stderr
+
+
+def test_bench_tasks_through_ray_client(head: str, tmp_path: Path) -> None:
+    pytest.importorskip("grpc", reason="a ray:// address needs ray[client]")
+    argv = [*TASKS[:3], "3", *TASKS[4:]]
+    assert main([*argv, "--out", str(tmp_path / "serial")]) == 0
+    assert main([*argv, "--out", str(tmp_path / "ray"), "--ray", f"ray://127.0.0.1:{CLIENT_PORT[0]}", *ACTORS]) == 0
+    assert _rows(tmp_path / "ray" / "episodes.jsonl", "key") == _rows(tmp_path / "serial" / "episodes.jsonl", "key")
 
 
 def _few(source: Path, to: Path, n: int) -> Path:
