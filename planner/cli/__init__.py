@@ -165,10 +165,16 @@ def check_ray(args: argparse.Namespace) -> Any:
 
     Raises:
         ConfigError: a bad address or flag combination, naming the value and the accepted ones.
+        DependencyNotInstalled: ``--ray`` without Ray installed (said before anything loads; not imported here).
     """
+    from .._optional import install_hint, is_available
     from ..bench.scale import ray_config
+    from ..errors import DependencyNotInstalled
 
-    return ray_config(args.ray, args.ray_actors, concurrency=getattr(args, "concurrency", 1))
+    config = ray_config(args.ray, args.ray_actors, concurrency=getattr(args, "concurrency", 1))
+    if config is not None and not is_available("ray"):
+        raise DependencyNotInstalled(f"--ray needs Ray, which is not installed. Install it with: {install_hint('ray')}")
+    return config
 
 
 @contextlib.contextmanager

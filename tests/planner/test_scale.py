@@ -290,8 +290,17 @@ def test_ray_is_imported_only_with_ray_and_missing_says_how_to_install(data_dir:
     assert tail, run.stdout + run.stderr
     out = json.loads(tail)
     assert out == {"serial": 0, "ray_loaded": False, "with_ray": 1}
-    assert "'ray' is required for this feature but is not installed" in run.stderr
+    assert "--ray needs Ray, which is not installed" in run.stderr
     assert "pip install 'coat-planner[ray]'" in run.stderr
+    assert not (tmp_path / "rows.jsonl").exists()  # said before the output is touched or anything loads
+
+
+def test_a_pool_without_ray_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    from planner.bench.scale import RayConfig, RayPool
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if not installed: find_spec refuses it
+    with pytest.raises(errors.DependencyNotInstalled, match=r"pip install 'coat-planner\[ray\]'"):
+        RayPool(RayConfig()).__enter__()
 
 
 def test_a_cluster_that_wants_a_token_is_said_to() -> None:
