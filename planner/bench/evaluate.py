@@ -259,13 +259,16 @@ def _remote_decisions(questions: Sequence[Question], pipeline: DecisionPipeline,
                       lost: list[Lost]) -> Iterator[tuple[Question, Decision]]:
     """``(question, decision)`` as the Ray actors complete them; questions whose actors died go to ``lost``.
 
-    With a model, the questions of one utility go to one actor in their order: stage 1's reference spread is
-    computed (and its model calls counted) once per utility and process, by the utility's first question, so
-    every row (``calls`` included) is the serial run's.
+    When stage 1 scales its signals by their reference spread (a scoring model), the questions of one utility go
+    to one actor in their order: the spread is computed (and its model calls counted) once per utility and
+    process, by the utility's first question, so every row (``calls`` included) is the serial run's. Otherwise
+    each question goes to the next free actor.
     """
     from .scale import Done
 
-    by_utility = [q.utility for q in questions] if getattr(pipeline, "llm", None) is not None else None
+    selectors = (getattr(pipeline, "objects", None), getattr(pipeline, "prior", None))
+    memoized = any(getattr(s, "calibrates_by_reference", False) for s in selectors)
+    by_utility = [q.utility for q in questions] if memoized else None
     for out in pool.map(make_decider, questions, groups=by_utility):
         if isinstance(out, Done):
             yield questions[out.index], out.value
@@ -319,8 +322,9 @@ def run_eval(
             sample of the same set may resume a smaller one.
         pool: Decide on these Ray actors (:class:`~planner.bench.scale.RayPool`) instead of in this process; rows
             are written here as the actors complete them (in completion order; a resumed run skips by question
-            id), the same rows as a run in this process but for latency. With a model, a utility's questions go
-            to one actor (its first question pays stage 1's reference spread, as in this process).
+            id), the same rows as a run in this process but for latency. With stage 1 scaled by reference spreads
+            (a scoring model), a utility's questions go to one actor (its first question pays for the spread, as
+            in this process).
         make_decider: With ``pool``: a picklable ``() -> pipeline.decide`` that builds the same pipeline in an
             actor (:func:`planner.cli.eval.remote_decider`).
 
