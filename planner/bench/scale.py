@@ -191,6 +191,8 @@ def spread(backend: Backend, slots: list[Any], make_worker: Callable[[], Any], i
     def key(i: int) -> Hashable:
         return groups[i] if groups is not None else i
 
+    if not items:  # nothing left (a resumed run): no worker is built
+        return
     _install_all(backend, slots, make_worker)
     todo = deque(_grouped([(i, 0) for i in range(len(items))], key))  # groups of (index, tries so far)
     mine: list[deque[tuple[int, int]]] = [deque() for _ in slots]  # the rest of each slot's group, not sent yet
@@ -232,11 +234,11 @@ def spread(backend: Backend, slots: list[Any], make_worker: Callable[[], Any], i
             yield Done(i, value)
         complete = True
     finally:
-        if not complete:  # stopped early: end the busy actors so no call of this map runs on
-            for s, q in enumerate(queued):
+        if not complete:  # stopped early: end the busy actors so no call of this map runs on (a next map
+            for s, q in enumerate(queued):  # starts new ones in their slots)
                 if q:
                     backend.stop(slots[s], graceful=False)
-                    slots[s] = backend.start()
+                    slots[s] = None
 
 
 def _grouped(pairs: Sequence[tuple[int, int]], key: Callable[[int], Hashable]) -> list[deque[tuple[int, int]]]:
@@ -248,6 +250,10 @@ def _grouped(pairs: Sequence[tuple[int, int]], key: Callable[[int], Hashable]) -
 
 
 def _install_all(backend: Backend, slots: list[Any], make_worker: Callable[[], Any]) -> None:
+    """Every actor builds its worker (a slot left empty by an earlier map gets a new actor first)."""
+    for s, a in enumerate(slots):
+        if a is None:
+            slots[s] = backend.start()
     futures = {backend.install(a, make_worker): s for s, a in enumerate(slots)}
     for f, s in futures.items():
         try:
@@ -459,7 +465,8 @@ class RayPool:
         slots, self.slots = self.slots, []
         if backend is not None:
             for a in slots:
-                backend.stop(a)
+                if a is not None:
+                    backend.stop(a)
         if self._connected_here and self._ray is not None:
             self._ray.shutdown()
             self._connected_here = False

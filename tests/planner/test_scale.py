@@ -166,7 +166,21 @@ def test_a_workers_own_error_is_raised_as_itself_and_busy_actors_end() -> None:
     slots = [backend.start() for _ in range(2)]
     with pytest.raises(errors.ConfigError, match="item 1 is not allowed"):
         list(spread(backend, slots, lambda: Worker(fails=1), list(range(6))))
-    assert backend.stopped  # the actors still holding calls were ended (and new ones put in their slots)
+    assert backend.stopped and None in slots  # the actors still holding calls were ended, their slots emptied
+    out = list(spread(backend, slots, lambda: Worker(), [4, 5]))  # the next map starts actors in empty slots
+    assert sorted(o.value for o in out) == [8, 10] and None not in slots
+
+
+def test_nothing_to_do_builds_no_worker() -> None:
+    backend = ThreadBackend()
+    built: list[int] = []
+
+    def make_worker() -> Worker:
+        built.append(1)
+        return Worker()
+
+    assert list(spread(backend, [backend.start()], make_worker, [])) == []
+    assert built == []
 
 
 def test_an_error_building_the_worker_is_raised_before_any_item() -> None:
