@@ -46,6 +46,9 @@ class DataError(PlannerError, ValueError):
         self.problem = problem
         super().__init__(f"{self.path}: at {key or '<root>'}: {problem}")
 
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled whole: a Ray worker's error reaches the driver as itself
+        return (type(self), (self.path, self.key, self.problem))
+
 
 class SimulatorError(PlannerError, RuntimeError):
     """Raised when a simulator process cannot start or died; it has been closed."""
@@ -64,7 +67,11 @@ class DownloadError(PlannerError):
 
     def __init__(self, message: str, failures: Sequence[tuple[str, str]]) -> None:
         self.failures = list(failures)
+        self.message = message
         super().__init__(message)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.message, self.failures))
 
 
 class SelectionError(PlannerError):
@@ -74,7 +81,20 @@ class SelectionError(PlannerError):
         self.attempts = attempts
         self.last_raw = last_raw
         self.errors = list(errors)
+        self.message = message
         super().__init__(f"{message} (after {attempts} attempts; last reply: {last_raw[:200]!r})")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_selection_error, (type(self), self.message, self.attempts, self.last_raw, self.errors))
+
+
+def _selection_error(cls: type[SelectionError], message: str, attempts: int, last_raw: str,
+                     errors: Sequence[str]) -> SelectionError:
+    return cls(message, attempts=attempts, last_raw=last_raw, errors=errors)
+
+
+class WorkerLostError(PlannerError):
+    """Raised when Ray actors died on work items (each tried twice); the other rows are written, a rerun adds these."""
 
 
 __all__ = [
@@ -91,4 +111,5 @@ __all__ = [
     "SelectionError",
     "SimulatorError",
     "UnknownIdError",
+    "WorkerLostError",
 ]

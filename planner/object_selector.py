@@ -434,10 +434,16 @@ class ObjectSelector:
             Signal name -> standard deviation over :attr:`reference_objects` ({} when nothing is scaled
             by reference: another keep rule or scale, or no scoring model).
         """
-        if not (self.keep_rule == "ensemble" and self.scale == "reference" and self.strategy != "knowledge"
-                and self.llm is not None and self.llm.supports_scoring):
+        if not self.calibrates_by_reference:
             return {}
         return {name: self._reference_spread(name, task, utility) for name in self.signals}
+
+    @property
+    def calibrates_by_reference(self) -> bool:
+        """Whether decisions read the reference spreads (:meth:`calibrate`), memoized per selector: a utility's
+        first question in a process pays their model calls, and its row counts them."""
+        return (self.keep_rule == "ensemble" and self.scale == "reference" and self.strategy != "knowledge"
+                and self.llm is not None and self.llm.supports_scoring)
 
     def _reference_spread(self, name: str, task: str | None, utility: str) -> float:
         """SD of a signal over the reference objects for this question (memoized; model calls are cached)."""

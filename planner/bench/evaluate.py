@@ -27,7 +27,7 @@ import math
 import os
 import random
 from collections import defaultdict, deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -39,6 +39,7 @@ from ..schemas import Decision, Option, Question
 
 if TYPE_CHECKING:
     from ..pipeline import DecisionPipeline
+    from .scale import Lost, RayPool
 
 log = logging.getLogger(__name__)
 
@@ -243,6 +244,38 @@ def _decisions(questions: Sequence[Question], pipeline: DecisionPipeline, concur
         ex.shutdown(wait=True, cancel_futures=True)
 
 
+def _in_process(questions: Sequence[Question], pipeline: DecisionPipeline,
+                concurrency: int) -> Iterator[tuple[Question, Decision]]:
+    """``(question, decision)`` in question order, decided in this process (:func:`_decisions`)."""
+    decisions = _decisions(questions, pipeline, concurrency)
+    try:
+        yield from zip(questions, decisions, strict=False)
+    finally:
+        decisions.close()
+
+
+def _remote_decisions(questions: Sequence[Question], pipeline: DecisionPipeline, pool: RayPool,
+                      make_decider: Callable[[], Callable[[Question], Decision]],
+                      lost: list[Lost]) -> Iterator[tuple[Question, Decision]]:
+    """``(question, decision)`` as the Ray actors complete them; questions whose actors died go to ``lost``.
+
+    When stage 1 scales its signals by their reference spread (a scoring model), the questions of one utility go
+    to one actor in their order: the spread is computed (and its model calls counted) once per utility and
+    process, by the utility's first question, so every row (``calls`` included) is the serial run's. Otherwise
+    each question goes to the next free actor.
+    """
+    from .scale import Done
+
+    selectors = (getattr(pipeline, "objects", None), getattr(pipeline, "prior", None))
+    memoized = any(getattr(s, "calibrates_by_reference", False) for s in selectors)
+    by_utility = [q.utility for q in questions] if memoized else None
+    for out in pool.map(make_decider, questions, groups=by_utility):
+        if isinstance(out, Done):
+            yield questions[out.index], out.value
+        else:
+            lost.append(out)
+
+
 def _check_concurrency(concurrency: int, pipeline: DecisionPipeline) -> None:
     if not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigError(f"--concurrency must be an integer >= 1, got {concurrency!r}")
@@ -264,6 +297,8 @@ def run_eval(
     progress: bool = True,
     concurrency: int = 1,
     question_set: str | None = None,
+    pool: RayPool | None = None,
+    make_decider: Callable[[], Callable[[Question], Decision]] | None = None,
 ) -> list[dict[str, Any]]:
     """Answer every question and return one row per question (resuming from ``out``).
 
@@ -285,15 +320,26 @@ def run_eval(
             recorded beside ``out`` and checked on resume, so rows of a rebuilt set are never reused (``coat eval``
             and ``coat ablate`` always pass it). None records none: only the settings are checked, and a larger
             sample of the same set may resume a smaller one.
+        pool: Decide on these Ray actors (:class:`~planner.bench.scale.RayPool`) instead of in this process; rows
+            are written here as the actors complete them (in completion order; a resumed run skips by question
+            id), the same rows as a run in this process but for latency. With stage 1 scaled by reference spreads
+            (a scoring model), a utility's questions go to one actor (its first question pays for the spread, as
+            in this process).
+        make_decider: With ``pool``: a picklable ``() -> pipeline.decide`` that builds the same pipeline in an
+            actor (:func:`planner.cli.eval.remote_decider`).
 
     Returns:
         The rows of ``questions``, in their order.
 
     Raises:
         ConfigError: ``out`` holds rows of a run with other settings or another question set, is being written
-            by another run, or ``concurrency`` is not allowed for this model.
+            by another run, or ``concurrency`` is not allowed for this model (or above 1 with ``pool``).
+        WorkerLostError: Ray actors died on some questions (each tried twice); every other row is written.
     """
     _check_concurrency(concurrency, pipeline)
+    if pool is not None and (make_decider is None or concurrency != 1):
+        raise ConfigError("run_eval with a Ray pool needs make_decider and concurrency 1, got "
+                          f"{'no make_decider' if make_decider is None else f'concurrency {concurrency}'}")
     f = None
     if out is not None:
         ident = run_identity(run, question_set)
@@ -310,9 +356,11 @@ def run_eval(
 
         bar = progress_bar(total=len(questions), initial=len(questions) - len(todo), unit="q",
                            desc=str(run.get("set", "")))
-    decisions = _decisions(todo, pipeline, concurrency)
+    lost: list[Lost] = []
+    pairs = (_in_process(todo, pipeline, concurrency) if pool is None or make_decider is None
+             else _remote_decisions(todo, pipeline, pool, make_decider, lost))
     try:
-        for q, decision in zip(todo, decisions, strict=False):
+        for q, decision in pairs:
             row = question_row(q, decision, {**run, "set": q.set})
             done[q.id] = row
             if f is not None:
@@ -320,11 +368,15 @@ def run_eval(
             if bar is not None:
                 bar.update(1)
     finally:
-        decisions.close()  # stops the worker threads of a run that failed
+        pairs.close()  # stops the worker threads (or the busy actors) of a run that failed
         if f is not None and f is not out:
             f.close()  # releases the lock
         if bar is not None:
             bar.close()
+    if lost:
+        from .scale import lost_error
+
+        raise lost_error(lost, lambda i: todo[i].id, "questions", "run again with the same --out")
     return [done[q.id] for q in questions]
 
 

@@ -20,9 +20,10 @@ beside the file.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,7 @@ from ..results import ResultsFile, RunIdentity, data_fingerprint
 
 if TYPE_CHECKING:
     from ..knowledge import KnowledgeBase
+    from .scale import RayPool
     from .tasks import Episode, TaskBenchConfig
 
 log = logging.getLogger(__name__)
@@ -245,8 +247,25 @@ def open_rows(path: str | Path, cfg: TaskBenchConfig, kb: KnowledgeBase, *, resu
 _REFUSE_HINT = "pass --resume to add only the missing episodes of the same config"
 
 
+def episode_worker(cfg: TaskBenchConfig, data_dir: str) -> Callable[[int], dict[str, Any]]:
+    """A Ray actor's worker for ``coat bench tasks --ray``: episode ``i`` drawn and run both ways, as in
+    :func:`run_tasks` (its own knowledge base, sampler and model client; the draw of an episode depends on its
+    index only)."""
+    from ..knowledge import load_knowledge
+    from .tasks import Sampler
+
+    kb = load_knowledge(data_dir)
+    llm = None
+    if cfg.llm is not None:
+        from ..llm import make_llm
+
+        llm = make_llm(cfg.llm)
+    sampler, runner = Sampler(cfg, kb), Runner(cfg, kb, llm=llm)
+    return lambda i: runner.row(sampler.episode(i))
+
+
 def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: str | Path | ResultsFile | None = None,
-              resume: bool = False, progress: bool = True) -> list[dict[str, Any]]:
+              resume: bool = False, progress: bool = True, pool: RayPool | None = None) -> list[dict[str, Any]]:
     """Sample the config's episodes and run each (both sides); the rows, in episode order.
 
     With ``out`` (a JSONL file, or a :class:`~planner.results.ResultsFile` the caller locked and closes) every row is
@@ -255,9 +274,13 @@ def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: 
     and data. Everything the run reads (scene files, the checker's replays) comes from the directory ``kb`` was
     loaded from.
 
+    With ``pool`` the episodes run on its Ray actors (:func:`episode_worker`, the model made from ``cfg.llm`` in
+    each); rows are appended here as they complete, the same rows but for the wall times.
+
     Raises:
         ConfigError: ``out`` has rows and ``resume`` is False, has rows of another config or data, or another run
             holds it.
+        WorkerLostError: Ray actors died on some episodes (each tried twice); every other row is written.
     """
     from .tasks import Sampler
 
@@ -268,6 +291,8 @@ def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: 
         f.open(run_identity(cfg, kb))
     try:
         done = {str(r.get("key")): r for r in f.rows} if f is not None else {}
+        if pool is not None:
+            return _run_remote(cfg, kb, pool, done, f, progress)
         sampler = Sampler(cfg, kb)
         runner = Runner(cfg, kb, llm=llm)
         rows: list[dict[str, Any]] = []
@@ -291,6 +316,36 @@ def run_tasks(cfg: TaskBenchConfig, kb: KnowledgeBase, *, llm: Any = None, out: 
     return rows
 
 
+def _run_remote(cfg: TaskBenchConfig, kb: KnowledgeBase, pool: RayPool, done: dict[str, dict[str, Any]],
+                f: ResultsFile | None, progress: bool) -> list[dict[str, Any]]:
+    """:func:`run_tasks` on Ray actors: the episodes ``done`` lacks, each row appended as it completes."""
+    from .scale import Done, Lost, lost_error
+
+    by_index = {i: done[f"{cfg.seed}:{i}"] for i in range(cfg.episodes) if f"{cfg.seed}:{i}" in done}
+    todo = [i for i in range(cfg.episodes) if i not in by_index]
+    bar = _progress(cfg.episodes, progress)
+    if bar is not None:
+        bar.update(len(by_index))
+    lost: list[Lost] = []
+    try:
+        for out in pool.map(functools.partial(episode_worker, cfg, str(kb.root)), todo):
+            if isinstance(out, Done):
+                by_index[todo[out.index]] = out.value
+                if f is not None:
+                    f.append(out.value)
+            else:
+                lost.append(out)
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    if lost:
+        raise lost_error(lost, lambda k: f"episode {cfg.seed}:{todo[k]}", "episodes",
+                         "run again with the same --out and --resume")
+    return [by_index[i] for i in range(cfg.episodes)]
+
+
 def _progress(total: int, enabled: bool) -> Any:
     if not enabled:
         return None
@@ -299,4 +354,5 @@ def _progress(total: int, enabled: bool) -> Any:
     return progress_bar(total=total, desc="episodes", unit="ep", leave=False)
 
 
-__all__ = ["INFEASIBLE_MARKS", "Runner", "open_rows", "reports_infeasible", "run_identity", "run_tasks"]
+__all__ = ["INFEASIBLE_MARKS", "Runner", "episode_worker", "open_rows", "reports_infeasible", "run_identity",
+           "run_tasks"]

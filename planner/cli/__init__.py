@@ -21,6 +21,7 @@ carried out without reaching its goal; 5 a task that was not understood (nothing
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import errno
 import importlib
@@ -29,17 +30,17 @@ import os
 import sys
 import tempfile
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from ..arguments import COUNT, PLOT_SUFFIXES, POSITIVE_COUNT, SEED, Range
 from ..errors import ConfigError, PlannerError
 from ..paths import expand_user, use_data_dir
 from ..terminal import SafeFormatter, echo, one_line, safe_text
 
-__all__ = ["EXIT_ERROR", "EXIT_INTERNAL", "build_parser", "check_out_path", "check_plot_path", "echo", "main", "number",
-           "one_line", "safe_text"]
+__all__ = ["EXIT_ERROR", "EXIT_INTERNAL", "add_ray_args", "build_parser", "check_out_path", "check_plot_path",
+           "check_ray", "echo", "main", "number", "one_line", "ray_pool", "safe_text"]
 
 EXIT_ERROR = 1
 """A known error: bad input, missing data, an unusable path."""
@@ -146,6 +147,46 @@ def check_plot_path(path: str | os.PathLike[str], *, flag: str = "--plot") -> Pa
         raise ConfigError(f"{flag} {safe_text(p)}: give a picture file ending in {', '.join(PLOT_SUFFIXES)} "
                           "(the suffix sets the format)")
     return p
+
+
+def add_ray_args(p: argparse.ArgumentParser, unit: str) -> None:
+    """``--ray [ADDRESS]`` and ``--ray-actors N`` of a command whose ``unit`` (questions, episodes...) Ray spreads."""
+    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help=f"spread the {unit} over Ray actors (the `ray` extra): alone, a Ray started on this machine; "
+                        "ADDRESS, an existing cluster (HOST:PORT of its head, ray://HOST:PORT, auto). Rows and "
+                        "resuming are the serial run's")
+    p.add_argument("--ray-actors", type=POSITIVE_ARG, default=None, metavar="N",
+                   help="with --ray: actors at once, one environment or model client each (default: the cluster's "
+                        "CPUs)")
+
+
+def check_ray(args: argparse.Namespace) -> Any:
+    """The :class:`~planner.bench.scale.RayConfig` of ``--ray`` (None without it), checked before anything runs.
+
+    Raises:
+        ConfigError: a bad address or flag combination, naming the value and the accepted ones.
+        DependencyNotInstalled: ``--ray`` without Ray installed (said before anything loads; not imported here).
+    """
+    from .._optional import install_hint, is_available
+    from ..bench.scale import ray_config
+    from ..errors import DependencyNotInstalled
+
+    config = ray_config(args.ray, args.ray_actors, concurrency=getattr(args, "concurrency", 1))
+    if config is not None and not is_available("ray"):
+        raise DependencyNotInstalled(f"--ray needs Ray, which is not installed. Install it with: {install_hint('ray')}")
+    return config
+
+
+@contextlib.contextmanager
+def ray_pool(config: Any, data_dir: str | os.PathLike[str] | None) -> Iterator[Any]:
+    """The Ray actors of a command (a :class:`~planner.bench.scale.RayPool`), or None for a serial run."""
+    if config is None:
+        yield None
+        return
+    from ..bench.scale import RayPool
+
+    with RayPool(config, data_dir=data_dir) as pool:
+        yield pool
 
 
 class _Parser(argparse.ArgumentParser):

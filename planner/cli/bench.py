@@ -23,16 +23,29 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, DataError, UnknownIdError
 from ..paths import writing
 from ..results import ResultsFile, RunIdentity, data_fingerprint, fingerprint
-from . import COUNT_ARG, POSITIVE_ARG, SEED_ARG, check_out_path, check_plot_path, echo, one_line, safe_text
+from . import (
+    COUNT_ARG,
+    POSITIVE_ARG,
+    SEED_ARG,
+    add_ray_args,
+    check_out_path,
+    check_plot_path,
+    check_ray,
+    echo,
+    one_line,
+    ray_pool,
+    safe_text,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -61,6 +74,7 @@ def register(subparsers: Any) -> None:
     t.add_argument("--by-task", action="store_true", help="also print the table per task type")
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
     t.add_argument("--data-dir", default=None, help="COAT data root (default: $COAT_DATA_DIR or the user cache)")
+    add_ray_args(t, "episodes")
     t.set_defaults(func=_tasks)
     u = sub.add_parser("understanding", help="free-text requests: roles, acceptable objects, refusals, time",
                        description=_UNDERSTANDING_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -105,6 +119,7 @@ def _run_args(p: argparse.ArgumentParser, rows_file: str, plotted: str) -> None:
     p.add_argument("--plot", default=None, metavar="FILE", help=f"save a bar plot {plotted} (matplotlib)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--data-dir", default=None, help="COAT data root (default: $COAT_DATA_DIR or the user cache)")
+    add_ray_args(p, "requests")
 
 
 _UNDERSTANDING_DOC = """``coat bench understanding``: free-text requests read and planned in their scenes.
@@ -134,37 +149,27 @@ def _understanding(args: argparse.Namespace) -> int:
         plot_summary,
         print_table,
         requests_path,
-        run_request,
         summarize,
     )
     from ..knowledge import load_knowledge
 
     out_dir = _check_outputs(args)
+    ray = check_ray(args)
     if args.interpret == "model" and args.llm in (None, "", "none"):
         raise ConfigError("--interpret model needs a generating model: --llm openai:<model> or ollama:<model>")
     with _locked_rows(out_dir, "requests.jsonl", "request row") as rows_file:  # a second run is refused at once
         reqs = load_requests(args.split, args.requests)
         check_goal_labels(reqs, args.requests or requests_path(args.split))
         kb = load_knowledge(args.data_dir)
-        from .. import api
-
         llm = None if args.llm in (None, "", "none") else args.llm
-        kw: dict[str, Any] = {"llm": llm, "strategy": args.strategy, "interpret": args.interpret, "kb": kb}
-        if args.strategy == "learned" and args.model:
-            from ..learned import load_learned
-
-            kw["learned"] = load_learned(kb, args.model)  # without --model: the user cache, trained on first use
         config = {"results": "understanding requests", "strategy": args.strategy, "llm": llm,
                   "interpret": args.interpret, "model": args.model, "goals": "executed"}
-
-        def execute(p: Any) -> Any:  # a labelled request's plan carried out, as a user would (re-plans included)
-            return api.execute_plan(p, llm=llm, strategy=args.strategy, kb=kb)
-
         done = _earlier(rows_file, args, config, reqs, kb, RequestResult)
-        from ..progress import progress as progress_bar
-
-        rows = _rows(reqs, done, rows_file, lambda r: run_request(r, api.plan, execute=execute, **kw),
-                     progress_bar(reqs, desc="understanding", disable=args.no_progress))
+        settings = _settings(args, kb, ("llm", "strategy", "interpret", "model"))
+        with ray_pool(ray, kb.root) as pool:
+            run = None if pool is not None else request_worker(settings, kb)
+            rows = _rows(reqs, done, rows_file, run, "understanding", args.no_progress, pool,
+                         functools.partial(request_worker, settings))
         summary: dict[str, Any] = {"split": args.requests or args.split, "strategy": args.strategy, "llm": llm,
                                    "interpret": args.interpret, **summarize(rows), "by_room": by_room(rows)}
         if args.loto:
@@ -211,25 +216,22 @@ def _directives(args: argparse.Namespace) -> int:
         load_directives,
         plot_summary,
         print_table,
-        run_directive,
         summarize,
     )
     from ..knowledge import load_knowledge
 
     out_dir = _check_outputs(args)
+    ray = check_ray(args)
     with _locked_rows(out_dir, "directives.jsonl", "directive row") as rows_file:  # a second run is refused at once
         reqs = load_directives(args.split, args.requests)
         kb = load_knowledge(args.data_dir)
-        from .. import api
-        from ..progress import progress as progress_bar
-
-        def execute(p: Any) -> Any:
-            return api.execute_plan(p, strategy="knowledge", kb=kb)
-
         done = _earlier(rows_file, args, {"results": "directives", "strategy": "knowledge"}, reqs, kb,
                         DirectiveResult)
-        rows = _rows(reqs, done, rows_file, lambda r: run_directive(r, api.plan, execute, strategy="knowledge", kb=kb),
-                     progress_bar(reqs, desc="directives", disable=args.no_progress))
+        settings = _settings(args, kb, ())
+        with ray_pool(ray, kb.root) as pool:
+            run = None if pool is not None else directive_worker(settings, kb)
+            rows = _rows(reqs, done, rows_file, run, "directives", args.no_progress, pool,
+                         functools.partial(directive_worker, settings))
         groups = by_group(rows)
         summary: dict[str, Any] = {"split": args.requests or args.split, **summarize(rows), "by_type": groups["type"],
                                    "by_style": groups["style"]}
@@ -292,18 +294,102 @@ def _earlier(rows_file: ResultsFile | None, args: argparse.Namespace, config: di
     return done
 
 
-def _rows(reqs: Sequence[Any], done: dict[str, Any], rows_file: ResultsFile | None, run: Callable[[Any], Any],
-          progress: Iterable[Any]) -> list[Any]:
-    """Every request's row: the earlier one, or run now and appended at once."""
-    rows = []
-    for r in progress:
-        row = done.get(r.id)
-        if row is None:
-            row = run(r)
-            if rows_file is not None:
-                rows_file.append(row)
-        rows.append(row)
-    return rows
+def _settings(args: argparse.Namespace, kb: Any, keys: Sequence[str]) -> dict[str, Any]:
+    """What a worker of a request benchmark is built from: ``keys`` of the arguments, the data directory
+    absolute, a model directory absolute (a Ray actor has another working directory)."""
+    out = {k: getattr(args, k) for k in keys}
+    if out.get("model"):
+        out["model"] = str(Path(out["model"]).expanduser().absolute())
+    return {**out, "data_dir": str(kb.root)}
+
+
+def request_worker(settings: dict[str, Any], kb: Any = None) -> Callable[[Any], Any]:
+    """The worker of ``coat bench understanding``: one request planned in its scene and scored. Built in this
+    process (``kb`` given) or in each Ray actor (its own knowledge base and model client)."""
+    from .. import api
+    from ..bench.understanding import run_request
+
+    if kb is None:
+        from ..knowledge import load_knowledge
+
+        kb = load_knowledge(settings["data_dir"])
+    llm = None if settings["llm"] in (None, "", "none") else settings["llm"]
+    kw: dict[str, Any] = {"llm": llm, "strategy": settings["strategy"], "interpret": settings["interpret"], "kb": kb}
+    if settings["strategy"] == "learned" and settings["model"]:
+        from ..learned import load_learned
+
+        kw["learned"] = load_learned(kb, settings["model"])  # without --model: the user cache, trained on first use
+
+    def execute(p: Any) -> Any:  # a labelled request's plan carried out, as a user would (re-plans included)
+        return api.execute_plan(p, llm=llm, strategy=settings["strategy"], kb=kb)
+
+    return lambda r: run_request(r, api.plan, execute=execute, **kw)
+
+
+def safety_worker(settings: dict[str, Any], kb: Any = None) -> Callable[[Any], Any]:
+    """The worker of ``coat bench safety``: one labelled request read (see :func:`request_worker`)."""
+    from ..bench.safety import run_safety
+    from ..scene_planner import reader_for
+
+    if kb is None:
+        from ..knowledge import load_knowledge
+
+        kb = load_knowledge(settings["data_dir"])
+    reader = reader_for(kb)
+    return lambda r: run_safety(r, reader)
+
+
+def directive_worker(settings: dict[str, Any], kb: Any = None) -> Callable[[Any], Any]:
+    """The worker of ``coat bench directives``: one directive read, planned, carried out and checked (see
+    :func:`request_worker`)."""
+    from .. import api
+    from ..bench.directives import run_directive
+
+    if kb is None:
+        from ..knowledge import load_knowledge
+
+        kb = load_knowledge(settings["data_dir"])
+
+    def execute(p: Any) -> Any:
+        return api.execute_plan(p, strategy="knowledge", kb=kb)
+
+    return lambda r: run_directive(r, api.plan, execute, strategy="knowledge", kb=kb)
+
+
+def _rows(reqs: Sequence[Any], done: dict[str, Any], rows_file: ResultsFile | None, run: Callable[[Any], Any] | None,
+          desc: str, quiet: bool, pool: Any, make_worker: Callable[[], Callable[[Any], Any]]) -> list[Any]:
+    """Every request's row: the earlier one, or run now (here with ``run``, or on the Ray ``pool``'s actors with
+    ``make_worker``) and appended at once; in request order."""
+    from ..progress import progress as progress_bar
+
+    if pool is None and run is not None:
+        rows = []
+        for r in progress_bar(reqs, desc=desc, disable=quiet):
+            row = done.get(r.id)
+            if row is None:
+                row = run(r)
+                if rows_file is not None:
+                    rows_file.append(row)
+            rows.append(row)
+        return rows
+    from ..bench.scale import Done, Lost, lost_error
+
+    todo = [r for r in reqs if r.id not in done]
+    got = {r.id: done[r.id] for r in reqs if r.id in done}
+    lost: list[Lost] = []
+    with progress_bar(total=len(reqs), initial=len(got), desc=desc, disable=quiet) as bar:
+        for out in pool.map(make_worker, todo):
+            if isinstance(out, Done):
+                got[todo[out.index].id] = out.value
+                if rows_file is not None:
+                    rows_file.append(out.value)
+            else:
+                lost.append(out)
+            bar.update(1)
+    if lost:
+        raise lost_error(lost, lambda i: f"request {todo[i].id}", "requests", "run again with the same --out and "
+                         "--resume")
+    return [got[r.id] for r in reqs]
 
 
 def _write_summary(path: Path, summary: dict[str, Any]) -> None:
@@ -326,23 +412,23 @@ writes ``safety.jsonl`` (a row per request) and ``summary.json``, resumable like
 
 
 def _safety(args: argparse.Namespace) -> int:
-    from ..bench.safety import SafetyResult, print_table, run_safety, summarize
+    from ..bench.safety import SafetyResult, print_table, summarize
     from ..knowledge import load_knowledge
     from ..understanding.examples import load_safety
 
     if args.plot:
         raise ConfigError("coat bench safety draws no plot; drop --plot")
     out_dir = _check_outputs(args)
+    ray = check_ray(args)
     with _locked_rows(out_dir, "safety.jsonl", "safety row") as rows_file:
         reqs = load_safety(args.split, args.requests)
         kb = load_knowledge(args.data_dir)
-        from ..progress import progress as progress_bar
-        from ..scene_planner import reader_for
-
-        reader = reader_for(kb)
         done = _earlier(rows_file, args, {"results": "safety requests"}, reqs, kb, SafetyResult)
-        rows = _rows(reqs, done, rows_file, lambda r: run_safety(r, reader),
-                     progress_bar(reqs, desc="safety", disable=args.no_progress))
+        settings = _settings(args, kb, ())
+        with ray_pool(ray, kb.root) as pool:
+            run = None if pool is not None else safety_worker(settings, kb)
+            rows = _rows(reqs, done, rows_file, run, "safety", args.no_progress, pool,
+                         functools.partial(safety_worker, settings))
         summary = {"split": args.requests or args.split, **summarize(rows)}
         if out_dir is not None:
             _write_summary(out_dir / "summary.json", summary)
@@ -418,6 +504,7 @@ def _tasks(args: argparse.Namespace) -> int:
     from ..knowledge import load_knowledge
 
     cfg = config_from_args(args)
+    ray = check_ray(args)
     if args.plot:
         check_plot_path(args.plot)
     out_dir = check_out_path(args.out, kind="dir") if args.out else None
@@ -428,7 +515,9 @@ def _tasks(args: argparse.Namespace) -> int:
             from ..llm import make_llm
 
             llm = make_llm(cfg.llm)
-        rows = run_tasks(cfg, kb, llm=llm, out=rows_file, resume=args.resume, progress=not args.no_progress)
+        with ray_pool(ray, kb.root) as pool:
+            rows = run_tasks(cfg, kb, llm=llm, out=rows_file, resume=args.resume, progress=not args.no_progress,
+                             pool=pool)
         summary = summarize(rows, cfg)
         if out_dir is not None:
             _write_summary(out_dir / "summary.json", summary)

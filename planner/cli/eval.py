@@ -26,7 +26,7 @@ from typing import Any
 from ..arguments import Range
 from ..errors import ConfigError
 from ..schemas import QUESTION_SETS
-from . import COUNT_ARG, SEED_ARG, check_out_path, echo, number
+from . import COUNT_ARG, SEED_ARG, add_ray_args, check_out_path, check_ray, echo, number, ray_pool
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +81,7 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="questions decided at once, for models behind a server (openai:, ollama:, served:); rows are "
                         "written in question order, as a sequential run writes them")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_ray_args(p, "questions")
     p.add_argument("--blend", type=number(Range(0)), default=None, metavar="W",
                    help="learned strategy: add W x the --llm scoring model's task affinity to stage 1's logit "
                         "(planner.learned.blend; chosen per fold on inner folds: local:gemma-270m, template task, "
@@ -167,12 +168,9 @@ def _labels(kb: Any, set_name: str) -> dict[int, str]:
     return {v.number: v.label for v in variations(kb, set_name)}
 
 
-def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], set_name: str, pipeline: str,
-             out: Any, variation: int | None = None,
-             sampled: tuple[list[Any], str] | None = None) -> list[dict[str, Any]]:
-    from ..bench.evaluate import run_eval
+def _pipeline(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], pipeline: str) -> Any:
+    """The decision pipeline of one ``--pipeline`` (``single+prior``: the single prompt with stage 1's prior)."""
     from ..pipeline import make_pipeline
-    from ..two_stage import TwoStagePipeline
 
     kw: dict[str, Any] = {"learned": info["kw"]["learned"]}
     if pipeline == "two-stage":
@@ -180,31 +178,62 @@ def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], 
     elif pipeline == "single+prior":
         kw = {k: v for k, v in info["kw"].items() if k in ("signals", "scale", "learned")}
         kw["object_prior"] = 1.0 if args.object_prior is None else args.object_prior
-    pipe = make_pipeline("single" if pipeline == "single+prior" else pipeline, args.strategy, llm, kb, **kw)
+    return make_pipeline("single" if pipeline == "single+prior" else pipeline, args.strategy, llm, kb, **kw)
+
+
+def remote_decider(args: argparse.Namespace, pipeline: str) -> Any:
+    """A Ray actor's worker for ``coat eval --ray``: the same pipeline as the driver's, built in the actor (its
+    own model client), deciding one question per call."""
+    kb, llm, info = _setup(args)
+    return _pipeline(args, kb, llm, info, pipeline).decide
+
+
+def _for_actors(args: argparse.Namespace, kb: Any) -> argparse.Namespace:
+    """The arguments an actor builds the pipeline from: paths absolute (an actor has another working directory)."""
+    given = {k: v for k, v in vars(args).items() if k != "func"}
+    for k in ("questions", "model"):
+        if given.get(k):
+            given[k] = str(Path(given[k]).expanduser().absolute())
+    return argparse.Namespace(**{**given, "data_dir": str(kb.root)})
+
+
+def _run_one(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], set_name: str, pipeline: str,
+             out: Any, variation: int | None = None,
+             sampled: tuple[list[Any], str] | None = None, pool: Any = None) -> list[dict[str, Any]]:
+    from ..bench.evaluate import run_eval
+    from ..two_stage import TwoStagePipeline
+
+    pipe = _pipeline(args, kb, llm, info, pipeline)
     qs, question_set = sampled if sampled is not None else _sample(args, kb, set_name, variation)
     stage1 = pipe.objects.rule if isinstance(pipe, TwoStagePipeline) else getattr(pipe, "prior_rule", None)
     run = {"set": set_name, "pipeline": pipeline, "strategy": pipe.strategy, "llm": info["spec"], "seed": args.seed,
            "stage1": stage1}
-    if kw.get("learned") is not None:
-        run["learned"] = kw["learned"].model_id
+    if info["kw"].get("learned") is not None:
+        run["learned"] = info["kw"]["learned"].model_id
+    make_decider = None
+    if pool is not None:
+        import functools
+
+        make_decider = functools.partial(remote_decider, _for_actors(args, kb), pipeline)
     return run_eval(qs, pipe, run=run, out=out, progress=not args.no_progress, concurrency=args.concurrency,
-                    question_set=question_set)
+                    question_set=question_set, pool=pool, make_decider=make_decider)
 
 
 def _eval_handler(args: argparse.Namespace) -> int:
     from ..results import ResultsFile
 
+    ray = check_ray(args)
     out = None
     if args.out:  # checked and locked before any model loads or question runs: a second run is refused at once
         out = ResultsFile(check_out_path(args.out, kind="file"), what="result row").lock()
     try:
-        return _eval(args, out)
+        return _eval(args, out, ray)
     finally:
         if out is not None:
             out.close()
 
 
-def _eval(args: argparse.Namespace, out: Any) -> int:
+def _eval(args: argparse.Namespace, out: Any, ray: Any) -> int:
     from ..bench.evaluate import PAPER_TASK_U, format_summary, summarize
 
     kb, llm, info = _setup(args)
@@ -213,7 +242,8 @@ def _eval(args: argparse.Namespace, out: Any) -> int:
         if pipeline != "single":
             raise ConfigError(f"--object-prior applies to --pipeline single, not {pipeline!r}")
         pipeline = "single+prior"
-    rows = _run_one(args, kb, llm, info, args.set_name, pipeline, out, args.variation)
+    with ray_pool(ray, kb.root) as pool:
+        rows = _run_one(args, kb, llm, info, args.set_name, pipeline, out, args.variation, pool=pool)
     summary = summarize(rows)
     echo(format_summary(summary, _labels(kb, args.set_name)))
     if args.set_name == "task_u":
@@ -232,13 +262,15 @@ def _ablate_handler(args: argparse.Namespace) -> int:
     from ..results import locked_dir
 
     require_stats()  # the report's statistics: a missing extra is said before anything runs
+    ray = check_ray(args)
     out = check_out_path(args.out, kind="dir")
     with locked_dir(out):  # one ablation at a time (refused before any model loads); each rows file is checked too
         kb, llm, info = _setup(args)
-        return _ablate(args, kb, llm, info, out)
+        with ray_pool(ray, kb.root) as pool:
+            return _ablate(args, kb, llm, info, out, pool)
 
 
-def _ablate(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], out: Path) -> int:
+def _ablate(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], out: Path, pool: Any) -> int:
     results: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for set_name in args.sets:
         results[set_name] = {}
@@ -246,7 +278,7 @@ def _ablate(args: argparse.Namespace, kb: Any, llm: Any, info: dict[str, Any], o
         for pipeline in ("single", "two-stage", *(("single+prior",) if args.object_prior is not None else ())):
             rows_path = out / f"{set_name}-{pipeline}.jsonl"
             results[set_name][pipeline] = _run_one(args, kb, llm, info, set_name, pipeline, str(rows_path),
-                                                   sampled=sampled)
+                                                   sampled=sampled, pool=pool)
     learned = info["kw"]["learned"]
     cmd = ["coat ablate", f"--llm {info['spec']}" if info["spec"] else "", f"--strategy {args.strategy}",
            f"--model {args.model}" if args.model else "", "--held-out" if args.held_out else "",

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..results import ResultsFile, RunIdentity
-from . import COUNT_ARG, POSITIVE_ARG, check_out_path, echo
+from . import COUNT_ARG, POSITIVE_ARG, add_ray_args, check_out_path, check_ray, echo, ray_pool
 
 
 def register(sub: Any) -> None:
@@ -59,7 +59,15 @@ def register(sub: Any) -> None:
                    help="play every episode even if --out holds it already (rows are still appended)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--data-dir", default=None)
+    add_ray_args(p, "episodes (one JVM per actor)")
     p.set_defaults(func=_run)
+
+
+def _data_root(args: argparse.Namespace) -> Path:
+    """The run's data directory, resolved here: the Ray actors are given it (they do not share this shell)."""
+    from ..paths import resolve_data_dir
+
+    return resolve_data_dir(args.data_dir)
 
 
 def _variations(text: str) -> str:
@@ -77,6 +85,7 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.out:
         check_out_path(args.out, kind="dir")
+    ray = check_ray(args)
     llm = None if args.llm in ("none", "") else args.llm
     configs = [
         AgentConfig(policy=p, llm=llm if p == "coat" else None, interpret=args.interpret,
@@ -88,9 +97,10 @@ def _run(args: argparse.Namespace) -> int:
     names = expand_tasks(args.tasks)  # an unknown name: ConfigError listing the 30
     skipped = not_played(names)
     t0 = time.perf_counter()
-    results = run_benchmark(names, split=args.split, limit=args.limit, variations=variations, configs=configs,
-                            step_limit=args.step_limit, out=args.out, data_dir=args.data_dir,
-                            progress=not args.no_progress, resume=not args.no_resume)
+    with ray_pool(ray, _data_root(args) if ray is not None else None) as pool:
+        results = run_benchmark(names, split=args.split, limit=args.limit, variations=variations, configs=configs,
+                                step_limit=args.step_limit, out=args.out, data_dir=args.data_dir,
+                                progress=not args.no_progress, resume=not args.no_resume, pool=pool)
     if args.json:
         doc = summary_json(results, skipped)
         doc["seconds"] = round(time.perf_counter() - t0, 1)

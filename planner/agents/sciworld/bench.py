@@ -12,11 +12,12 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scenes.sciworld import CHANGE_OF_STATE_TASKS, broken_devices, resolve_task, split_variations, tasks
 
@@ -29,7 +30,13 @@ from .contracts import AgentConfig, EpisodeResult
 from .player import ScienceWorldPlayer
 from .spec import is_played
 
+if TYPE_CHECKING:
+    from ...bench.scale import RayPool
+
 logger = logging.getLogger(__name__)
+
+Episode = tuple[str, int, int]
+"""One episode to play: (task, variation, index of the agent's config)."""
 
 SPLITS: dict[str, range] = {"train": range(0, 14), "dev": range(14, 21), "test": range(21, 30), "all": range(0, 30)}
 """The change-of-state tasks' 30 variations by split (contiguous, as ScienceWorld 1.2.3 reports them); every
@@ -204,6 +211,7 @@ def run_benchmark(
     data_dir: Any = None,
     progress: bool = True,
     resume: bool = True,
+    pool: RayPool | None = None,
 ) -> list[EpisodeResult]:
     """Play every (task, variation, config) once and return the results.
 
@@ -228,32 +236,45 @@ def run_benchmark(
         data_dir: Data directory for the knowledge base and perception priors.
         progress: Show a tqdm progress bar over episodes (each episode is also logged at INFO).
         resume: Skip episodes ``out`` already holds (False: play them all again; rows are still appended).
+        pool: Play on these Ray actors (:class:`~planner.bench.scale.RayPool`; each an :class:`EpisodePlayer`
+            with its own agents and JVM) instead of in this process. Rows are appended as episodes end; an actor
+            that dies on an episode twice makes it a failure with the reason, as a dead JVM does.
 
     Returns:
-        The episodes of this benchmark (earlier rows of skipped ones included), in the order they were played.
+        The episodes of this benchmark (earlier rows of skipped ones included), in the order they are listed
+        (task, variation, config).
 
     Raises:
-        ConfigError: an unknown task (the message lists the 30), or an unknown split.
+        ConfigError: an unknown task (the message lists the 30), or an unknown split; ``make_env`` with ``pool``.
         SimulatorError: a new JVM could not be started.
     """
     from ...progress import progress as progress_bar
 
     check_number("step_limit", step_limit, POSITIVE_COUNT)
-    make_env = make_env or _make_sciworld_env
+    if pool is not None and make_env is not None:
+        raise ConfigError("run_benchmark: make_env runs in this process only; give it without pool, or pool "
+                          "without make_env (the actors start ScienceWorld's JVMs)")
     names = expand_tasks(tasks)
     plan = [(task, select_variations(task, split, limit, variations))  # validated before a JVM starts
             for task in names if is_played(task)]
+    episodes: list[Episode] = [(task, v, k) for task, vs in plan for v in vs for k, c in enumerate(configs)
+                               if c.policy != "default" or task in CHANGE_OF_STATE_TASKS]  # the baseline: stove tasks
     rows = _Rows(out, resume, data_dir)  # locked before the agents load: a second run on ``out`` is refused at once
     results: list[EpisodeResult] = []
     try:
-        agents = [ScienceWorldPlayer(c, data_dir=data_dir) for c in configs]
         done = rows.finished()
-        bar = progress_bar(total=sum(len(vs) * (len(agents) if t in CHANGE_OF_STATE_TASKS else
-                                 sum(a.config.policy != "default" for a in agents)) for t, vs in plan),
-                   unit="episode", desc="sciworld", disable=not progress)
+        bar = progress_bar(total=len(episodes), unit="episode", desc="sciworld", disable=not progress)
         try:
-            for task, vs in plan:
-                _play_task(task, vs, agents, step_limit, make_env, done, rows, results, bar)
+            if pool is None:
+                player = EpisodePlayer([ScienceWorldPlayer(c, data_dir=data_dir) for c in configs], step_limit,
+                                       make_env or _make_sciworld_env)
+                try:
+                    _play_here(episodes, player, done, rows, results, bar)
+                finally:
+                    player.close()
+            else:
+                _play_remote(episodes, pool, functools.partial(episode_player, list(configs), step_limit, data_dir),
+                             (configs, step_limit), done, rows, results, bar)
         finally:
             bar.close()
             if out:
@@ -268,38 +289,108 @@ def run_benchmark(
     return results
 
 
-def _play_task(task: str, vs: Sequence[int], agents: Sequence[ScienceWorldPlayer], step_limit: int,
-               make_env: Callable[[str, int], Any], done: dict[str, EpisodeResult], rows: _Rows,
+class EpisodePlayer:
+    """Plays one episode per call on one JVM per task: started when an episode of the task is to be played, closed
+    when the next task comes, a new one after a death (the episode then a failure with the reason).
+
+    Args:
+        agents: One player per config (an episode names its config by index).
+        step_limit: ScienceWorld's ``envStepLimit``.
+        make_env: ``(task, step_limit) -> SceneEnv``.
+    """
+
+    def __init__(self, agents: Sequence[ScienceWorldPlayer], step_limit: int,
+                 make_env: Callable[[str, int], Any]) -> None:
+        self.agents = list(agents)
+        self.step_limit = step_limit
+        self.make_env = make_env
+        self.task: str | None = None
+        self.env: Any = None
+
+    def __call__(self, episode: Episode) -> EpisodeResult:
+        task, v, k = episode
+        agent = self.agents[k]
+        options = run_options(agent.config, self.step_limit)
+        if task != self.task:
+            self.close()
+            self.task = task
+        self.env = self.env or self.make_env(task, self.step_limit)
+        try:
+            return agent.run(self.env, v).model_copy(update={"options": options})
+        except SimulatorError as e:
+            logger.warning("%s var %s: the simulator died (%s); starting a new one", task, v, e)
+            _close(self.env)
+            self.env = None
+            return dead_episode(task, v, agent.config, options, e)
+
+    def close(self) -> None:
+        """Close the JVM (if one runs)."""
+        if self.env is not None:
+            _close(self.env)
+            self.env = None
+
+
+def episode_player(configs: Sequence[AgentConfig], step_limit: int, data_dir: Any = None) -> EpisodePlayer:
+    """A Ray actor's worker for ``coat sciworld --ray``: its own agents, its own JVMs."""
+    return EpisodePlayer([ScienceWorldPlayer(c, data_dir=data_dir) for c in configs], step_limit,
+                         _make_sciworld_env)
+
+
+def _key(episode: Episode, configs: Sequence[AgentConfig], step_limit: int) -> str:
+    task, v, k = episode
+    return episode_key(task, v, configs[k], run_options(configs[k], step_limit))
+
+
+def _done(r: EpisodeResult, rows: _Rows, results: list[EpisodeResult], bar: Any) -> None:
+    results.append(r)
+    rows.write(r)
+    logger.info("%s", episode_line(r))
+    bar.set_postfix_str(f"{r.task} var {r.variation} {r.policy}: {r.score}", refresh=False)
+    bar.update()
+
+
+def _play_here(episodes: Sequence[Episode], player: EpisodePlayer, done: dict[str, EpisodeResult], rows: _Rows,
                results: list[EpisodeResult], bar: Any) -> None:
-    """One task's episodes on one JVM (started only when one is to be played; a new one after a death)."""
-    env = None
-    try:
-        for v in vs:
-            for agent in agents:
-                if agent.config.policy == "default" and task not in CHANGE_OF_STATE_TASKS:
-                    continue  # the always-the-stove baseline exists for the change-of-state tasks only
-                options = run_options(agent.config, step_limit)
-                earlier = done.get(episode_key(task, v, agent.config, options))
-                if earlier is not None:
-                    results.append(earlier)
-                    bar.update()
-                    continue
-                env = env or make_env(task, step_limit)
-                try:
-                    r = agent.run(env, v).model_copy(update={"options": options})
-                except SimulatorError as e:
-                    logger.warning("%s var %s: the simulator died (%s); starting a new one", task, v, e)
-                    r = dead_episode(task, v, agent.config, options, e)
-                    _close(env)
-                    env = None
-                results.append(r)
-                rows.write(r)
-                logger.info("%s", episode_line(r))
-                bar.set_postfix_str(f"{r.task} var {v} {r.policy}: {r.score}", refresh=False)
-                bar.update()
-    finally:
-        if env is not None:
-            _close(env)
+    """The episodes in this process, in order (those ``done`` holds taken from it)."""
+    configs = [a.config for a in player.agents]
+    for ep in episodes:
+        earlier = done.get(_key(ep, configs, player.step_limit))
+        if earlier is not None:
+            results.append(earlier)
+            bar.update()
+            continue
+        _done(player(ep), rows, results, bar)
+
+
+def _play_remote(episodes: Sequence[Episode], pool: RayPool, make_player: Callable[[], EpisodePlayer],
+                 run: tuple[Sequence[AgentConfig], int], done: dict[str, EpisodeResult], rows: _Rows,
+                 results: list[EpisodeResult], bar: Any) -> None:
+    """The episodes on Ray actors, appended as they end; ``results`` in the episodes' order at the end."""
+    from ...bench.scale import Done
+
+    configs, step_limit = run
+    slots: list[EpisodeResult | None] = []
+    todo: list[tuple[int, Episode]] = []
+    for ep in episodes:
+        earlier = done.get(_key(ep, configs, step_limit))
+        slots.append(earlier)
+        if earlier is not None:
+            results.append(earlier)
+            bar.update()
+        else:
+            todo.append((len(slots) - 1, ep))
+    # a task's episodes on one actor, in order, on one JVM: what ScienceWorld shows (the order of an ambiguous
+    # request's choices, which of two cups is "#2") depends on the episodes that JVM played before
+    for out in pool.map(make_player, [ep for _, ep in todo], groups=[ep[0] for _, ep in todo]):
+        pos, (task, v, k) = todo[out.index]
+        if isinstance(out, Done):
+            r = out.value
+        else:  # the actor died on it twice: a failure with the reason, played again by a resume
+            why = SimulatorError(f"the Ray actor playing it died: {out.reason}")
+            r = dead_episode(task, v, configs[k], run_options(configs[k], step_limit), why)
+        slots[pos] = r
+        _done(r, rows, results, bar)
+    results[:] = [r for r in slots if r is not None]
 
 
 def _close(env: Any) -> None:
@@ -349,5 +440,6 @@ def not_played(names: Sequence[str]) -> list[str]:
     return [t for t in expand_tasks(names) if not is_played(t)]
 
 
-__all__ = ["SPLITS", "dead_episode", "episode_key", "episode_line", "expand_tasks", "latest", "not_played",
-           "read_episodes", "run_benchmark", "run_identity", "run_options", "select_variations", "summarize"]
+__all__ = ["SPLITS", "EpisodePlayer", "dead_episode", "episode_key", "episode_line", "episode_player", "expand_tasks",
+           "latest", "not_played", "read_episodes", "run_benchmark", "run_identity", "run_options", "select_variations",
+           "summarize"]
