@@ -73,16 +73,11 @@ class AtEnd:
 
 
 @dataclass(frozen=True)
-class Changed:
+class Changed(AtEnd):
     """A field took a value during the run (a rising edge) and still has it at the end."""
 
-    key: str
-    value: object
-    word: str
-    default: object = False
-
     def __call__(self, track: Track, oid: str) -> Finding:
-        end = AtEnd(self.key, self.value, self.word, self.default)(track, oid)
+        end = super().__call__(track, oid)
         if not end.met:
             return end
         t = track.rise(lambda t: track.state(oid, t) is not None
