@@ -107,9 +107,10 @@ class FilledAny:
     liquids: tuple[str, ...] = LIQUIDS
 
     def __call__(self, track: Track, oid: str) -> Finding:
-        tried = [Filled(liq)(track, oid) for liq in self.liquids]
-        return next((f for f in tried if f.met), next((f for f in tried if "does not hold" not in f.text),
-                                                      tried[0]))
+        held = next((liq for liq in self.liquids if _liquid(track, oid, track.last, liq)), None)
+        if held is None:
+            return Finding(False, f"{oid} holds no {'/'.join(self.liquids)} at the end")
+        return Filled(held)(track, oid)  # the liquid it holds, judged with its source
 
 
 @dataclass(frozen=True)

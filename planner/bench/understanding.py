@@ -124,7 +124,7 @@ def judge_goal(req: Request, p: Plan, execute: Callable[[Plan], Any]) -> dict[st
 
     try:
         trace = execute(p)
-    except PlannerError as e:  # a plan that cannot run is not the request done
+    except Exception as e:  # a plan that cannot run, or a crash while it runs, is a counted failure
         return {"executed": False, "goal_met": False, "goal_reasons": (f"execution error: {type(e).__name__}: {e}",)}
     actions = [a.model_dump() for r in trace.results for a in r.actions]
     task = {"kind": "request", "text": req.request, "goal": list(req.goal or ())}

@@ -126,3 +126,14 @@ def test_a_goal_the_scene_already_met_is_known_at_reset() -> None:
     assert met_at_reset(placed, World(COUNTER, clean).act("Pass").history()) is True
     cut = req({"object": ["Cake"], "became": ["sliced"]})  # a piece cannot exist before the run
     assert met_at_reset(cut, World(COUNTER, obj("Cake|1")).act("Pass").history()) is False
+
+
+def test_filled_with_any_liquid_judges_the_liquid_it_holds() -> None:
+    goal = {"object": ["Mug"], "became": ["filled"]}
+    mug = obj("Mug|1", parentReceptacles=["CounterTop|1"], isFilledWithLiquid=False)
+    v = judge(req(goal), World(COUNTER, mug).act("Pass").history())
+    assert v.success is False and any("holds no water/coffee/wine" in r for r in v.reasons)
+    w = World(COUNTER, mug).set("Mug|1", isFilledWithLiquid=True, fillLiquid="coffee")
+    w.act("FillObjectWithLiquid", "Mug|1", args={"fillLiquid": "coffee"})  # from nowhere: conjured
+    v = judge(req(goal), w.history())
+    assert v.success is False and any("conjured" in p for p in v.problems)

@@ -71,3 +71,13 @@ def test_the_cli_reports_plan_correct_rate(tmp_path: Any, data_dir: Any, capsys:
     assert summary["plan_correct_rate"] == 100.0 and summary["goal_met_rate"] == 100.0
     row = json.loads((tmp_path / "run" / "requests.jsonl").read_text().splitlines()[0])
     assert row["goal_met"] is True and row["plan_correct"] is True
+
+
+def test_a_crash_while_carrying_out_is_a_counted_failure(data_dir: Any) -> None:
+    def crash(_p: Any) -> Any:
+        raise RuntimeError("the simulator fell over")
+
+    req = _req([{"object": ["Apple"], "became": ["sliced"]}])
+    row = run_request(req, plan, execute=crash, llm=None, strategy="knowledge", data_dir=data_dir)
+    assert row.goal_met is False and row.plan_correct is False and not row.executed
+    assert row.goal_reasons == ("execution error: RuntimeError: the simulator fell over",)
