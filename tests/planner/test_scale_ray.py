@@ -219,14 +219,31 @@ def test_sciworld_rows_equal_the_serial_runs(head: str, tmp_path: Path) -> None:
     if not java_version():
         pytest.skip("ScienceWorld needs Java on PATH")
     argv = ["sciworld", "--tasks", "boil", "melt", "--limit", "1", "--no-progress"]
-    assert main([*argv, "--out", str(tmp_path / "serial")]) == 0
-    assert main([*argv, "--out", str(tmp_path / "ray"), "--ray", head, *ACTORS]) == 0
 
-    def episodes(run: str) -> dict[str, Any]:
+    def episodes(run: str) -> dict[str, Any]:  # the last row per episode: a resume appends the one it replays
         rows = [json.loads(line) for line in (tmp_path / run / "episodes.jsonl").read_text().splitlines()]
         return {json.dumps([r["task"], r["variation"], r["policy"]]): _untimed(r) for r in rows}
 
-    assert len(episodes("ray")) == 4 and episodes("ray") == episodes("serial")
+    for run, extra in (("serial", []), ("ray", ["--ray", head, *ACTORS])):
+        assert main([*argv, "--out", str(tmp_path / run), *extra]) == 0
+        # a JVM that dies on a loaded machine is a failure row with its reason, which a resume plays again (the
+        # product's own recovery); twice at most, then the comparison below shows the row
+        for _ in range(2):
+            if not any(r.get("error") for r in episodes(run).values()):
+                break
+            assert main([*argv, "--out", str(tmp_path / run), *extra]) == 0
+    serial, ray = episodes("serial"), episodes("ray")
+    assert len(ray) == 4
+    assert not _differences(ray, serial), _differences(ray, serial)[:20]
+
+
+def _differences(a: Any, b: Any, at: str = "") -> list[str]:
+    """Where two JSON values differ, as ``path: a != b`` (values cut to 120 characters)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b)) for d in _differences(a.get(k), b.get(k), f"{at}/{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in _differences(x, y, f"{at}[{i}]")]
+    return [] if a == b else [f"{at}: {str(a)[:120]} != {str(b)[:120]}"]
 
 
 def test_an_actor_that_dies_is_replaced_and_an_item_that_kills_every_one_is_lost(head: str, data_dir: Path,
