@@ -25,7 +25,7 @@ conditions into a :class:`~checker.solver.Goal`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -288,5 +288,28 @@ def request_goal(conditions: Sequence[Mapping[str, Any]], *, label: str = "the r
     return Goal(text, "state-change" if changes else "placement", tuple(items))
 
 
-__all__ = ["AtEnd", "BECAME", "Changed", "Emptied", "FIELDS", "FilledAny", "HoldsAtEnd", "IS", "LIQUIDS",
-           "goal_at_reset", "item_of", "request_goal"]
+PREMISES: dict[str, tuple[str, str]] = {"clean": ("dirty", "dirtyable"), "on": ("off", "toggleable")}
+"""A state a request asks to bring about (``became``) -> the reset condition under which the request makes sense and
+the AI2-THOR property a type must have for it: "wash the dirty mug" presumes a dirty mug, "it's gloomy, put a light
+on" lights that are off."""
+
+
+def preparation(conditions: Sequence[Mapping[str, Any]], has: Callable[[str, str], bool]) -> list[dict[str, Any]]:
+    """The scene preparation a labelled request presumes, as reset perturbations (``options["perturb"]``): every
+    object of a condition's types is dirty when the request asks it to become clean, off when it asks it to become
+    on (rl_ai2thor prepares its scenes the same way, so that the task is not done before it starts). Derived from the
+    label alone; a type gets the condition only where AI2-THOR gives it that state (``has(type, property)``, from
+    the type table: a dirtyable type, a toggleable one), so the prepared world is one AI2-THOR can show.
+    """
+    out: dict[tuple[str, str], None] = {}
+    for cond in conditions:
+        for state in cond.get("became") or ():
+            if state not in PREMISES:
+                continue
+            condition, prop = PREMISES[state]
+            out.update({(t, condition): None for t in _types(cond, "object", "") if has(t, prop)})
+    return [{"type": t, "condition": c, "which": "all"} for t, c in out]
+
+
+__all__ = ["AtEnd", "BECAME", "Changed", "Emptied", "FIELDS", "FilledAny", "HoldsAtEnd", "IS", "LIQUIDS", "PREMISES",
+           "goal_at_reset", "item_of", "preparation", "request_goal"]

@@ -72,6 +72,9 @@ class RequestResult(Contract):
     not carried out)."""
     goal_reasons: tuple[str, ...] = ()
     """The checker's reasons and problems."""
+    prepared: tuple[dict[str, Any], ...] = ()
+    """The scene preparation the request's label presumes (reset perturbations: the mugs dirty for "wash the dirty
+    mug"; :func:`checker.request.preparation`), applied before it is planned, carried out and replayed."""
     goal_at_reset: bool = False
     """The labelled goal already held, as an end state, before the run (the scene left nothing to do: the mug to
     wash was clean): reported apart, outside ``plan_correct_rate``."""
@@ -110,7 +113,8 @@ def targets_right(req: Request, p: Plan) -> bool | None:
     return all(t.lower() in have for t in req.targets)
 
 
-def judge_goal(req: Request, p: Plan, execute: Callable[[Plan], Any]) -> dict[str, Any]:
+def judge_goal(req: Request, p: Plan, execute: Callable[[Plan], Any],
+               options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Carry out a task request's feasible plan and let the independent checker (``checker``, no code shared with
     the planner's goals) judge the request's labelled goal on the replayed run.
 
@@ -129,7 +133,7 @@ def judge_goal(req: Request, p: Plan, execute: Callable[[Plan], Any]) -> dict[st
     actions = [a.model_dump() for r in trace.results for a in r.actions]
     task = {"kind": "request", "text": req.request, "goal": list(req.goal or ())}
     try:
-        history = checker.replay(req.scene, 0, None, actions)
+        history = checker.replay(req.scene, 0, options, actions)
         verdict = checker.judge(task, history)
         at_reset = checker.met_at_reset(task, history)
     except Exception as e:  # a checker crash is counted, never a confirmation
@@ -157,20 +161,25 @@ def check_goal_labels(reqs: Iterable[Request], source: Any) -> None:
 
 
 def run_request(req: Request, plan_fn: Callable[..., Plan], *, execute: Callable[[Plan], Any] | None = None,
-                **plan_kw: Any) -> RequestResult:
+                prepare: Callable[[Request], list[dict[str, Any]]] | None = None, **plan_kw: Any) -> RequestResult:
     """Plan one request in its scene (seed 0) and score it; with ``execute`` (``planner.api.execute_plan``), a
-    task request with a labelled goal is also carried out and its goal judged (:func:`judge_goal`)."""
+    task request with a labelled goal is also carried out and its goal judged (:func:`judge_goal`). ``prepare``
+    gives the reset perturbations a request's label presumes (:func:`checker.request.preparation`): the scene is
+    prepared so before it is planned, carried out and replayed."""
+    perturb = prepare(req) if prepare is not None else []
+    options = {"perturb": perturb} if perturb else None
     t0 = time.perf_counter()
     try:
-        p = plan_fn(req.request, req.scene, seed=0, **plan_kw)
+        p = plan_fn(req.request, req.scene, seed=0, **({"options": options} if options else {}), **plan_kw)
     except PlannerError as e:  # counted as a failed request (not understood), with the error as its reason
         reason = f"error: {type(e).__name__}: {e}"
         p = Plan(task=req.request, feasible=False, reason=reason,
                  reading=TaskReading(text=req.request, understood=False, confidence=0.0, reason=reason))
     row = score(req, p, time.perf_counter() - t0)
-    extra: dict[str, Any] = {"targets_right": targets_right(req, p), "goal_label": req.goal_label}
+    extra: dict[str, Any] = {"targets_right": targets_right(req, p), "goal_label": req.goal_label,
+                             "prepared": tuple(perturb)}
     if execute is not None:
-        extra.update(judge_goal(req, p, execute))
+        extra.update(judge_goal(req, p, execute, options))
     if req.kind == "task" and req.goal_label in ("checkable", "proxy"):
         extra["plan_correct"] = bool(row.understood and all(row.acceptable.values()) and extra["targets_right"]
                                      and extra.get("goal_met") is True)

@@ -323,7 +323,18 @@ def request_worker(settings: dict[str, Any], kb: Any = None) -> Callable[[Any], 
     def execute(p: Any) -> Any:  # a labelled request's plan carried out, as a user would (re-plans included)
         return api.execute_plan(p, llm=llm, strategy=settings["strategy"], kb=kb)
 
-    return lambda r: run_request(r, api.plan, execute=execute, **kw)
+    return lambda r: run_request(r, api.plan, execute=execute, prepare=label_preparation(kb), **kw)
+
+
+def label_preparation(kb: Any) -> Callable[[Any], list[dict[str, Any]]]:
+    """A labelled request -> the scene preparation its label presumes (:func:`checker.request.preparation`), with
+    the type properties of AI2-THOR's type table in ``kb``'s data directory."""
+    from checker.request import PREMISES, preparation
+
+    from ..knowledge.alfred import types_with
+
+    having = {prop: types_with(prop, kb.root) for _, prop in PREMISES.values()}
+    return lambda r: preparation(r.goal, lambda t, prop: t in having[prop]) if r.goal else []
 
 
 def safety_worker(settings: dict[str, Any], kb: Any = None) -> Callable[[Any], Any]:

@@ -137,3 +137,19 @@ def test_filled_with_any_liquid_judges_the_liquid_it_holds() -> None:
     w.act("FillObjectWithLiquid", "Mug|1", args={"fillLiquid": "coffee"})  # from nowhere: conjured
     v = judge(req(goal), w.history())
     assert v.success is False and any("conjured" in p for p in v.problems)
+
+
+def test_the_preparation_a_request_presumes_comes_from_its_label_alone() -> None:
+    from checker.request import preparation
+
+    props = {"Mug": {"dirtyable"}, "Mirror": {"dirtyable"}, "DeskLamp": {"toggleable"}, "Apple": set()}
+
+    def has(t: str, prop: str) -> bool:
+        return prop in props.get(t, set())
+
+    goal = [{"object": ["Mug", "Apple"], "became": ["clean"]}, {"object": ["DeskLamp"], "became": ["on"]},
+            {"object": ["Mirror"], "is": ["clean"]}, {"object": ["Apple"], "became": ["sliced"]}]
+    # the apple is not dirtyable in AI2-THOR: never made so; an end state ("is") and a cut presume nothing
+    assert preparation(goal, has) == [{"type": "Mug", "condition": "dirty", "which": "all"},
+                                      {"type": "DeskLamp", "condition": "off", "which": "all"}]
+    assert preparation([{"object": ["Mug"], "in": ["Cabinet"]}], has) == []

@@ -81,3 +81,23 @@ def test_a_crash_while_carrying_out_is_a_counted_failure(data_dir: Any) -> None:
     row = run_request(req, plan, execute=crash, llm=None, strategy="knowledge", data_dir=data_dir)
     assert row.goal_met is False and row.plan_correct is False and not row.executed
     assert row.goal_reasons == ("execution error: RuntimeError: the simulator fell over",)
+
+
+def test_the_scene_is_prepared_as_the_label_presumes(tmp_path: Any, data_dir: Any,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    # "wash the dirty mug" in a kitchen whose mugs start clean: the label presumes a dirty one, so the mugs are made
+    # dirty before the request is planned, carried out and replayed; the goal is then the plan's to reach
+    reqs = tmp_path / "r.jsonl"
+    rows = [{"id": "w", "request": "wash the dirty mug", "scene": "embedded/FloorPlan1-v0", "kind": "task",
+             "roles": ["washing"], "targets": ["Mug"], "acceptable": {"washing": ["SinkBasin", "Sink"]},
+             "goal": [{"object": ["Mug"], "became": ["clean"]}]}]
+    reqs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    argv = ["bench", "understanding", "--requests", str(reqs), "--out", str(tmp_path / "run"), "--json",
+            "--no-progress", "--data-dir", str(data_dir)]
+    assert main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    row = json.loads((tmp_path / "run" / "requests.jsonl").read_text().splitlines()[0])
+    assert row["prepared"] == [{"type": "Mug", "condition": "dirty", "which": "all"}]
+    assert row["goal_at_reset"] is False and row["goal_met"] is True, row["goal_reasons"]
+    assert any("was dirty at reset and turned clean" in r for r in row["goal_reasons"])
+    assert summary["goal_true_at_reset"] == 0
