@@ -136,6 +136,10 @@ SWITCHED = frozenset({"light_source", "entertainment"})
 """Utilities whose effect is a device switched on (when the chosen object is toggleable)."""
 CONTAINING = ("carrying", "storage", "disposing", "surface_support")
 """Utilities whose effect is the target in / on the chosen object, in the order the last such step runs."""
+ACTS_ON_TARGET = frozenset({"cutting", "breaking", "washing", "cleaning", "heating(source)", "heating(vessel)",
+                            "mixing(tool)", "mixing(vessel)", *CONTAINING})
+"""Utilities whose goals are a target's state (:func:`_role_goals`, :func:`_heating_goals`): without a target, a
+role of these has no goal but being brought to the robot."""
 
 
 def _heating_goals(spec_roles: dict[str, Role], targets: list[Target]) -> list[GoalCondition]:
@@ -359,6 +363,6 @@ def _same(a: str, b: str) -> bool:
 
 
 __all__ = [
-    "EXTENSION_TYPES", "KNIVES", "TASK_TARGETS", "build_spec", "coat_spec", "implied_roles", "is_proxy",
-    "physical_roles",
+    "ACTS_ON_TARGET", "EXTENSION_TYPES", "KNIVES", "TASK_TARGETS", "build_spec", "coat_spec", "implied_roles",
+    "is_proxy", "physical_roles",
 ]

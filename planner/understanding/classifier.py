@@ -1,4 +1,5 @@
-"""Which COAT utilities a request needs, learned from the labelled texts the reader knows.
+"""Which COAT utilities a request needs (and which thing it acts on), learned from the labelled texts the reader
+knows.
 
 A ridge regression from a text's MiniLM embedding to one score per utility, fitted in closed form on COAT's
 annotated task strings (each with its task's utilities) and on the worked examples (the ``dev`` requests with
@@ -26,13 +27,18 @@ reader's threshold 0.5, precision 95 % and recall 57 % with it (0.3: 94 / 65 %, 
 only adds a role where nothing else read one, so precision comes first."""
 
 
+TARGET_L2 = 0.3
+"""Ridge penalty of the same regression fitted to targets (a type or liquid per score: "toast pls" -> Bread), chosen
+with the reader's :data:`~planner.understanding.evidence.TARGET_SCORE` by ``scripts/target_classifier_cv.py``."""
+
+
 class RoleClassifier:
-    """Ridge regression from embeddings to utilities.
+    """Ridge regression from embeddings to labels: utilities (the reader's roles), or target types and liquids.
 
     Args:
         matrix: One embedding per labelled text (rows).
-        labels: The utilities each text needs (empty for a text that needs none).
-        utilities: The utilities scored, in order.
+        labels: The labels of each text (empty for a text with none).
+        utilities: The labels scored, in order.
         l2: The ridge penalty.
     """
 
@@ -69,4 +75,4 @@ class RoleClassifier:
         return {u: float(s) for u, s in zip(self.utilities, q @ w, strict=True)}
 
 
-__all__ = ["L2", "RoleClassifier"]
+__all__ = ["L2", "TARGET_L2", "RoleClassifier"]

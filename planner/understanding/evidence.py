@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..knowledge.task_specs import TASK_TARGETS
+from ..knowledge.task_specs import ACTS_ON_TARGET, TASK_TARGETS
 from ..schemas import Target, canonical_object_name, thor_object_name
 from .frames import (
     DISH_PREFERS,
@@ -33,7 +33,7 @@ from .frames import (
     with_referents,
 )
 from .memo import task_frames
-from .vocabulary import Mention, Vocabulary
+from .vocabulary import LIQUIDS, Mention, Vocabulary
 
 if TYPE_CHECKING:
     from ..knowledge import KnowledgeBase
@@ -53,6 +53,11 @@ preferred types (when nothing else named any)."""
 ROLE_SCORE = 0.5
 """Role-classifier score (:mod:`planner.understanding.classifier`) above which a utility is read when nothing
 else read a role."""
+TARGET_SCORE = 0.3
+"""Target-classifier score above which the best-scored type (or liquid) is the target of a request that names none
+while a role acts on one ("toast pls": Bread). ``scripts/target_classifier_cv.py`` chose it with
+:data:`~planner.understanding.classifier.TARGET_L2` (10 folds over the ``dev`` requests the reader leaves with no
+target)."""
 
 _FOOD = frozenset({"Apple", "Bread", "Egg", "Potato", "Tomato", "Lettuce", "Cake"})
 _PAST = re.compile(r"^(?:i|we|you|they)\s+(?:had|ate|made|cooked)\b|\byesterday\b|\blast night\b")
@@ -164,7 +169,7 @@ class _EvidenceReader:
     _excluded: frozenset[str]
 
     def _evidence(self, text: str, tasks: list[str], task_sims: list[float], ex_sims: list[float],
-                  role_scores: dict[str, float]) -> _Evidence:
+                  role_scores: dict[str, float], target_scores: dict[str, float] | None = None) -> _Evidence:
         ev = _Evidence(roles={}, targets=[], notes=[], frame=False, text=text,
                        task_sims=dict(zip(tasks, task_sims, strict=True)))
         read = with_referents(clauses(text))  # "put the candle on the table and light it": it is the candle
@@ -191,11 +196,27 @@ class _EvidenceReader:
                 if s >= ROLE_SCORE:
                     ev.roles[u] = ()
                     ev.notes.append(f"{u}: the role classifier's score {s:.2f}")
+        self._implicit_target(ev, target_scores or {})
         self._adjust(text, ev)
         self._role_examples(ev, ex_sims)
         if _OVEN.search(text) and "heating(source)" in ev.roles:  # COAT lists an oven, AI2-THOR has none
             ev.notes.append("'oven': AI2-THOR kitchens have no oven, so the microwave stands in")
         return ev
+
+    def _implicit_target(self, ev: _Evidence, scores: dict[str, float]) -> None:
+        """The target classifier's best type when the request names no target and places nothing, but a role acts on
+        a target (:data:`~planner.knowledge.task_specs.ACTS_ON_TARGET`): "toast pls" toasts bread, "I'm thirsty"
+        wants water; without one such a role's object would only be brought."""
+        if ev.targets or ev.place or not scores or not ACTS_ON_TARGET & set(ev.roles):
+            return
+        best = max(scores, key=lambda t: (scores[t], t))
+        if scores[best] < TARGET_SCORE:
+            return
+        if best in LIQUIDS.values():
+            ev.targets.append(Target(name="liquid", types=(best,), liquid=True))
+        else:
+            ev.targets.append(Target(name="plant" if best == "HousePlant" else "target", types=(best,)))
+        ev.notes.append(f"target {best}: the target classifier's score {scores[best]:.2f} (the request names none)")
 
     def _role_examples(self, ev: _Evidence, ex_sims: list[float]) -> None:
         """A role nothing else gave preferred types takes those a person accepted for the same role in the nearest
@@ -525,4 +546,4 @@ class _EvidenceReader:
         order = list(only) if only is not None else [*prefer, *(u for u in self.kb.utilities if u not in prefer)]
         return next((u for u in order if u in self.kb.utilities and names & set(self.kb.utility_objects(u))), None)
 
-__all__ = ["EXAMPLE", "EXAMPLE_NO_FRAME", "NEAREST", "PARAPHRASE", "ROLE_EXAMPLE", "ROLE_SCORE"]
+__all__ = ["EXAMPLE", "EXAMPLE_NO_FRAME", "NEAREST", "PARAPHRASE", "ROLE_EXAMPLE", "ROLE_SCORE", "TARGET_SCORE"]

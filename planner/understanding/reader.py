@@ -24,7 +24,8 @@ How a request is read (:meth:`TaskReader.read`):
    the roles when no verb frame does ("make an omelette" -> COAT's "cooking & serving omlette": heating, a
    pan, something to crack and mix with, something to serve on) and adds a paraphrased task's roles; the nearest
    worked example adds its roles and preferred types, and where nothing read a role the role classifier
-   (:mod:`planner.understanding.classifier`, learned from the worked examples) may.
+   (:mod:`planner.understanding.classifier`, learned from the worked examples) may; where nothing named a target
+   but a role acts on one, the same regression fitted to the labelled targets names it ("toast pls": bread).
 6. A calibrated confidence (a logistic model over the evidence, fitted by ``scripts/calibrate_reader.py``; its
    coefficients are in :data:`~.calibration.CALIBRATION_FILE`) below :data:`~.calibration.THRESHOLD` means "not
    understood": the reading lists the closest COAT tasks instead of a spec.
@@ -41,11 +42,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..knowledge.task_specs import coat_spec
+from ..knowledge.task_specs import TASK_TARGETS, coat_spec
 from ..knowledge.tasks import lexical_similarity, words
 from ..schemas import TaskReading, TaskSpec
 from .calibration import THRESHOLD, confidence, features, load_calibration
-from .classifier import RoleClassifier
+from .classifier import TARGET_L2, RoleClassifier
 from .directives import directive_spec, read_directive
 from .embeddings import _encoder, _known_embeddings
 from .evidence import _FOOD, _Evidence, _EvidenceReader
@@ -124,6 +125,10 @@ class TaskReader(_EvidenceReader, _SpecBuilder):
         self.method = "embedding" if self.encoder is not None else "lexical"
         self._matrix: Any = None
         self._classifier: RoleClassifier | None = None
+        self._target_classifier: RoleClassifier | None = None
+        self.targets_learned = True
+        """Whether the target classifier may name the target of a request that names none (off: the rules alone,
+        as ``scripts/target_classifier_cv.py`` needs to find the requests it would act on)."""
         self._excluded: frozenset[str] = frozenset()
         """COAT tasks the current reading leaves out (leave-one-task-out): no helper may use them."""
         if examples == "auto":
@@ -219,8 +224,8 @@ class TaskReader(_EvidenceReader, _SpecBuilder):
                    for i, (s, ex_words) in enumerate(zip(ex_sims, self.example_words, strict=True))]
         closest = [t for _, t in sorted(zip(task_sims, tasks, strict=True), key=lambda p: -p[0])[:3]]
         role_scores = self._role_scores(vector, text)
-        ev = (self._evidence(text, tasks, task_sims, ex_sims, role_scores) if lang.english else
-              _Evidence({}, [], [], False))
+        ev = (self._evidence(text, tasks, task_sims, ex_sims, role_scores, self._target_scores(vector, text))
+              if lang.english else _Evidence({}, [], [], False))
         first = (lang.words or ("",))[0]
         question = first in _QUESTION or (first in _INVERTED and text.rstrip().endswith("?"))
         sensible = [s for e, s in zip(self.examples, ex_sims, strict=True) if e.kind != "nonsense"]
@@ -286,6 +291,23 @@ class TaskReader(_EvidenceReader, _SpecBuilder):
         leave_out = [i for i, t in enumerate(self.tasks) if t in self._excluded]
         leave_out += [n + i for i in sorted(same_requests(self.examples, text))]
         return self._classifier.scores(vector, leave_out)
+
+    def _target_scores(self, vector: Any, text: str) -> dict[str, float]:
+        """The target classifier's scores (type or liquid -> score) for an embedding, fitted on COAT's tasks' targets
+        and the worked examples' labelled targets, without the excluded COAT tasks and the same text's examples;
+        empty without an encoder that embeds or with :attr:`targets_learned` off."""
+        if vector is None or not self.targets_learned:
+            return {}
+        n, m = len(self.tasks), len(self.utility_texts)
+        if self._target_classifier is None:
+            labels = [*([ty for t in TASK_TARGETS.get(task, ((), (), ""))[0] for ty in t.types] for task in self.tasks),
+                      *(e.targets if e.kind == "task" else () for e in self.examples)]
+            kinds = sorted({t for ls in labels for t in ls})
+            rows = np.vstack([self._matrix[:n], self._matrix[n + m:]])
+            self._target_classifier = RoleClassifier(rows, labels, kinds, l2=TARGET_L2)
+        leave_out = [i for i, t in enumerate(self.tasks) if t in self._excluded]
+        leave_out += [n + i for i in sorted(same_requests(self.examples, text))]
+        return self._target_classifier.scores(vector, leave_out)
 
     def _refuse(self, text: str, conf: float, reason: str, closest: list[str], *, language: str = "en",
                 evidence: Iterable[str] = ()) -> TaskReading:
