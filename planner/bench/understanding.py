@@ -60,7 +60,7 @@ class RequestResult(Contract):
     error: bool = False
     """``plan()`` raised (the reason names the error); such a request counts as not understood."""
     targets_right: bool | None = None
-    """Every labelled target is among the spec's targets (task requests; None for others)."""
+    """Every labelled target is acted on: a spec target or a role's bound object (task requests; None for others)."""
     goal_label: str = ""
     """How the request's goal is labelled: ``checkable``, ``proxy``, ``unobservable`` or "" (not labelled)."""
     executed: bool = False
@@ -105,11 +105,13 @@ def score(req: Request, p: Plan, seconds: float) -> RequestResult:
 
 
 def targets_right(req: Request, p: Plan) -> bool | None:
-    """Every labelled target (an object type, or a liquid) is among the spec's targets; None for a request that
-    is not a task."""
+    """Every labelled target (an object type, or a liquid) is acted on: among the spec's targets, or the type of an
+    object the plan binds to a role (the candle of "light the candle" is the light source it switches on, the mug
+    of "heat my coffee" the vessel it heats); None for a request that is not a task."""
     if req.kind != "task":
         return None
     have = {t.lower() for tg in (p.spec.targets if p.spec is not None else ()) for t in tg.types}
+    have |= {_type_of(oid).lower() for oid in p.bindings.values()}
     return all(t.lower() in have for t in req.targets)
 
 

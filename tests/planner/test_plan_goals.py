@@ -101,3 +101,11 @@ def test_the_scene_is_prepared_as_the_label_presumes(tmp_path: Any, data_dir: An
     assert row["goal_at_reset"] is False and row["goal_met"] is True, row["goal_reasons"]
     assert any("was dirty at reset and turned clean" in r for r in row["goal_reasons"])
     assert summary["goal_true_at_reset"] == 0
+
+
+def test_a_labelled_target_the_plan_binds_to_a_role_is_acted_on(data_dir: Any) -> None:
+    # "light the candle": the candle is the light source the plan switches on, not a spec target, and it is acted on
+    req = _req([{"object": ["Candle"], "became": ["on"]}], request="light the candle", scene="embedded/FloorPlan401-v0",
+               roles=("light_source",), targets=("Candle",), acceptable={"light_source": ("Candle",)})
+    row = _run(req, data_dir)
+    assert row.chosen == {"light_source": "Candle"} and row.targets_right is True
