@@ -327,14 +327,26 @@ def request_worker(settings: dict[str, Any], kb: Any = None) -> Callable[[Any], 
 
 
 def label_preparation(kb: Any) -> Callable[[Any], list[dict[str, Any]]]:
-    """A labelled request -> the scene preparation its label presumes (:func:`checker.request.preparation`), with
-    the type properties of AI2-THOR's type table in ``kb``'s data directory."""
+    """A labelled request -> the scene preparation its label presumes (:func:`checker.request.preparation`), on the
+    types its scene has (read from the scene after a plain reset) that AI2-THOR's type table in ``kb``'s data
+    directory gives the state."""
     from checker.request import PREMISES, preparation
 
     from ..knowledge.alfred import types_with
 
     having = {prop: types_with(prop, kb.root) for _, prop in PREMISES.values()}
-    return lambda r: preparation(r.goal, lambda t, prop: t in having[prop]) if r.goal else []
+
+    def prepare(r: Any) -> list[dict[str, Any]]:
+        if not r.goal:
+            return []
+        import scenes
+
+        with scenes.make(r.scene, frames=False) as env:
+            obs, _info = env.reset(seed=0)
+        present = {o["objectType"] for o in obs.objects}
+        return preparation(r.goal, lambda t, prop: t in present and t in having[prop])
+
+    return prepare
 
 
 def safety_worker(settings: dict[str, Any], kb: Any = None) -> Callable[[Any], Any]:

@@ -109,3 +109,13 @@ def test_a_labelled_target_the_plan_binds_to_a_role_is_acted_on(data_dir: Any) -
                roles=("light_source",), targets=("Candle",), acceptable={"light_source": ("Candle",)})
     row = _run(req, data_dir)
     assert row.chosen == {"light_source": "Candle"} and row.targets_right is True
+
+
+def test_the_preparation_skips_types_the_scene_lacks(data_dir: Any) -> None:
+    # "it's getting dark": every light the label names is switched off, but FloorPlan208 has no desk lamp
+    from planner.cli.bench import label_preparation
+    from planner.knowledge import load_knowledge
+
+    req = _req([{"object": ["DeskLamp", "FloorLamp"], "became": ["on"]}], scene="embedded/FloorPlan208-v0")
+    assert label_preparation(load_knowledge(data_dir))(req) == [{"type": "FloorLamp", "condition": "off",
+                                                                 "which": "all"}]
