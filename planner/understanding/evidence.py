@@ -33,6 +33,7 @@ from .frames import (
     with_referents,
 )
 from .memo import task_frames
+from .parse import parse
 from .vocabulary import LIQUIDS, Mention, Vocabulary
 
 if TYPE_CHECKING:
@@ -115,7 +116,6 @@ class _Evidence:
     target: "slice the apple and hang the towel up")."""
 
 
-_NEGATION = re.compile(r"\b(?:not|never|no|don't|dont|doesn't|won't|shouldn't|mustn't|isn't|aren't|can't|n't)\b")
 _ANY = re.compile(r"\b(?:anything|anywhere|something|somewhere|another|else)\b")
 _EXCEPT = re.compile(r"\b(?:not|never|with no|without|don't use|dont use|do not use|except|instead of|rather than|"
                      r"other than|(?:anything|anywhere|everything|something|somewhere) but)\s+"
@@ -134,22 +134,13 @@ def _ruled_out(text: str, words: str) -> bool:
     return at is not None and _EXCEPT.search(text[: at.start()]) is not None
 
 
-_NOT_NEGATED = re.compile(r"^(?:don't|do not|never|not)\s+forget\b|^(?:n't|not)\s+you\b|^don't\s+you\b")
-"""Negations that ask for the thing ("don't forget to", "why don't you")."""
-
-
 def _negated(text: str, prep: str, words: str) -> bool:
-    """Whether "``prep`` ... ``words``" comes at most five words after a negation in the clause ("not in the
-    fridge", "don't leave it on the bed"), with no other place phrase between ("don't forget to put the milk in the
-    fridge" asks for the fridge)."""
+    """Whether "``prep`` ... ``words``" is negated in the clause's parse ("not in the fridge", "don't leave it on the
+    bed"; "don't forget to put the milk in the fridge" negates the forgetting), unless the negation asks ("why
+    don't you put it in the fridge")."""
     at = re.search(rf"\b{re.escape(prep)}\s+(?:\w+\s+){{0,3}}?{re.escape(words)}\b", text)
-    if at is None:
-        return False
-    before = list(_NEGATION.finditer(text[: at.start()]))
-    if not before or _NOT_NEGATED.search(text[before[-1].start():]):  # "don't forget to put it in the fridge"
-        return False
-    between = text[before[-1].end(): at.start()]
-    return len(between.split()) <= 5 and not re.search(r"\b(?:in|on|into|onto|at)\b", between)
+    tok = next((t for t in parse(text).tokens if at is not None and t.idx == at.start()), None)
+    return tok is not None and tok.negated and not re.search(r"(?:n't|not)\s+you\b", text)
 
 
 def _unit(m: Mention, phrase: str) -> bool:

@@ -1,9 +1,10 @@
 """The simple structure of a request: its verbs, what they act on, "with" an instrument, "in" / "on" a place.
 
-A request is cut into clauses at "and", "then", "while", "because", "before" and punctuation. Each clause
-has a verb (the first word that is a frame verb, after "please", "could you", "I'd like you to" ...; else a
-state such as "dirty"), an object phrase, and the phrases after "with" (the instrument) and each "in" /
-"on" / "into" (where). A purpose clause ("something to read") counts as the verb "read".
+A request's clauses and its verbs' base forms come from its one parse (:mod:`planner.understanding.parse`:
+punctuation, conjoined and adverbial clauses, "then"). Each clause has a verb (the first word that is a frame
+verb, after "please", "could you", "I'd like you to" ...; else a state such as "dirty"), an object phrase, and the
+phrases after "with" (the instrument) and each "in" / "on" / "into" (where). A purpose clause ("something to
+read") counts as the verb "read".
 
 :data:`FRAMES` is the verb table: which of COAT's utilities each verb calls for. It is the reader's
 structural cue, beside the nearest COAT tasks (:mod:`planner.understanding.reader`).
@@ -16,7 +17,10 @@ Example:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
+
+from .parse import parse
 
 FRAMES: dict[str, tuple[str, ...]] = {
     # cutting and breaking
@@ -255,11 +259,6 @@ _POLITE = re.compile(
     r"it\s*(?:'d|would)\s+be\s+(?:great|lovely|nice|good|brilliant)\s+if\s+(?:we|you|someone|somebody)\s+"
     r"(?:could|can)\s+)+"
 )
-_SPLIT = re.compile(r"\s*(?:[,;&?!.:\-\u2013\u2014]|\band then\b|\bthen\b|\band\b|"
-                    r"(?<!anything )(?<!everything )(?<!nothing )(?<!anywhere )(?<!something )(?<!somewhere )\bbut\b|"
-                    r"\bafter that\b|\bwhile\b|\bbecause\b|\b(?:sorry|srry|sry)\b|"
-                    r"(?<=\w)\s(?=(?:can|could|would) (?:you|u) \w)|"
-                    r"\bso that\b|\bbefore\b)\s*")
 _WHERE = ("into", "onto", "inside", "in", "on", "from", "at")
 _REFERENCE = frozenset({"above", "below", "beneath", "under", "underneath", "beside", "behind", "near", "next",
                         "opposite", "between", "by", "over"})
@@ -273,15 +272,6 @@ _VERB_COMPOUNDS = frozenset({("hand", "towel"), ("hand", "towels"), ("hand", "so
                              ("spray", "bottle"), ("mixing", "bowl"), ("cutting", "board"), ("serving", "bowl")})
 """A verb that opens an object's name is no verb ("hand towel please" asks for the towel)."""
 _DETERMINERS = frozenset({"a", "an", "the", "my", "your", "our", "his", "their", "this", "that", "these", "those"})
-_BASE = {"cutting": "cut", "slicing": "slice", "sliced": "slice", "chopped": "chop", "heated": "heat",
-         "heating": "heat", "reheating": "reheat", "cooking": "cook", "cooked": "cook", "boiled": "boil",
-         "boiling": "boil", "fried": "fry", "frying": "fry", "washing": "wash", "washed": "wash", "cleaning": "clean",
-         "drying": "dry", "serving": "serve", "served": "serve", "storing": "store", "melting": "melt",
-         "watching": "watch", "playing": "play", "reading": "read", "writing": "write", "eating": "eat",
-         "decorating": "decorate", "mixing": "mix", "throwing": "throw", "keeping": "keep", "cracking": "crack",
-         "toasted": "toast", "packing": "pack", "hanging": "hang", "getting": "get", "giving": "give",
-         "placing": "place", "putting": "put", "listening": "listen", "relaxing": "relax", "watering": "water",
-         "wiping": "wipe", "mopping": "mop", "brewing": "brew", "making": "make", "preparing": "prepare"}
 
 
 PETS = frozenset({"cat", "cats", "kitten", "dog", "dogs", "puppy", "goldfish", "fish", "hamster", "rabbit", "bunny",
@@ -315,12 +305,13 @@ class Clause(NamedTuple):
     """The clause is worded as a request: a polite opening ("please", "could you", "I want") or a verb first."""
 
 
-def _verb_at(words: list[str], i: int) -> bool:
-    """Whether ``words[i]`` is the clause's verb: a known verb, but not a word after a determiner ("out of the
-    shower", "fill the bath") nor an inflected form after an article ("the chopping board is dirty"), and "time"
-    only first or after "the" / "what" ("check the time", not "netflix time")."""
+def _verb_at(words: list[str], bases: tuple[str, ...], i: int) -> bool:
+    """Whether ``words[i]`` is the clause's verb: a known verb (``bases``: each word's base form, from the parse),
+    but not a word after a determiner ("out of the shower", "fill the bath") nor an inflected form after an article
+    ("the chopping board is dirty"), and "time" only first or after "the" / "what" ("check the time", not "netflix
+    time")."""
     w = words[i]
-    if not is_verb(base(w)):
+    if not is_verb(bases[i]):
         return False
     after = words[i - 1] if i else ""
     if i + 1 < len(words) and (w, words[i + 1]) in _VERB_COMPOUNDS:  # "hand towel please", "the butter knife"
@@ -328,25 +319,9 @@ def _verb_at(words: list[str], i: int) -> bool:
     if w == "time":
         return i == 0 or after in ("the", "what", "what's", "whats")
     if (i >= 2 and words[i - 2] in ("my", "your", "his", "her", "our", "their") and after not in _DETERMINERS
-            and not after.endswith("'s") and not is_verb(base(after))):
+            and not after.endswith("'s") and not is_verb(bases[i - 1])):
         return False  # "my energy drink": a noun after a possessive and a modifier
-    return not ((base(w) != w and after in _ARTICLES) or after in _DETERMINERS)  # "the shower", "a wash": nouns
-
-
-def base(word: str) -> str:
-    """The base form of a verb-like word (``cutting`` -> ``cut``, ``scrubbing`` -> ``scrub``, ``whisked`` ->
-    ``whisk``); a word that is no known verb in any form is returned as it is."""
-    if word in _BASE:
-        return _BASE[word]
-    if word.endswith(("in", "in'")) and base(word.rstrip("'") + "g") != word.rstrip("'") + "g":  # "watchin"
-        return base(word.rstrip("'") + "g")
-    for end in ("ing", "ed"):
-        if word.endswith(end) and len(word) > len(end) + 2:
-            stem = word[: -len(end)]
-            for cand in (stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else ""):
-                if cand and (cand in FRAMES or cand in FETCH or cand in PUT):
-                    return cand
-    return word
+    return not ((bases[i] != w and after in _ARTICLES) or after in _DETERMINERS)  # "the shower", "a wash": nouns
 
 
 def is_verb(word: str) -> bool:
@@ -450,33 +425,40 @@ its state together, so a state alone ("it's dry") implies nothing."""
 
 def situation(text: str) -> str:
     """``text`` (lower case words) with each described situation replaced by the request it implies
-    (:data:`SITUATIONS`), set off by commas so that it reads as a clause of its own."""
+    (:data:`SITUATIONS`), on a line of its own so that it is parsed as a clause of its own."""
     for pattern, request in SITUATIONS:
-        text = pattern.sub(lambda m, r=request: f" , {m.expand(r).strip()} , ", text)
+        text = pattern.sub(lambda m, r=request: f"\n{m.expand(r).strip()}\n", text)
     return text
 
 
 def clauses(text: str) -> list[Clause]:
     """The clauses of a request, each with its verb and phrases (see the module doc)."""
+    return list(_clauses(text))
+
+
+@lru_cache(maxsize=4096)
+def _clauses(text: str) -> tuple[Clause, ...]:
     t = " ".join(re.findall(r"[a-z']+|[&?!.:,;]|(?<=\s)[-\u2013\u2014](?=\s)", text.lower()))  # " - " ends a clause
     t = re.sub(r"\bw\b(?= )", "with", t)  # "w the spray bottle"
-    t = situation(t)  # "the plant's gone all limp": water the plant
+    t = situation(t).strip()  # "the plant's gone all limp": water the plant
+    opening = _POLITE.match(t)  # "it'd be great if we could eat at the table": one request, not two clauses
+    t, asked = t[opening.end():] if opening else t, opening.group(0) if opening else ""
     out: list[Clause] = []
-    for part in _SPLIT.split(t):
-        stripped = _POLITE.sub("", part.strip()).strip()
+    for part in parse(t).clause_texts():
+        stripped = _POLITE.sub("", part).strip()
         if stripped:
             c = _clause(stripped)
             first = stripped.split()[0]
-            polite = stripped != part.strip()
-            asked = part.strip()[: len(part.strip()) - len(stripped)]
+            asked += part[: len(part) - len(stripped)]
             if not c.verb and (re.search(r"\b(?:want|need|like|love|fancy|do with|murder|say no to|chance of|mind)\b",
                                          asked) or
                                re.match(r"where(?:'s| is| are| r)\b", stripped)):
                 c = c._replace(verb="get")  # "I need a tea towel", "where are the dumbbells": it is fetched
-            polite = polite or bool(re.search(r"\b(?:please|pls|plz|thanks|thx)$", part.strip()))  # "lights pls"
-            out.append(c._replace(request=polite or is_verb(base(first)) or first in PHRASAL_FIRST or
+            polite = bool(asked) or bool(re.search(r"\b(?:please|pls|plz|thanks|thx)$", part))  # "lights pls"
+            out.append(c._replace(request=polite or is_verb(parse(stripped).bases()[0]) or first in PHRASAL_FIRST or
                                   first in _IMPERATIVE or c.verb == "switch"))
-    return out
+            asked = ""
+    return tuple(out)
 
 
 def with_referents(cs: list[Clause]) -> list[Clause]:
@@ -517,13 +499,14 @@ def _clause(part: str) -> Clause:
                   r"(away|out|on|off|up|down)\b", r"\1 \3 \2", part)
     part = re.sub(r"\bput\s+(it|them|this|that)\s+(away|out|up|down)\b", r"put \2 \1", part)  # "put it on" stays
     part = re.sub(r"\b(?:keep|keeps|start)\s+(\w+ing)\b",  # "keep stirring the sauce", not "keep nothing on it"
-                  lambda m: m.group(1) if base(m.group(1)) != m.group(1) else m.group(0), part)
+                  lambda m: m.group(1) if parse(part).base_at(m.start(1)) != m.group(1) else m.group(0), part)
     part = re.sub(r"\btoss\s+((?:\w+\s+){0,3}?)together\b", r"mix \1", part)  # "toss it all together": a salad
     # "get the pan hot", "get it boiling in a pot": the thing is heated, not fetched
     part = re.sub(r"\b(?:get|gets|getting|have|set)\s+((?:the|my|your|that|this|some)\s+(\w+)|it|them)\s+"
                   r"(hot|warm|heated|heating|boiling|simmering|frying)\b",
                   lambda m: m.group(0) if (m.group(2) or "") in _NOT_HEATED | LIVING else
-                  f"{ {'hot': 'heat', 'warm': 'warm'}.get(m.group(3), base(m.group(3)))} {m.group(1)}", part)
+                  f"{ {'hot': 'heat', 'warm': 'warm'}.get(m.group(3), parse(part).base_at(m.start(3)))} {m.group(1)}",
+                  part)
     part = re.sub(r"\bgive\s+((?:the|my|your|this|that)\s+(?:\w+\s+){0,3}?\w+|it|them)\s+an?\s+"
                   r"(?:good\s+|quick\s+|proper\s+)?(\w+)",
                   lambda m: f"{m.group(2)} {m.group(1)}" if m.group(2) in _CHORES else m.group(0), part)
@@ -531,16 +514,15 @@ def _clause(part: str) -> Clause:
         part = re.sub(rf"\b{phrase}\b", verb, part)
     part = re.sub(r"^(?:the\s+)?kettle on$", "boil the kettle", part)  # "Kettle on, love?"
     used = re.match(r"(?:use|using)\s+(.+?)\s+to\s+(\w+)\s*(.*)$", part)  # "use the watering can to water the plants"
-    if used and base(used.group(2)) in FRAMES:
+    if used and parse(part).base_at(used.start(2)) in FRAMES:
         part = f"{used.group(2)} {used.group(3)} with {used.group(1)}".strip()
-    words = part.split()
-    purpose = next((base(w) for w in re.findall(r"\b(?:to|(?:something|anything|somewhere|anywhere|so) "
-                                                r"(?:i|we|she|he) can|(?:thing|something|anything|stuff) for) "
-                                                r"(?:help (?:to )?)?(\w+)",
-                                                part)
-                    if base(w) in FRAMES), "")
-    vi = next((i for i, w in enumerate(words[:4]) if _verb_at(words, i)), None)
-    verb = base(words[vi]) if vi is not None else ""
+    words, bases = part.split(), parse(part).bases()
+    purpose = next((b for m in re.finditer(r"\b(?:to|(?:something|anything|somewhere|anywhere|so) "
+                                           r"(?:i|we|she|he) can|(?:thing|something|anything|stuff) for) "
+                                           r"(?:help (?:to )?)?(\w+)", part)
+                    if (b := parse(part).base_at(m.start(1))) in FRAMES), "")
+    vi = next((i for i in range(min(4, len(words))) if _verb_at(words, bases, i)), None)
+    verb = bases[vi] if vi is not None else ""
     rest = words[vi + 1:] if vi is not None else words
     if purpose:
         rest = rest[: next(i for i, w in enumerate(rest + ["to"]) if w == "to")]
@@ -581,5 +563,5 @@ def _phrases(words: list[str], put: bool = False) -> tuple[str, str, tuple[tuple
 
 __all__ = ["DISHES", "DISH_PREFERS", "FETCH", "FRAMES", "HUNG_ON", "MAKE", "OPEN", "OUT_OF_REACH", "PHRASAL", "PUT",
            "STATES",
-           "REQUIRES_WHEN", "VERB_PREFERS", "VERB_REQUIRES", "WORD_PREFERS", "Clause", "base", "clauses", "dish",
+           "REQUIRES_WHEN", "VERB_PREFERS", "VERB_REQUIRES", "WORD_PREFERS", "Clause", "clauses", "dish",
            "is_verb", "with_referents"]

