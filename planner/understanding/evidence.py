@@ -30,6 +30,7 @@ from .frames import (
     Clause,
     clauses,
     dish,
+    prime_clauses,
     with_referents,
 )
 from .memo import task_frames
@@ -427,7 +428,9 @@ class _EvidenceReader:
             ev.notes.append(f"{u}: every COAT task that is only {verb!r} needs it ({', '.join(same[:2])} ...)")
 
     def _task_frames(self, task: str) -> frozenset[str]:
-        """The utilities the verbs of a COAT task's name call for ("cooking & serving toast": heating, carrying)."""
+        """The utilities the verbs of a COAT task's name call for ("cooking & serving toast": heating, carrying);
+        the first call parses every task name in one batch."""
+        prime_clauses(self.tasks)
         return task_frames(task)
 
     def _task_roles(self, utility: str, verb: str, ev: _Evidence) -> None:

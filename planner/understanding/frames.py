@@ -17,10 +17,11 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import NamedTuple
 
-from .parse import parse
+from .parse import parse, parse_all
 
 FRAMES: dict[str, tuple[str, ...]] = {
     # cutting and breaking
@@ -436,13 +437,25 @@ def clauses(text: str) -> list[Clause]:
     return list(_clauses(text))
 
 
-@lru_cache(maxsize=4096)
-def _clauses(text: str) -> tuple[Clause, ...]:
+def prime_clauses(texts: Iterable[str]) -> None:
+    """Parse many fixed texts (COAT's task names) in one batch before their clauses are asked for
+    (:func:`~planner.understanding.parse.parse_all`)."""
+    parse_all(_normal(t)[0] for t in texts)
+
+
+def _normal(text: str) -> tuple[str, str]:
+    """The text the parse reads (lower case, words and clause marks, a situation said as its request) and the polite
+    opening cut from its front."""
     t = " ".join(re.findall(r"[a-z']+|[&?!.:,;]|(?<=\s)[-\u2013\u2014](?=\s)", text.lower()))  # " - " ends a clause
     t = re.sub(r"\bw\b(?= )", "with", t)  # "w the spray bottle"
     t = situation(t).strip()  # "the plant's gone all limp": water the plant
     opening = _POLITE.match(t)  # "it'd be great if we could eat at the table": one request, not two clauses
-    t, asked = t[opening.end():] if opening else t, opening.group(0) if opening else ""
+    return (t[opening.end():], opening.group(0)) if opening else (t, "")
+
+
+@lru_cache(maxsize=4096)
+def _clauses(text: str) -> tuple[Clause, ...]:
+    t, asked = _normal(text)
     out: list[Clause] = []
     for part in parse(t).clause_texts():
         stripped = _POLITE.sub("", part).strip()

@@ -79,3 +79,11 @@ def test_a_damaged_model_names_the_package_to_reinstall(tmp_path: Path) -> None:
     (data / "parser" / "model").unlink()
     with pytest.raises(DependencyNotInstalled, match="Reinstall it with"):
         check_model(copy)
+
+
+@needs_model
+def test_a_batch_parses_as_one_text_at_a_time() -> None:
+    texts = ["cooking & serving toast", "put the mug in the sink and then wash it", "don't use the microwave"]
+    one = [parse_module._parses([t])[0] for t in texts]
+    parse_module.parse_all(texts)
+    assert [parse(t) for t in texts] == one
