@@ -6,7 +6,8 @@
 - :mod:`.transport`: which provider errors are retried (with backoff) and what the rest become;
 - :mod:`.factory`: :func:`make_llm` from a spec string (``local``, ``openai:<model>``, ``ollama:<model>``, ``fake``);
 - :mod:`.served`: ``served:<base_url>``, a model behind an OpenAI-compatible server that also scores options;
-- :mod:`.local`: the embedded llama.cpp models; :mod:`.cache`: the on-disk call cache;
+- :mod:`.local`: the embedded llama.cpp models (:mod:`.shipped_scores`: their log-likelihoods of fixed prompts,
+  shipped); :mod:`.cache`: the on-disk call cache;
   :mod:`.embedding`: the MiniLM sentence encoder; :mod:`.fakes`: fake models for tests and demos.
 
 Example:

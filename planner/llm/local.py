@@ -162,8 +162,12 @@ def local_model_path(name: str) -> Path:
 class _Shared:
     llama: Any
     lock: threading.RLock = field(default_factory=threading.RLock)
-    # (neutral prefix tokens, option) -> logL: the neutral prompt repeats across questions.
-    neutral: OrderedDict[tuple[tuple[int, ...], str], float] = field(default_factory=OrderedDict)
+    # (prompt tokens, option text) -> logL: neutral prompts repeat across questions, and an ablation asks the
+    # single prompt's options again in two-stage's stage 2 (the same prompt).
+    memo: OrderedDict[tuple[tuple[int, ...], str], float] = field(default_factory=OrderedDict)
+    # The shipped table of the file (shipped_scores.py) once found and checked, else None; unchecked until then.
+    table: Any = None
+    table_checked: bool = False
     # Leading KV-cache tokens that were evaluated in canonical chunks (see _eval_prompt).
     canon: int = 0
 
@@ -263,6 +267,8 @@ class LlamaCppChatModel(BaseChatModel):
         n_ctx: Context window; the prompt plus the reply must fit.
         n_threads: CPU threads (default: ``$COAT_LLM_THREADS``, else half the available cores, 1 to 4).
         neutral_prompt: Default calibration prompt for :meth:`score_options`.
+        shipped_scores: Read log-likelihoods of fixed prompts from the table shipped for this model file
+            (:mod:`planner.llm.shipped_scores`) instead of computing them; the same numbers.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -275,6 +281,7 @@ class LlamaCppChatModel(BaseChatModel):
     n_ctx: int = 1024
     n_threads: int = 0
     neutral_prompt: str = DEFAULT_NEUTRAL_PROMPT
+    shipped_scores: bool = True
 
     _formatter: Any = PrivateAttr(default=None)
     _has_template: bool | None = PrivateAttr(default=None)
@@ -491,25 +498,48 @@ class LlamaCppChatModel(BaseChatModel):
         shared = self._shared()
         neutral = self.neutral_prompt if neutral_prompt is None else neutral_prompt
         with shared.lock:
-            cond = self.option_logprobs(prompt, options)
-            ntoks = tuple(self._tokenize(shared.llama, self.format_prompt(neutral)))
-            missing = [o for o in options if (ntoks, o) not in shared.neutral]
-            if missing:
-                vals = self._logprobs(shared, list(ntoks), [self._option_text(o) for o in missing])
-                for o, v in zip(missing, vals, strict=True):
-                    shared.neutral[(ntoks, o)] = v
-                while len(shared.neutral) > 4096:
-                    shared.neutral.popitem(last=False)
-            base = [shared.neutral[(ntoks, o)] for o in options]
+            self._setup_formatter(shared.llama)  # decides how an option follows the prompt (_option_text)
+            texts = [self._option_text(o) for o in options]
+            table = self._table(shared)
+            cond, base = (self._known_logprobs(shared, table, p, texts) for p in (prompt, neutral))
             # what the call read: the prompt once (its KV cache is reused) and every option's tokens
             self._last_score_usage = {
                 "prompt_tokens": len(self._tokenize(shared.llama, self.format_prompt(prompt))),
                 "completion_tokens": sum(
-                    len(shared.llama.tokenize(self._option_text(o).encode("utf-8"), add_bos=False, special=False))
-                    for o in options
+                    len(shared.llama.tokenize(t.encode("utf-8"), add_bos=False, special=False)) for t in texts
                 ),
             }
         return [c - b for c, b in zip(cond, base, strict=True)]
+
+    def _known_logprobs(self, shared: _Shared, table: Any, prompt: str | Sequence[BaseMessage],
+                        texts: list[str]) -> list[float]:
+        """logL of each option text after ``prompt``: shipped, else remembered, else computed (and remembered)."""
+        from .shipped_scores import lookup
+
+        text = self.format_prompt(prompt)
+        prefix = tuple(self._tokenize(shared.llama, text))
+        return lookup(table, shared.memo, text, prefix, texts, lambda missing: self._logprobs(shared, list(prefix),
+                                                                                             missing))
+
+    def _table(self, shared: _Shared) -> Any:
+        """The shipped table of this model file, checked once per loaded file (see :mod:`.shipped_scores`)."""
+        if not self.shipped_scores:
+            return None
+        if not shared.table_checked:
+            from . import shipped_scores
+
+            path = shipped_scores.table_path(self.model_name or Path(self.model_path).stem)
+            table = shipped_scores.load(path) if path.is_file() else None  # a corrupt file raises DataError
+            why = table.mismatch(self.model_path, CHUNK) if table is not None else ""
+            if table is not None and not why:
+                prompt, option, value = table.probe()
+                got = self._logprobs(shared, self._tokenize(shared.llama, prompt), [option])[0]
+                if not abs(got - value) <= shipped_scores.PROBE_TOLERANCE:
+                    why = f"{path}: {option!r} scores {got!r} here, {value!r} in the table (another llama.cpp build?)"
+            if why:
+                log.warning("not using the shipped scores: %s; computing them", why)
+            shared.table, shared.table_checked = (None if why else table), True
+        return shared.table
 
     def naive_logprob(self, prompt: str | Sequence[BaseMessage], option: str, *, one_batch: bool = False) -> float:
         """Reference for tests: log-likelihood of one option from an empty KV cache (no reuse).
