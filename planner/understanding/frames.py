@@ -17,7 +17,6 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -437,9 +436,10 @@ def clauses(text: str) -> list[Clause]:
     return list(_clauses(text))
 
 
-def prime_clauses(texts: Iterable[str]) -> None:
+@lru_cache(maxsize=8)
+def prime_clauses(texts: tuple[str, ...]) -> None:
     """Parse many fixed texts (COAT's task names) in one batch before their clauses are asked for
-    (:func:`~planner.understanding.parse.parse_all`)."""
+    (:func:`~planner.understanding.parse.parse_all`); once per tuple of texts (a reading asks for each task's)."""
     parse_all(_normal(t)[0] for t in texts)
 
 
