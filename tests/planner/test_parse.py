@@ -87,3 +87,17 @@ def test_a_batch_parses_as_one_text_at_a_time() -> None:
     one = [parse_module._parses([t])[0] for t in texts]
     parse_module.parse_all(texts)
     assert [parse(t) for t in texts] == one
+
+
+def test_fixed_texts_are_primed_once_per_tuple(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a reading asks for the frames of each of COAT's 75 task names: the batch is parsed once, not once per name
+    from planner.understanding import frames
+
+    calls: list[list[str]] = []
+    monkeypatch.setattr(frames, "parse_all", lambda texts: calls.append(list(texts)))
+    frames.prime_clauses.cache_clear()
+    names = ("cooking & serving toast", "boil water")
+    for _ in range(5):
+        frames.prime_clauses(names)
+    frames.prime_clauses.cache_clear()
+    assert calls == [["cooking & serving toast", "boil water"]]
