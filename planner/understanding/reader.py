@@ -224,8 +224,8 @@ class TaskReader(_EvidenceReader, _SpecBuilder):
                    s if mine & ex_words else 0.0
                    for i, (s, ex_words) in enumerate(zip(ex_sims, self.example_words, strict=True))]
         closest = [t for _, t in sorted(zip(task_sims, tasks, strict=True), key=lambda p: -p[0])[:3]]
-        role_scores = self._role_scores(vector, text)
-        ev = (self._evidence(text, tasks, task_sims, ex_sims, role_scores, self._target_scores(vector, text))
+        role_scores = self._role_scores(vector, twins)
+        ev = (self._evidence(text, tasks, task_sims, ex_sims, role_scores, self._target_scores(vector, twins))
               if lang.english else _Evidence({}, [], [], False))
         first = (lang.words or ("",))[0]
         question = first in _QUESTION or (first in _INVERTED and text.rstrip().endswith("?"))
@@ -281,7 +281,7 @@ class TaskReader(_EvidenceReader, _SpecBuilder):
         by_task = dict(zip(self.tasks, sims[:n], strict=True))
         return [by_task[t] for t in tasks], sims[n:n + m], sims[n + m:], vector
 
-    def _role_scores(self, vector: Any, text: str) -> dict[str, float]:
+    def _role_scores(self, vector: Any, twins: frozenset[int]) -> dict[str, float]:
         """The role classifier's scores for an embedding, fitted without the excluded COAT tasks and without the
         worked examples of the same text."""
         if vector is None:
@@ -292,10 +292,10 @@ class TaskReader(_EvidenceReader, _SpecBuilder):
             rows = np.vstack([self._matrix[:n], self._matrix[n + m:]])
             self._classifier = RoleClassifier(rows, labels, self.kb.utilities)
         leave_out = [i for i, t in enumerate(self.tasks) if t in self._excluded]
-        leave_out += [n + i for i in sorted(same_requests(self.examples, text))]
+        leave_out += [n + i for i in sorted(twins)]
         return self._classifier.scores(vector, leave_out)
 
-    def _target_scores(self, vector: Any, text: str) -> dict[str, float]:
+    def _target_scores(self, vector: Any, twins: frozenset[int]) -> dict[str, float]:
         """The target classifier's scores (type or liquid -> score) for an embedding, fitted on COAT's tasks' targets
         and the worked examples' labelled targets, without the excluded COAT tasks and the same text's examples;
         empty without an encoder that embeds or with :attr:`targets_learned` off."""
@@ -309,7 +309,7 @@ class TaskReader(_EvidenceReader, _SpecBuilder):
             rows = np.vstack([self._matrix[:n], self._matrix[n + m:]])
             self._target_classifier = RoleClassifier(rows, labels, kinds, l2=TARGET_L2)
         leave_out = [i for i, t in enumerate(self.tasks) if t in self._excluded]
-        leave_out += [n + i for i in sorted(same_requests(self.examples, text))]
+        leave_out += [n + i for i in sorted(twins)]
         return self._target_classifier.scores(vector, leave_out)
 
     def _refuse(self, text: str, conf: float, reason: str, closest: list[str], *, language: str = "en",
