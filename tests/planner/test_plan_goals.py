@@ -59,18 +59,24 @@ def test_a_malformed_goal_label_names_the_file_and_the_request(tmp_path: Any) ->
 
 
 def test_the_cli_reports_plan_correct_rate(tmp_path: Any, data_dir: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    summary, row = _bench({"id": "a", "request": "slice the apple", "scene": "embedded/kitchen-v0", "kind": "task",
+                           "roles": ["cutting"], "targets": ["Apple"],
+                           "acceptable": {"cutting": ["Knife", "ButterKnife"]},
+                           "goal": [{"object": ["Apple"], "became": ["sliced"]}]}, tmp_path, data_dir, capsys)
+    assert summary["plan_correct_rate"] == 100.0 and summary["goal_met_rate"] == 100.0
+    assert row["goal_met"] is True and row["plan_correct"] is True
+
+
+def _bench(request: dict[str, Any], tmp_path: Any, data_dir: Any,
+           capsys: pytest.CaptureFixture[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``coat bench understanding`` on one labelled request: its JSON summary and its row."""
     reqs = tmp_path / "r.jsonl"
-    rows = [{"id": "a", "request": "slice the apple", "scene": "embedded/kitchen-v0", "kind": "task",
-             "roles": ["cutting"], "targets": ["Apple"], "acceptable": {"cutting": ["Knife", "ButterKnife"]},
-             "goal": [{"object": ["Apple"], "became": ["sliced"]}]}]
-    reqs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    reqs.write_text(json.dumps(request) + "\n")
     argv = ["bench", "understanding", "--requests", str(reqs), "--out", str(tmp_path / "run"), "--json",
             "--no-progress", "--data-dir", str(data_dir)]
     assert main(argv) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary["plan_correct_rate"] == 100.0 and summary["goal_met_rate"] == 100.0
-    row = json.loads((tmp_path / "run" / "requests.jsonl").read_text().splitlines()[0])
-    assert row["goal_met"] is True and row["plan_correct"] is True
+    return summary, json.loads((tmp_path / "run" / "requests.jsonl").read_text().splitlines()[0])
 
 
 def test_a_crash_while_carrying_out_is_a_counted_failure(data_dir: Any) -> None:
@@ -87,16 +93,10 @@ def test_the_scene_is_prepared_as_the_label_presumes(tmp_path: Any, data_dir: An
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     # "wash the dirty mug" in a kitchen whose mugs start clean: the label presumes a dirty one, so the mugs are made
     # dirty before the request is planned, carried out and replayed; the goal is then the plan's to reach
-    reqs = tmp_path / "r.jsonl"
-    rows = [{"id": "w", "request": "wash the dirty mug", "scene": "embedded/FloorPlan1-v0", "kind": "task",
-             "roles": ["washing"], "targets": ["Mug"], "acceptable": {"washing": ["SinkBasin", "Sink"]},
-             "goal": [{"object": ["Mug"], "became": ["clean"]}]}]
-    reqs.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    argv = ["bench", "understanding", "--requests", str(reqs), "--out", str(tmp_path / "run"), "--json",
-            "--no-progress", "--data-dir", str(data_dir)]
-    assert main(argv) == 0
-    summary = json.loads(capsys.readouterr().out)
-    row = json.loads((tmp_path / "run" / "requests.jsonl").read_text().splitlines()[0])
+    summary, row = _bench({"id": "w", "request": "wash the dirty mug", "scene": "embedded/FloorPlan1-v0",
+                           "kind": "task", "roles": ["washing"], "targets": ["Mug"],
+                           "acceptable": {"washing": ["SinkBasin", "Sink"]},
+                           "goal": [{"object": ["Mug"], "became": ["clean"]}]}, tmp_path, data_dir, capsys)
     assert row["prepared"] == [{"type": "Mug", "condition": "dirty", "which": "all"}]
     assert row["goal_at_reset"] is False and row["goal_met"] is True, row["goal_reasons"]
     assert any("was dirty at reset and turned clean" in r for r in row["goal_reasons"])
