@@ -55,6 +55,6 @@ Example:
 from __future__ import annotations
 
 from .history import History, Step, replay
-from .verdict import Verdict, judge, met_at_reset, task_goal
+from .verdict import Verdict, judge, met_at_reset, task_goal, unreachable_at_reset
 
-__all__ = ["History", "Step", "Verdict", "judge", "met_at_reset", "replay", "task_goal"]
+__all__ = ["History", "Step", "Verdict", "judge", "met_at_reset", "replay", "task_goal", "unreachable_at_reset"]

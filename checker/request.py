@@ -311,5 +311,28 @@ def preparation(conditions: Sequence[Mapping[str, Any]], has: Callable[[str, str
     return [{"type": t, "condition": c, "which": "all"} for t, c in out]
 
 
+def unreachable(conditions: Sequence[Mapping[str, Any]], track: Track) -> str:
+    """Why the world at reset (``track``'s first frame) cannot reach a labelled goal, or "" when nothing rules it
+    out. Judged by the rule the checker judges liquids by (:func:`~checker.checks.liquid_source`): a vessel gets a
+    liquid only from one holding it at reset, water from a basin a water source feeds, coffee from a coffee machine;
+    so "water the plant" in a living room with no faucet, or "a glass of red" where no vessel holds wine, cannot be
+    met there, whatever the plan."""
+    objs = list(track.by_id[0].values())
+    sources = {o.get("fillLiquid") for o in objs if o.get("isFilledWithLiquid")} & set(LIQUIDS)
+    if any(track.feeds.values()):
+        sources.add("water")
+    if any(o.get("objectType") == "CoffeeMachine" for o in objs):
+        sources.add("coffee")
+    for i, cond in enumerate(conditions):
+        if "filled" not in (*(cond.get("became") or ()), *(cond.get("is") or ())):
+            continue
+        liquid = cond.get("liquid")
+        if (liquid not in sources) if liquid else not sources:
+            return (f"condition {i} needs {liquid or 'a liquid'}, and the scene has no source of it (a vessel holding "
+                    f"it at reset{', a basin a faucet feeds' if liquid in (None, 'water') else ''}"
+                    f"{', a coffee machine' if liquid in (None, 'coffee') else ''})")
+    return ""
+
+
 __all__ = ["AtEnd", "BECAME", "Changed", "Emptied", "FIELDS", "FilledAny", "HoldsAtEnd", "IS", "LIQUIDS", "PREMISES",
-           "goal_at_reset", "item_of", "preparation", "request_goal"]
+           "goal_at_reset", "item_of", "preparation", "request_goal", "unreachable"]

@@ -97,6 +97,16 @@ def _dedup(items: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
+def unreachable_at_reset(task: Mapping[str, Any], history: History) -> str:
+    """Why the world before the run cannot reach a request's labelled goal (no source of the liquid it asks for:
+    :func:`checker.request.unreachable`), or "" (also for other tasks)."""
+    from .request import unreachable
+
+    if task.get("kind") != "request" or not task.get("goal"):
+        return ""
+    return unreachable(task["goal"], Track(History.of([list(history.frames[0])], [])))
+
+
 def met_at_reset(task: Mapping[str, Any], history: History) -> bool:
     """True when a request's labelled goal already held, as an end state, on the world before the run (the scene
     left nothing to do: the mug asked to be washed was clean); False for other tasks and goals that cannot."""

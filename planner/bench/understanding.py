@@ -75,6 +75,9 @@ class RequestResult(Contract):
     prepared: tuple[dict[str, Any], ...] = ()
     """The scene preparation the request's label presumes (reset perturbations: the mugs dirty for "wash the dirty
     mug"; :func:`checker.request.preparation`), applied before it is planned, carried out and replayed."""
+    goal_unreachable: str = ""
+    """Why the prepared scene cannot reach the labelled goal whatever the plan (no source of the liquid it asks for:
+    :func:`checker.request.unreachable`), or "": such a request is reported apart, outside ``plan_correct_rate``."""
     goal_at_reset: bool = False
     """The labelled goal already held, as an end state, before the run (the scene left nothing to do: the mug to
     wash was clean): reported apart, outside ``plan_correct_rate``."""
@@ -145,6 +148,16 @@ def judge_goal(req: Request, p: Plan, execute: Callable[[Plan], Any],
             "goal_reasons": (*verdict.reasons, *verdict.problems), "goal_at_reset": at_reset}
 
 
+def unreachable_goal(req: Request, options: dict[str, Any] | None = None) -> str:
+    """Why the request's scene, reset (and prepared) as it is planned, cannot reach its labelled goal, or ""
+    (:func:`checker.unreachable_at_reset`, on the independent checker's replay of the reset alone)."""
+    import checker
+
+    history = checker.replay(req.scene, 0, options, [])
+    return checker.unreachable_at_reset({"kind": "request", "text": req.request, "goal": list(req.goal or ())},
+                                        history)
+
+
 def check_goal_labels(reqs: Iterable[Request], source: Any) -> None:
     """Every labelled goal is one the checker can judge (before any request runs).
 
@@ -180,6 +193,8 @@ def run_request(req: Request, plan_fn: Callable[..., Plan], *, execute: Callable
     row = score(req, p, time.perf_counter() - t0)
     extra: dict[str, Any] = {"targets_right": targets_right(req, p), "goal_label": req.goal_label,
                              "prepared": tuple(perturb)}
+    if req.kind == "task" and req.goal_label in ("checkable", "proxy"):
+        extra["goal_unreachable"] = unreachable_goal(req, options)
     if execute is not None:
         extra.update(judge_goal(req, p, execute, options))
     if req.kind == "task" and req.goal_label in ("checkable", "proxy"):
@@ -224,13 +239,18 @@ def plan_figures(tasks: Sequence[RequestResult], pct: Callable[[float, float], f
     targets right, the request's goal reached, judged by the independent checker) over the checkable ones, the
     same for proxies apart, and ``wrong_goal_rate``: plans the planner called achieved whose request goal the
     checker denies. A request whose goal the scene already met before the run (``goal_true_at_reset``, counted)
-    is in neither rate: only the planner's plan, not the scene, can be scored."""
-    checkable = [r for r in tasks if r.goal_label == "checkable" and not r.goal_at_reset]
-    proxy = [r for r in tasks if r.goal_label == "proxy" and not r.goal_at_reset]
+    or cannot reach whatever the plan (``goal_unreachable``, counted, with ``unreachable_reported_rate``: the share
+    the planner reported infeasible, the right answer there) is in neither rate: only the planner's plan, not the
+    scene, can be scored."""
+    unreachable = [r for r in tasks if r.goal_unreachable]
+    checkable = [r for r in tasks if r.goal_label == "checkable" and not r.goal_at_reset and not r.goal_unreachable]
+    proxy = [r for r in tasks if r.goal_label == "proxy" and not r.goal_at_reset and not r.goal_unreachable]
     claimed = [r for r in checkable if r.achieved]
     return {
         "goal_labelled": sum(bool(r.goal_label) for r in tasks), "goal_checkable": len(checkable),
         "goal_true_at_reset": sum(r.goal_at_reset for r in tasks),
+        "goal_unreachable": len(unreachable),
+        "unreachable_reported_rate": pct(sum(r.understood and not r.feasible for r in unreachable), len(unreachable)),
         "plan_correct_rate": pct(sum(bool(r.plan_correct) for r in checkable), len(checkable)),
         "goal_met_rate": pct(sum(r.goal_met is True for r in checkable), len(checkable)),
         "targets_right_rate": pct(sum(bool(r.targets_right) for r in tasks), len(tasks)),

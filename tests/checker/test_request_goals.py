@@ -153,3 +153,24 @@ def test_the_preparation_a_request_presumes_comes_from_its_label_alone() -> None
     assert preparation(goal, has) == [{"type": "Mug", "condition": "dirty", "which": "all"},
                                       {"type": "DeskLamp", "condition": "off", "which": "all"}]
     assert preparation([{"object": ["Mug"], "in": ["Cabinet"]}], has) == []
+
+
+def test_a_goal_with_no_source_of_its_liquid_is_unreachable() -> None:
+    from checker.history import History
+    from checker.request import unreachable
+    from checker.track import Track
+
+    def track(*objs: dict[str, Any]) -> Track:
+        return Track(History.of([list(objs)], []))
+
+    water = [{"object": ["HousePlant"], "became": ["filled"], "liquid": "water"}]
+    plant = obj("HousePlant|1", isFilledWithLiquid=False)
+    assert "no source of it" in unreachable(water, track(plant))  # a living room: no basin, no faucet
+    sink = obj("SinkBasin|1", position={"x": 0.0, "y": 0.9, "z": 0.0})
+    faucet = obj("Faucet|1", position={"x": 0.0, "y": 1.0, "z": 0.2}, isToggled=False)
+    assert unreachable(water, track(plant, sink, faucet)) == ""  # a faucet feeds the basin
+    wine = [{"object": ["Cup"], "became": ["filled"], "liquid": "wine"}]
+    assert "needs wine" in unreachable(wine, track(obj("Cup|1"), sink, faucet))
+    held = obj("Bottle|1", isFilledWithLiquid=True, fillLiquid="wine")
+    assert unreachable(wine, track(obj("Cup|1"), held)) == ""  # poured from what holds it
+    assert unreachable([{"object": ["Apple"], "became": ["sliced"]}], track(plant)) == ""

@@ -119,3 +119,17 @@ def test_the_preparation_skips_types_the_scene_lacks(data_dir: Any) -> None:
     req = _req([{"object": ["DeskLamp", "FloorLamp"], "became": ["on"]}], scene="embedded/FloorPlan208-v0")
     assert label_preparation(load_knowledge(data_dir))(req) == [{"type": "FloorLamp", "condition": "off",
                                                                  "which": "all"}]
+
+
+def test_a_goal_the_scene_cannot_reach_is_reported_apart(tmp_path: Any, data_dir: Any,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    # "water the plant" in a living room with no faucet: no plan can fill anything with water there
+    summary, row = _bench({"id": "p", "request": "water the plant", "scene": "embedded/FloorPlan201-v0",
+                           "kind": "task", "roles": ["carrying"], "targets": ["HousePlant", "water"],
+                           "acceptable": {"carrying": ["Cup", "Bowl", "WateringCan"]},
+                           "goal": [{"object": ["HousePlant"], "became": ["filled"], "liquid": "water"}]},
+                          tmp_path, data_dir, capsys)
+    assert "no source of it" in row["goal_unreachable"]
+    assert summary["goal_unreachable"] == 1 and summary["goal_checkable"] == 0
+    assert summary["plan_correct_rate"] is None
+    assert summary["unreachable_reported_rate"] == (0.0 if row["feasible"] else 100.0)
