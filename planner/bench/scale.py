@@ -216,11 +216,16 @@ def spread(backend: Backend, slots: list[Any], make_worker: Callable[[], Any], i
             try:
                 value = backend.result(f)
             except ActorDied as e:
-                # the slot's calls all fail with it: the running one (the oldest) is blamed, the rest go back
+                # the slot's unfinished calls all fail with it: the running one (the oldest unfinished) is blamed,
+                # the rest go back; a call that finished before it died is done (its future may come back later
+                # than the failed one's)
                 dead = list(queued[s])
                 queued[s].clear()
                 for g, *_ in dead:
                     owner.pop(g, None)
+                finished, dead = _finished(backend, dead, f)
+                for j, value in finished:
+                    yield Done(j, value)
                 (_, j, t), rest = dead[0], [(j2, t2) for _, j2, t2 in dead[1:]]
                 back = ([(j, t + 1)] if t < retries else []) + rest + list(mine[s])
                 mine[s] = deque()
@@ -239,6 +244,21 @@ def spread(backend: Backend, slots: list[Any], make_worker: Callable[[], Any], i
                 if q:
                     backend.stop(slots[s], graceful=False)
                     slots[s] = None
+
+
+def _finished(backend: Backend, calls: list[tuple[Any, int, int]],
+              failed: Any) -> tuple[list[tuple[int, Any]], list[tuple[Any, int, int]]]:
+    """Of a dead actor's calls (oldest first), the leading ones that finished before it died, as ``(index, value)``,
+    and the rest, from the first that did not (``failed`` did not). A worker's own error is raised as itself."""
+    done: list[tuple[int, Any]] = []
+    for k, (g, j, _t) in enumerate(calls):
+        if g == failed:  # == : Ray Client hands back equal copies
+            return done, calls[k:]
+        try:
+            done.append((j, backend.result(g)))
+        except ActorDied:
+            return done, calls[k:]
+    raise AssertionError("the failed call is not among its actor's calls")  # pragma: no cover - a spread bug
 
 
 def _grouped(pairs: Sequence[tuple[int, int]], key: Callable[[int], Hashable]) -> list[deque[tuple[int, int]]]:

@@ -328,3 +328,22 @@ def test_a_cluster_that_wants_a_token_is_said_to() -> None:
     except ConnectionError as e:
         assert _auth_refused(e)
     assert not _auth_refused(ConnectionError("Failed to connect to Ray cluster at 192.0.2.2:6379"))
+
+
+class SettledBackend(ThreadBackend):
+    """Hands back the calls only once every one sent has ended, a failed one first: a call that finished before its
+    actor died comes back after the death (as Ray may return them)."""
+
+    def wait(self, futures: list[Future[Any]]) -> Future[Any]:
+        wait(futures)
+        return next((f for f in futures if f.exception() is not None), futures[0])
+
+
+def test_a_call_that_finished_before_its_actor_died_is_done_not_blamed() -> None:
+    # one actor runs 0 then dies on 1; both calls are back before the driver looks, the death first: 0 is done,
+    # and 1 (no retries) is the one lost
+    backend = SettledBackend()
+    slots = [backend.start()]
+    out = list(spread(backend, slots, lambda: Worker(deadly={1: 1}), [0, 1, 2], retries=0))
+    assert sorted((o.index, type(o).__name__) for o in out) == [(0, "Done"), (1, "Lost"), (2, "Done")]
+    assert [o.value for o in out if isinstance(o, Done) and o.index == 0] == [0]
