@@ -75,6 +75,21 @@ class RayConfig(Contract):
     """The object store of a local Ray (results are small rows; Ray's default takes 30 % of the memory)."""
 
 
+TIMING: tuple[str, ...] = ("latency", "wall_ms", "seconds")
+"""Row fields that measure time: the only ones a Ray run writes differently from the serial run (and, in a
+summary, their aggregates: ``median_wall_ms``)."""
+
+
+def untimed(value: Any) -> Any:
+    """A row (or summary, or any JSON value) without its :data:`TIMING` fields, at every depth: what a Ray run and
+    the serial run write alike."""
+    if isinstance(value, dict):
+        return {k: untimed(v) for k, v in value.items() if not k.endswith(TIMING)}
+    if isinstance(value, list):
+        return [untimed(v) for v in value]
+    return value
+
+
 def ray_config(address: str | None, actors: int | None = None, *, concurrency: int = 1) -> RayConfig | None:
     """The config of ``--ray [ADDRESS]`` and ``--ray-actors N`` (None when ``--ray`` is not given).
 
@@ -454,6 +469,9 @@ class RayPool:
         try:
             ray.init(runtime_env=env, **kw, **quiet)
         except (ConnectionError, TimeoutError, ray.exceptions.RayError) as e:
+            # a failed init can leave a half-made connection behind (Ray Client's, after a server that did not
+            # start in time), and the next ray.init in this process would trip on it: close() shuts it down
+            self._connected_here = True
             if _auth_refused(e):
                 raise ConfigError(f"--ray {address}: the cluster uses token authentication and refused this "
                                   "process; run with RAY_AUTH_MODE=token and the head's token (its "
@@ -497,5 +515,5 @@ class RayPool:
             os.environ.update({k: v for k, v in before.items() if os.environ.get(k) != v})
 
 
-__all__ = ["ADDRESS_FORMS", "LOCAL", "ActorDied", "Backend", "Done", "Lost", "RayConfig", "RayPool", "actor_env",
-           "lost_error", "package_dirs", "ray_config", "spread"]
+__all__ = ["ADDRESS_FORMS", "LOCAL", "TIMING", "ActorDied", "Backend", "Done", "Lost", "RayConfig", "RayPool",
+           "actor_env", "lost_error", "package_dirs", "ray_config", "spread", "untimed"]

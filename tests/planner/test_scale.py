@@ -347,3 +347,29 @@ def test_a_call_that_finished_before_its_actor_died_is_done_not_blamed() -> None
     out = list(spread(backend, slots, lambda: Worker(deadly={1: 1}), [0, 1, 2], retries=0))
     assert sorted((o.index, type(o).__name__) for o in out) == [(0, "Done"), (1, "Lost"), (2, "Done")]
     assert [o.value for o in out if isinstance(o, Done) and o.index == 0] == [0]
+
+
+def test_a_failed_connection_is_shut_down_so_the_next_pool_can_connect(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a Ray Client server that does not start in time leaves ray half-initialised in the process; the pool that
+    # failed to connect shuts it down, so a later pool in the same process (a test session, a notebook) connects
+    import importlib.machinery
+    import types
+
+    from planner.bench.scale import RayConfig, RayPool
+
+    calls: list[str] = []
+    fake = types.ModuleType("ray")
+    fake.__spec__ = importlib.machinery.ModuleSpec("ray", None)
+    fake.exceptions = types.SimpleNamespace(RayError=RuntimeError)  # type: ignore[attr-defined]
+    fake.is_initialized = lambda: False  # type: ignore[attr-defined]
+
+    def init(**_kw: Any) -> None:
+        calls.append("init")
+        raise ConnectionError("Initialization failure from server")
+
+    fake.init = init  # type: ignore[attr-defined]
+    fake.shutdown = lambda: calls.append("shutdown")  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    with pytest.raises(errors.ConfigError, match="cannot connect to the Ray cluster there"):
+        RayPool(RayConfig(address="ray://127.0.0.1:1")).__enter__()
+    assert calls == ["init", "shutdown"]
