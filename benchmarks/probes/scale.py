@@ -35,7 +35,9 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-TIMING = ("latency", "wall_ms", "seconds")
+sys.path.insert(0, str(REPO))  # the checkout's planner, as the commands below run it
+
+from planner.bench.scale import untimed  # noqa: E402 - after the checkout is on the path
 
 CASES: dict[str, tuple[list[str], str, Callable[[dict[str, Any]], str]]] = {
     # name: (coat arguments with OUT for the output, rows file inside OUT ("" when OUT is the file), row key)
@@ -123,16 +125,8 @@ class Head:
         shutil.rmtree(self.temp, ignore_errors=True)
 
 
-def _untimed(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _untimed(v) for k, v in value.items() if not k.endswith(TIMING)}
-    if isinstance(value, list):
-        return [_untimed(v) for v in value]
-    return value
-
-
 def _rows(path: Path, key: Callable[[dict[str, Any]], str]) -> dict[str, Any]:
-    return {key(r): _untimed(r) for r in map(json.loads, path.read_text().splitlines())}
+    return {key(r): untimed(r) for r in map(json.loads, path.read_text().splitlines())}
 
 
 def run(case: str, mode: str, actors: int, root: Path, head: Head | None) -> dict[str, Any]:

@@ -158,6 +158,29 @@ def unreachable_goal(req: Request, options: dict[str, Any] | None = None) -> str
                                         history)
 
 
+def label_preparation(kb: Any) -> Callable[[Any], list[dict[str, Any]]]:
+    """A labelled request -> the scene preparation its label presumes (:func:`checker.request.preparation`), on the
+    types its scene has (read from the scene after a plain reset) that AI2-THOR's type table in ``kb``'s data
+    directory gives the state."""
+    from checker.request import PREMISES, preparation
+
+    from ..knowledge.alfred import types_with
+
+    having = {prop: types_with(prop, kb.root) for _, prop in PREMISES.values()}
+
+    def prepare(r: Any) -> list[dict[str, Any]]:
+        if not r.goal:
+            return []
+        import scenes
+
+        with scenes.make(r.scene, frames=False) as env:
+            obs, _info = env.reset(seed=0)
+        present = {o["objectType"] for o in obs.objects}
+        return preparation(r.goal, lambda t, prop: t in present and t in having[prop])
+
+    return prepare
+
+
 def check_goal_labels(reqs: Iterable[Request], source: Any) -> None:
     """Every labelled goal is one the checker can judge (before any request runs).
 
@@ -339,5 +362,5 @@ def leave_one_task_out(kb: Any, reader: Any, tasks: Iterable[str] | None = None)
 __all__ = [
     "ROOMS", "SPLITS", "Request", "RequestResult", "by_room", "leave_one_task_out", "load_requests", "plot_summary",
     "check_goal_labels", "judge_goal", "plan_figures", "print_table", "requests_path", "room_of", "run_request",
-    "score", "summarize", "targets_right",
+    "label_preparation", "score", "summarize", "targets_right",
 ]

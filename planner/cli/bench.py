@@ -307,7 +307,7 @@ def request_worker(settings: dict[str, Any], kb: Any = None) -> Callable[[Any], 
     """The worker of ``coat bench understanding``: one request planned in its scene and scored. Built in this
     process (``kb`` given) or in each Ray actor (its own knowledge base and model client)."""
     from .. import api
-    from ..bench.understanding import run_request
+    from ..bench.understanding import label_preparation, run_request
 
     if kb is None:
         from ..knowledge import load_knowledge
@@ -324,29 +324,6 @@ def request_worker(settings: dict[str, Any], kb: Any = None) -> Callable[[Any], 
         return api.execute_plan(p, llm=llm, strategy=settings["strategy"], kb=kb)
 
     return lambda r: run_request(r, api.plan, execute=execute, prepare=label_preparation(kb), **kw)
-
-
-def label_preparation(kb: Any) -> Callable[[Any], list[dict[str, Any]]]:
-    """A labelled request -> the scene preparation its label presumes (:func:`checker.request.preparation`), on the
-    types its scene has (read from the scene after a plain reset) that AI2-THOR's type table in ``kb``'s data
-    directory gives the state."""
-    from checker.request import PREMISES, preparation
-
-    from ..knowledge.alfred import types_with
-
-    having = {prop: types_with(prop, kb.root) for _, prop in PREMISES.values()}
-
-    def prepare(r: Any) -> list[dict[str, Any]]:
-        if not r.goal:
-            return []
-        import scenes
-
-        with scenes.make(r.scene, frames=False) as env:
-            obs, _info = env.reset(seed=0)
-        present = {o["objectType"] for o in obs.objects}
-        return preparation(r.goal, lambda t, prop: t in present and t in having[prop])
-
-    return prepare
 
 
 def safety_worker(settings: dict[str, Any], kb: Any = None) -> Callable[[Any], Any]:

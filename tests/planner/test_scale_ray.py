@@ -28,15 +28,13 @@ from typing import Any
 
 import pytest
 
+from planner.bench.scale import untimed
 from planner.cli import main
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("ray")
 
 REPO = Path(__file__).resolve().parents[2]
-TIMING = ("latency", "wall_ms", "seconds")
-"""Row fields that measure time: the only ones a Ray run may write differently (and, in a summary, their
-aggregates: ``median_wall_ms``)."""
 ACTORS = ["--ray-actors", "2"]
 
 
@@ -83,17 +81,9 @@ def head() -> Iterator[str]:
         shutil.rmtree(temp, ignore_errors=True)
 
 
-def _untimed(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _untimed(v) for k, v in value.items() if not k.endswith(TIMING)}
-    if isinstance(value, list):
-        return [_untimed(v) for v in value]
-    return value
-
-
 def _rows(path: Path, key: str) -> dict[str, Any]:
     rows = [json.loads(line) for line in path.read_text().splitlines()]
-    by_key = {str(r[key]): _untimed(r) for r in rows}
+    by_key = {str(r[key]): untimed(r) for r in rows}
     assert len(by_key) == len(rows), "a row written twice"
     return by_key
 
@@ -164,7 +154,7 @@ def test_bench_tasks_rows_equal_the_serial_runs_and_a_cut_run_resumes(head: str,
     rows = (tmp_path / "ray" / "episodes.jsonl").read_text().splitlines(keepends=True)
     assert rows[:3] == kept
     assert _rows(tmp_path / "ray" / "episodes.jsonl", "key") == _rows(tmp_path / "serial" / "episodes.jsonl", "key")
-    assert _untimed(ray_summary) == _untimed(serial_summary)
+    assert untimed(ray_summary) == untimed(serial_summary)
 
 
 def test_bench_tasks_on_a_ray_started_here(tmp_path: Path) -> None:
@@ -223,7 +213,7 @@ def test_sciworld_rows_equal_the_serial_runs(head: str, tmp_path: Path) -> None:
 
     def episodes(run: str) -> dict[str, Any]:  # the last row per episode: a resume appends the one it replays
         rows = [json.loads(line) for line in (tmp_path / run / "episodes.jsonl").read_text().splitlines()]
-        return {json.dumps([r["task"], r["variation"], r["policy"]]): _unnumbered(_untimed(r)) for r in rows}
+        return {json.dumps([r["task"], r["variation"], r["policy"]]): _unnumbered(untimed(r)) for r in rows}
 
     for run, extra in (("serial", []), ("ray", ["--ray", head, *ACTORS])):
         assert main([*argv, "--out", str(tmp_path / run), *extra]) == 0
