@@ -5,6 +5,9 @@ interleaved (A B A B ...) so that they share the machine's load; wall time, CPU 
 ``/usr/bin/time``. Each checkout gets its own reader cache (``--cache-root``/<name>), filled by a first run that is
 not counted, so every counted run starts warm on disk, as a user's second command does.
 
+Cold, new text: the same, for a request no earlier run read (:data:`NEW_TEXTS`, one per run), so that nothing
+about it is kept on disk yet: its parse loads spaCy.
+
 Warm: one interpreter per checkout plans once, then times ``--n`` plans: ``plan("cut cake")`` (the scene id: made,
 reset and closed each time), ``plan("cut cake", env)`` (an open embedded kitchen, reset each time) and
 ``plan(text, env)`` over ``--n`` different dev requests (each read for the first time, planned in the kitchen).
@@ -30,6 +33,10 @@ import tempfile
 from pathlib import Path
 
 COMMAND = ["-m", "planner.cli", "plan", "cut cake", "--execute"]
+NEW_TEXTS = ["cut a piece of the cake", "please cut some cake", "cut me a slice of cake", "could you cut the cake",
+             "cut up the cake", "slice some cake", "cut the cake for me", "cut the cake with a knife"]
+"""Cold runs of a text no earlier run read (one per run, the same for every checkout): its parse and embedding are
+not kept yet. Texts the reader plans and carries out (one it refuses stops early, which would flatter the time)."""
 
 _WARM = r"""
 import json, statistics, sys, time
@@ -100,10 +107,10 @@ def _env(checkout: Path, cache: Path) -> dict[str, str]:
     return env
 
 
-def cold_run(checkout: Path, cache: Path) -> dict[str, float]:
-    """One ``coat plan "cut cake" --execute`` in a fresh interpreter: wall s, cpu s, peak RSS MiB."""
+def cold_run(checkout: Path, cache: Path, command: list[str] = COMMAND) -> dict[str, float]:
+    """One ``coat plan "cut cake" --execute`` (or ``command``) in a fresh interpreter: wall s, cpu s, peak RSS MiB."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as f:
-        proc = subprocess.run(["/usr/bin/time", "-o", f.name, "-f", "%e %U %S %M", sys.executable, *COMMAND],
+        proc = subprocess.run(["/usr/bin/time", "-o", f.name, "-f", "%e %U %S %M", sys.executable, *command],
                               cwd=checkout, env=_env(checkout, cache), capture_output=True, text=True)
         if proc.returncode != 0:
             raise SystemExit(f"{checkout}: exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
@@ -144,21 +151,27 @@ def main() -> None:
     for name, where in checkouts.items():  # fills the reader cache (word index, known texts' embeddings)
         caches[name].mkdir(parents=True, exist_ok=True)
         cold_run(where, caches[name])
+    if args.runs > len(NEW_TEXTS):
+        raise SystemExit(f"--runs {args.runs}: at most {len(NEW_TEXTS)} (one new text per run)")
     cold: dict[str, list[dict[str, float]]] = {name: [] for name in checkouts}
-    for _ in range(args.runs):
+    new: dict[str, list[dict[str, float]]] = {name: [] for name in checkouts}
+    for i in range(args.runs):
         for name, where in checkouts.items():
             cold[name].append(cold_run(where, caches[name]))
-            print(name, cold[name][-1], flush=True)
+            new[name].append(cold_run(where, caches[name], [*COMMAND[:3], NEW_TEXTS[i], "--execute"]))
+            print(name, cold[name][-1], "new text:", new[name][-1], flush=True)
     warm_runs = {name: warm(where, caches[name], args.n) for name, where in checkouts.items()}
     print(f"load average after: {os.getloadavg()}")
-    print("\n| checkout | cold wall s | cold CPU s | peak RSS MiB | " +
+    print("\n| checkout | cold wall s | cold CPU s | peak RSS MiB | cold, new text: wall s / RSS MiB | " +
           " | ".join(f"{k} wall / CPU ms" for k in next(iter(warm_runs.values()))) + " |")
-    print("|---|---|---|---|" + "---|" * len(next(iter(warm_runs.values()))))
+    print("|---|---|---|---|---|" + "---|" * len(next(iter(warm_runs.values()))))
     for name in checkouts:
         med = {k: statistics.median(r[k] for r in cold[name]) for k in ("wall_s", "cpu_s", "rss_mib")}
+        fresh = {k: statistics.median(r[k] for r in new[name]) for k in ("wall_s", "rss_mib")}
         cells = " | ".join(f"{v['wall_ms']:.1f} / {v['cpu_ms']:.1f}" for v in warm_runs[name].values())
-        print(f"| {name} | {med['wall_s']:.2f} | {med['cpu_s']:.2f} | {med['rss_mib']:.0f} | {cells} |")
-    print(json.dumps({"cold": cold, "warm": warm_runs}))
+        print(f"| {name} | {med['wall_s']:.2f} | {med['cpu_s']:.2f} | {med['rss_mib']:.0f} | "
+              f"{fresh['wall_s']:.2f} / {fresh['rss_mib']:.0f} | {cells} |")
+    print(json.dumps({"cold": cold, "new_text": new, "warm": warm_runs}))
 
 
 if __name__ == "__main__":

