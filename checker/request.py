@@ -288,16 +288,18 @@ def request_goal(conditions: Sequence[Mapping[str, Any]], *, label: str = "the r
     return Goal(text, "state-change" if changes else "placement", tuple(items))
 
 
-PREMISES: dict[str, tuple[str, str]] = {"clean": ("dirty", "dirtyable"), "on": ("off", "toggleable")}
+PREMISES: dict[str, tuple[str, str]] = {"clean": ("dirty", "dirtyable"), "on": ("off", "toggleable"),
+                                        "off": ("on", "toggleable"), "open": ("closed", "openable"),
+                                        "closed": ("open", "openable")}
 """A state a request asks to bring about (``became``) -> the reset condition under which the request makes sense and
 the AI2-THOR property a type must have for it: "wash the dirty mug" presumes a dirty mug, "it's gloomy, put a light
-on" lights that are off."""
+on" lights that are off, "turn off the lamp" a lamp that is on, "close the fridge" an open fridge."""
 
 
 def preparation(conditions: Sequence[Mapping[str, Any]], has: Callable[[str, str], bool]) -> list[dict[str, Any]]:
     """The scene preparation a labelled request presumes, as reset perturbations (``options["perturb"]``): every
-    object of a condition's types is dirty when the request asks it to become clean, off when it asks it to become
-    on (rl_ai2thor prepares its scenes the same way, so that the task is not done before it starts). Derived from the
+    object of a condition's types is in the state :data:`PREMISES` names (dirty when the request asks it to become
+    clean, off when it asks it to become on, open when it asks it to close ...; rl_ai2thor prepares its scenes the same way, so that the task is not done before it starts). Derived from the
     label alone; a type gets the condition only where AI2-THOR gives it that state (``has(type, property)``, from
     the type table: a dirtyable type, a toggleable one), so the prepared world is one AI2-THOR can show.
     """

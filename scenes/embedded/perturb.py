@@ -78,6 +78,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.errors import ConfigError
+from planner.schemas.thor_rules import MUST_BE_CLOSED_TO_TURN_ON, MUST_BE_OFF_TO_OPEN
 
 from .extensions import ALL_TYPES, is_extension
 from .world import World
@@ -86,7 +87,7 @@ from .world.faults import BROKEN_BY
 
 CONDITIONS: tuple[str, ...] = (
     "missing", "dirty", "busy", "busy-for-good", "broken", "faulty", "breaks-on-pickup", "taken-on-approach", "off",
-    "occupied", "cold-coffee",
+    "occupied", "cold-coffee", "on", "open", "closed",
 )  # fmt: skip
 """Valid ``condition`` values."""
 WHICH: tuple[str, ...] = ("one", "all")
@@ -192,6 +193,20 @@ def apply_condition(
             o["isOpen"] = False
             o["openness"] = 0.0
             world.open_version += 1
+    elif condition == "on":  # AI2-THOR's SetObjectStates isToggled; a microwave turns on only when closed
+        if o["toggleable"] and not o["isToggled"] and not (o["objectType"] in MUST_BE_CLOSED_TO_TURN_ON
+                                                           and o["isOpen"]):
+            o["isToggled"] = True
+            for c in o.get("controlledObjects") or []:
+                if c in world.objs:
+                    world.objs[c]["isToggled"] = True
+    elif condition in ("open", "closed"):  # SetObjectStates isOpen; a microwave opens only when off
+        want = condition == "open"
+        if o["openable"] and o["isOpen"] != want and not (want and o["objectType"] in MUST_BE_OFF_TO_OPEN
+                                                          and o["isToggled"]):
+            o["isOpen"] = want
+            o["openness"] = 1.0 if want else 0.0
+            world.open_version += 1
     elif condition == "occupied":
         if not o.get("canFillWithLiquid"):
             raise ConfigError(f"condition 'occupied' fills a vessel with someone's wine, and a {o['objectType']} "
@@ -244,7 +259,7 @@ def apply_perturbations(
     return done
 
 
-NATIVE_ALWAYS: frozenset[str] = frozenset({"missing", "off", "occupied", "cold-coffee"})
+NATIVE_ALWAYS: frozenset[str] = frozenset({"missing", "off", "occupied", "cold-coffee", "on", "open", "closed"})
 """Conditions that are AI2-THOR states on any type they apply to."""
 OCCUPIED_LIQUID = "wine"
 """What an ``occupied`` vessel holds: someone's wine (not coffee, which AI2-THOR makes hot: a vessel hot from it

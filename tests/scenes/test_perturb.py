@@ -364,6 +364,29 @@ def test_off_closes_what_lets_light_in_but_does_not_switch() -> None:
     assert set(info["perturbation_kinds"].values()) == {"native"}
 
 
+def test_on_open_and_closed_set_the_state_natively_within_ai2thors_rules() -> None:
+    """The premises of "turn off the lamp", "close the fridge", "open the blinds": AI2-THOR's own states
+    (SetObjectStates), so native; a microwave is switched on only when closed and opened only when off, and a type
+    without the state is left as it is."""
+    env = EmbeddedEnv("FloorPlan1", frames=False)
+    obs, info = reset(env, {"type": "Fridge", "condition": "open", "which": "all"},
+                      {"type": "Faucet", "condition": "on", "which": "all"}, {"type": "Apple", "condition": "on"})
+    assert all(obs.object(f)["isOpen"] for f in ids(obs, "Fridge"))
+    assert all(obs.object(f)["isToggled"] for f in ids(obs, "Faucet"))
+    assert not any(obs.object(a)["isToggled"] for a in ids(obs, "Apple"))
+    assert set(info["perturbation_kinds"].values()) == {"native"}
+    obs, _ = reset(env, {"type": "Microwave", "condition": "open", "which": "all"},
+                   {"type": "Microwave", "condition": "on", "which": "all"})
+    assert all(obs.object(m)["isOpen"] and not obs.object(m)["isToggled"] for m in ids(obs, "Microwave"))
+    obs, _ = reset(env, {"type": "Fridge", "condition": "open", "which": "all"})
+    obs, _ = reset(env, {"type": "Fridge", "condition": "closed", "which": "all"})
+    assert not any(obs.object(f)["isOpen"] for f in ids(obs, "Fridge"))
+    bedroom = EmbeddedEnv("FloorPlan301", frames=False)
+    obs, _ = reset(bedroom, {"type": "DeskLamp", "condition": "off", "which": "all"})
+    obs, _ = reset(bedroom, {"type": "DeskLamp", "condition": "on", "which": "all"})
+    assert ids(obs, "DeskLamp") and all(obs.object(d)["isToggled"] for d in ids(obs, "DeskLamp"))
+
+
 def test_cold_coffee_is_coffee_at_room_temperature(env: EmbeddedEnv) -> None:
     """The premise of a reheating task: coffee in the mug, gone cold (poured coffee is hot at once in AI2-THOR)."""
     obs, info = reset(env, {"type": "Mug", "condition": "cold-coffee", "which": "all"})
