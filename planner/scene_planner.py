@@ -303,8 +303,16 @@ def _check_state_args(state: Any, **mappings: Any) -> None:
             check_type(name, value, Mapping, "a mapping of object ids or None")
 
 
+_STATE_WORDS = {("isToggled", True): "on", ("isToggled", False): "off", ("isOpen", True): "open",
+                ("isOpen", False): "closed"}
+_SWAPPED = {"isToggled": ("toggleable", "openable", "isOpen"), "isOpen": ("openable", "toggleable", "isToggled")}
+"""A switch or open state -> (the affordance it needs, the other one, the other state)."""
+
+
 def _fit_goals(spec: TaskSpec, bindings: Mapping[str, str], affordances: Affordances) -> TaskSpec:
-    """Fit "switched on" goals to the chosen object: opened when it opens instead (blinds), reached otherwise.
+    """Fit switch and open goals to the chosen object: a "switched on" light source that opens instead (blinds) is
+    opened, one that does neither is reached; a thing to close that switches instead ("close the tap") is switched
+    off, and the other way round.
 
     COAT's light sources include windows, blinds and curtains next to lamps; what the task can check depends on
     which one was chosen.
@@ -312,12 +320,14 @@ def _fit_goals(spec: TaskSpec, bindings: Mapping[str, str], affordances: Afforda
     goals = []
     for g in spec.goals:
         oid = bindings.get(g.item)
-        if g.prop == "isToggled" and g.value is True and oid and "toggleable" not in affordances.get(oid, ()):
-            if "openable" in affordances.get(oid, ()):
-                g = g.model_copy(update={"prop": "isOpen", "description": g.text().replace(" is on", " is open")})
-            else:
-                g = GoalCondition(item=g.item, relation="close_to", other="agent", distance=1.5,
-                                  description=f"the {g.item} object is reached (it cannot be switched)")
+        aff = affordances.get(oid, ()) if oid else ()
+        if g.prop in _SWAPPED and oid and _SWAPPED[g.prop][0] not in aff and _SWAPPED[g.prop][1] in aff:
+            new = _SWAPPED[g.prop][2]
+            g = g.model_copy(update={"prop": new, "description": g.text().replace(
+                f" is {_STATE_WORDS[(g.prop, g.value)]}", f" is {_STATE_WORDS[(new, g.value)]}")})
+        elif g.prop == "isToggled" and g.value is True and oid and "toggleable" not in aff:
+            g = GoalCondition(item=g.item, relation="close_to", other="agent", distance=1.5,
+                              description=f"the {g.item} object is reached (it cannot be switched)")
         goals.append(g)
     return spec if goals == list(spec.goals) else spec.model_copy(update={"goals": tuple(goals)})
 

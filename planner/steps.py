@@ -220,6 +220,10 @@ def _devices(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | 
             s.add("toggle_on", oid)
         elif g.prop == "isOpen" and g.value is True and oid:
             s.add("open", oid)
+        elif g.prop == "isToggled" and g.value is False and oid:  # "turn off the lamp"
+            s.add("toggle_off", oid)
+        elif g.prop == "isOpen" and g.value is False and oid:  # "shut the laptop"
+            s.add("close", oid)
         elif g.relation == "close_to" and g.other == "light" and target:
             lamp = roles.get("light_source")
             if lamp:

@@ -23,7 +23,7 @@ off, closed) are added by the step planner for the objects a plan switches on or
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from ..errors import UnknownIdError
@@ -233,11 +233,13 @@ def physical_roles(roles: list[Role], targets: list[Target], *, placed: Iterable
 
 
 def build_spec(task: str, roles: list[Role], targets: list[Target], place: tuple[str, ...] = (),
-               note: str = "", family: str = "", placed: str = "") -> TaskSpec:
+               note: str = "", family: str = "", placed: str = "",
+               states: Mapping[str, tuple[str, bool]] | None = None) -> TaskSpec:
     """A TaskSpec from roles and targets, with the goal conditions their utilities imply (module table).
 
     ``place``: the types of a place target; a decoration role goes there, else the target named ``placed`` (the
-    first solid target by default)."""
+    first solid target by default). ``states``: target name -> the (property, value) it ends in, set by AI2-THOR's
+    toggle and open actions ("turn off the lamp": ``isToggled`` false)."""
     roles, targets = _cut_to_cook(roles, targets)
     dec = next((r.name for r in roles if r.utility == "decoration"), None)
     roles = physical_roles(roles, targets, placed=[dec] if place and dec else [])
@@ -256,6 +258,11 @@ def build_spec(task: str, roles: list[Role], targets: list[Target], place: tuple
         goals = [g for g in goals if g.prop != "fillLiquid"]
         goals.append(GoalCondition(item="plant", prop="isFilledWithLiquid", value=True,
                                    description="the plant is watered"))
+    kinds = {t.name: t.types[0] for t in targets}
+    for name, (prop, value) in (states or {}).items():
+        word = {("isToggled", True): "on", ("isToggled", False): "off", ("isOpen", True): "open",
+                ("isOpen", False): "closed"}[(prop, value)]
+        goals.append(GoalCondition(item=name, prop=prop, value=value, description=f"the {kinds[name]} is {word}"))
     all_targets = list(targets)
     if place:
         all_targets.append(Target(name="place", types=place))

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..knowledge.task_specs import ACTS_ON_TARGET, TASK_TARGETS
+from ..knowledge.task_specs import ACTS_ON_TARGET, SWITCHED, TASK_TARGETS
 from ..schemas import Target, canonical_object_name, thor_object_name
 from .frames import (
     DISH_PREFERS,
@@ -23,6 +23,7 @@ from .frames import (
     OUT_OF_REACH,
     PUT,
     REQUIRES_WHEN,
+    STATE_VERBS,
     STATES,
     VERB_PREFERS,
     VERB_REQUIRES,
@@ -115,6 +116,9 @@ class _Evidence:
     placed: str = ""
     """The name of the target put on :attr:`place` (``target``, or ``placed`` when another clause's thing is the
     target: "slice the apple and hang the towel up")."""
+    set_states: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    """Target name -> the state property and value a state verb sets it to ("turn off the lamp": the lamp's
+    ``isToggled`` false; :data:`~planner.understanding.frames.STATE_VERBS`)."""
 
 
 _ANY = re.compile(r"\b(?:anything|anywhere|something|somewhere|another|else)\b")
@@ -175,7 +179,7 @@ class _EvidenceReader:
         best = max(range(len(tasks)), key=task_sims.__getitem__) if tasks else None
         if best is not None:
             sim, task = task_sims[best], tasks[best]
-            if sim >= PARAPHRASE or (not ev.frame and sim >= NEAREST):
+            if not ev.set_states and (sim >= PARAPHRASE or (not ev.frame and sim >= NEAREST)):
                 for u in self.task_utilities[task]:
                     ev.roles.setdefault(u, ())
                     ev.sources.setdefault(u, task)
@@ -183,7 +187,7 @@ class _EvidenceReader:
                 if not ev.targets:
                     ev.targets = [Target(name=t.name, types=t.types, liquid=t.liquid, sliced=t.sliced)
                                   for t in TASK_TARGETS.get(task, ((), (), ""))[0]]
-        if not ev.roles and not ev.place:  # nothing read a role: the classifier's confident utilities
+        if not ev.roles and not ev.place and not ev.set_states:  # nothing read a role: the classifier's utilities
             for u, s in sorted(role_scores.items(), key=lambda p: -p[1]):
                 if s >= ROLE_SCORE:
                     ev.roles[u] = ()
@@ -233,7 +237,7 @@ class _EvidenceReader:
         if best is None:
             return
         ex, sim = self.examples[best], ex_sims[best]
-        if ex.kind == "nonsense" or ev.place or not (sim >= EXAMPLE or (not ev.frame and sim >= EXAMPLE_NO_FRAME)):
+        if ex.kind == "nonsense" or ev.place or ev.set_states or not (sim >= EXAMPLE or (not ev.frame and sim >= EXAMPLE_NO_FRAME)):
             return
         new = [u for u in ex.roles if u not in ev.roles]
         for u in ex.roles:
@@ -276,13 +280,15 @@ class _EvidenceReader:
         named = {w for m in obj for w in m.words.split()}
         if not verb and not made and obj and not c.places and len(set(c.obj.split()) - named) <= 1:
             verb = "get"  # "lights pls", "loo roll", "the big towel": a thing named alone is asked for
-        if not made and (verb in ("switch", *OPEN) or (verb in FETCH and not c.purpose)):
+        if not made and (verb in ("switch", "off", *OPEN) or (verb in FETCH and not c.purpose)):
             for m in obj:  # the named device or thing is the role's object
-                switch = verb in ("switch", *OPEN)  # a fetched laptop is for the email the request writes
+                switch = verb in ("switch", "off", *OPEN)  # a fetched laptop is for the email the request writes
                 u = self._utility_of(m.types, prefer=("light_source", "entertainment") if switch else ev.expected)
                 if m.liquid:
                     self._target(m, ev)
                     ev.roles.setdefault("carrying", ())
+                elif switch and self._set_state(m, verb, u, ev):
+                    pass
                 elif u is not None:  # "turn on the lamp and open the blinds": both can light the room
                     ev.roles[u] = tuple(dict.fromkeys((*ev.roles.get(u, ()), *m.types)))
                     ev.notes.append(f"{u}: {m.words!r} named ({verb})")
@@ -346,7 +352,7 @@ class _EvidenceReader:
             ev.roles[u] = needed
             ev.notes.append(f"{u}: only {' or '.join(needed)} can {verb}" if verb in FRAMES else
                             f"{u}: only {' or '.join(needed)} helps when it is {verb!r}")
-        if verb not in FETCH and verb not in ("switch", *OPEN):
+        if verb not in FETCH and verb not in ("switch", "off", *OPEN):
             heated = ("heating(vessel)",) if "heating(source)" in utilities else ()  # "zap the mug": it heats in it
             for m in obj:
                 serves = served if set(m.types) & {"Cup", "Mug"} else ()
@@ -454,6 +460,25 @@ class _EvidenceReader:
             ev.sources.setdefault(u, task)
         if new:
             ev.notes.append(f"{', '.join(new)}: COAT's {task!r} acts on the {target.types[0]} too")
+
+    def _set_state(self, m: Mention, verb: str, u: str | None, ev: _Evidence) -> bool:
+        """A state verb on a named thing ("turn off the lamp", "open the fridge", "shut the laptop"): the thing is a
+        target that ends in the verb's state (:data:`STATE_VERBS`), unless it is switched on or opened to light the
+        room or entertain (a light source or a screen: the role's object, which another may stand in for)."""
+        state = STATE_VERBS.get(verb)
+        if state is None or (state[1] and u in SWITCHED):
+            return False
+        taken = {t.name for t in ev.targets}
+        name = "target" if "target" not in taken else next(f"switched{i}" for i in range(2, 99)
+                                                            if f"switched{i}" not in taken)
+        if any(set(t.types) == set(m.types) for t in ev.targets if t.name in ev.set_states):
+            return True  # "close the fridge, shut it properly"
+        ev.targets.append(Target(name=name, types=m.types))
+        ev.set_states[name] = state
+        ev.frame = True
+        ev.notes.append(f"{m.words!r} {'on' if state == ('isToggled', True) else verb}: it ends "
+                        f"{'open' if state == ('isOpen', True) else 'closed' if state[0] == 'isOpen' else 'on' if state[1] else 'off'}")
+        return True
 
     def _placed(self, m: Mention, ev: _Evidence) -> str:
         """The name of the target for the thing ``m`` put on a place: the task's target when it is that thing, else

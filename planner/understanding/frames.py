@@ -188,7 +188,8 @@ vacuum cleaner is infeasible; a scrub brush does not unblock a toilet)."""
 
 PHRASAL: dict[str, str] = {
     "throw away": "discard", "throw out": "discard", "get rid of": "discard", "put away": "store",
-    "turn on": "switch", "switch on": "switch", "turn off": "off", "switch off": "off", "light up": "brighten",
+    "turn on": "switch", "switch on": "switch", "turn off": "off", "switch off": "off", "shut off": "off",
+    "power off": "off", "power down": "off", "power on": "switch", "power up": "switch", "light up": "brighten",
     "work out": "workout", "lie down": "lie", "sit down": "sit", "wash up": "wash", "clean up": "clean",
     "heat up": "heat", "warm up": "warm", "cool down": "cool", "pick up": "take", "dry off": "dry",
     "stand on": "climb", "step on": "climb", "play tennis": "exercise", "play basketball": "exercise",
@@ -237,6 +238,12 @@ OUT_OF_REACH = re.compile(r"\b(?:(?<!on )high(?! heat| chair)|higher|ceiling(?! 
 OPEN = frozenset({"open", "close", "shut", "run"})
 """Verbs that work a named thing like a switch does ("open the blinds": the blinds are the light source, "run the
 hoover": the vacuum cleaner cleans)."""
+STATE_VERBS: dict[str, tuple[str, bool]] = {"switch": ("isToggled", True), "off": ("isToggled", False),
+                                            "open": ("isOpen", True), "close": ("isOpen", False),
+                                            "shut": ("isOpen", False)}
+"""Verbs that set a named thing's state, as AI2-THOR's actions do (``ToggleObjectOn`` / ``ToggleObjectOff``,
+``OpenObject`` / ``CloseObject``): the state property and value the thing ends in ("turn off the lamp": the lamp's
+``isToggled`` false). ``switch`` is "turn / switch on", ``off`` "turn / switch off" (:data:`PHRASAL`)."""
 PUT = frozenset({"put", "place", "set", "move", "leave", "lay", "stand", "hang", "stick", "pop", "drag", "shift",
                  "slide", "shove"})
 """Verbs that put the object phrase in / on the place phrase."""
@@ -505,6 +512,24 @@ _CHORES = frozenset({"scrub", "wipe", "clean", "wash", "rinse", "dust", "polish"
 """Chores given as a noun: "give the loo a good scrub" is "scrub the loo" ("give the dog a break" is not)."""
 
 
+SPLIT_PARTICLES = frozenset({("turn", "off"), ("switch", "off"), ("shut", "off"), ("power", "off"),
+                             ("power", "down"), ("turn", "on"), ("switch", "on"), ("power", "on"), ("power", "up")})
+"""Phrasal verbs whose particle may follow the object ("turn the lamp off"), found by the parse's ``prt`` arc."""
+
+
+def _particle_after_verb(part: str) -> str:
+    """The text with a split phrasal verb's particle moved next to its verb (:data:`SPLIT_PARTICLES`), by the
+    dependency parse: "switch the big light off" -> "switch off the big light"."""
+    toks = parse(part).tokens
+    for t in toks:
+        head = toks[t.head]
+        if (t.dep == "prt" and t.head < toks.index(t) - 1 and (head.lemma.lower(), t.text.lower()) in SPLIT_PARTICLES):
+            cut = part[:t.idx].rstrip() + part[t.idx + len(t.text):]
+            at = head.idx + len(head.text)
+            return f"{cut[:at]} {t.text}{cut[at:]}"
+    return part
+
+
 def _clause(part: str) -> Clause:
     part = _TRAILING.sub("", part)  # "telly on pls"
     # "put it away" is "put away it", "give the loo a good scrub" is "scrub the loo"
@@ -523,6 +548,7 @@ def _clause(part: str) -> Clause:
     part = re.sub(r"\bgive\s+((?:the|my|your|this|that)\s+(?:\w+\s+){0,3}?\w+|it|them)\s+an?\s+"
                   r"(?:good\s+|quick\s+|proper\s+)?(\w+)",
                   lambda m: f"{m.group(2)} {m.group(1)}" if m.group(2) in _CHORES else m.group(0), part)
+    part = _particle_after_verb(part)  # "switch the tv off" is "switch off the tv"
     for phrase, verb in PHRASAL.items():
         part = re.sub(rf"\b{phrase}\b", verb, part)
     part = re.sub(r"^(?:the\s+)?kettle on$", "boil the kettle", part)  # "Kettle on, love?"
