@@ -116,9 +116,15 @@ class _Evidence:
     placed: str = ""
     """The name of the target put on :attr:`place` (``target``, or ``placed`` when another clause's thing is the
     target: "slice the apple and hang the towel up")."""
+    explicit: int = 0
+    """How many clauses the request's own words read whole: a thing put in / on a named place that serves a role
+    ("put the apple on a plate"), or set to a state ("close the fridge")."""
     set_states: dict[str, tuple[str, bool]] = field(default_factory=dict)
     """Target name -> the state property and value a state verb sets it to ("turn off the lamp": the lamp's
     ``isToggled`` false; :data:`~planner.understanding.frames.STATE_VERBS`)."""
+    own_words: bool = False
+    """The request's words say all it asks (a state set, or every clause read whole): no role is borrowed from a
+    similar example, the role classifier or the nearest COAT task."""
 
 
 _ANY = re.compile(r"\b(?:anything|anywhere|something|somewhere|another|else)\b")
@@ -175,11 +181,12 @@ class _EvidenceReader:
         for clause in read:
             ev.request = ev.request or clause.request
             self._clause(clause, ev)
+        ev.own_words = bool(ev.set_states) or (bool(read) and ev.explicit >= len(read))  # nothing to borrow
         self._example(ev, ex_sims)
         best = max(range(len(tasks)), key=task_sims.__getitem__) if tasks else None
         if best is not None:
             sim, task = task_sims[best], tasks[best]
-            if not ev.set_states and (sim >= PARAPHRASE or (not ev.frame and sim >= NEAREST)):
+            if not ev.own_words and (sim >= PARAPHRASE or (not ev.frame and sim >= NEAREST)):
                 for u in self.task_utilities[task]:
                     ev.roles.setdefault(u, ())
                     ev.sources.setdefault(u, task)
@@ -187,7 +194,7 @@ class _EvidenceReader:
                 if not ev.targets:
                     ev.targets = [Target(name=t.name, types=t.types, liquid=t.liquid, sliced=t.sliced)
                                   for t in TASK_TARGETS.get(task, ((), (), ""))[0]]
-        if not ev.roles and not ev.place and not ev.set_states:  # nothing read a role: the classifier's utilities
+        if not ev.roles and not ev.place and not ev.own_words:  # nothing read a role: the classifier's utilities
             for u, s in sorted(role_scores.items(), key=lambda p: -p[1]):
                 if s >= ROLE_SCORE:
                     ev.roles[u] = ()
@@ -237,7 +244,8 @@ class _EvidenceReader:
         if best is None:
             return
         ex, sim = self.examples[best], ex_sims[best]
-        if ex.kind == "nonsense" or ev.place or ev.set_states or not (sim >= EXAMPLE or (not ev.frame and sim >= EXAMPLE_NO_FRAME)):
+        if (ex.kind == "nonsense" or ev.place or ev.own_words
+                or not (sim >= EXAMPLE or (not ev.frame and sim >= EXAMPLE_NO_FRAME))):
             return
         new = [u for u in ex.roles if u not in ev.roles]
         for u in ex.roles:
@@ -332,6 +340,7 @@ class _EvidenceReader:
             also = [m for m in where[1:] if re.search(rf"\bor (?:\w+ ){{0,2}}{re.escape(m.words)}\b", c.where)
                     and not _ruled_out(c.text, m.words) and self._utility_of(m.types, only=(u,)) == u]
             ev.roles[u] = tuple(dict.fromkeys(t for m in (where[0], *also) for t in m.types))
+            ev.explicit += bool(obj)
             ev.notes.append(f"{u}: put {c.obj!r} {c.prep} " + " or ".join(repr(m.words) for m in (where[0], *also)))
             return
         utilities = FRAMES.get(verb) or STATES.get(verb, ())
@@ -475,6 +484,7 @@ class _EvidenceReader:
             return True  # "close the fridge, shut it properly"
         ev.targets.append(Target(name=name, types=m.types))
         ev.set_states[name] = state
+        ev.explicit += 1
         ev.frame = True
         ev.notes.append(f"{m.words!r} {'on' if state == ('isToggled', True) else verb}: it ends "
                         f"{'open' if state == ('isOpen', True) else 'closed' if state[0] == 'isOpen' else 'on' if state[1] else 'off'}")

@@ -64,3 +64,14 @@ def test_a_light_to_switch_on_stays_a_role_another_light_may_fill(data_dir: Any)
     p = plan("turn on the lamp", BEDROOM, llm=None, strategy="knowledge", data_dir=data_dir)
     assert [r.utility for r in p.spec.roles] == ["light_source"]
     assert [(g.prop, g.value) for g in p.spec.goals] == [("isToggled", True)]
+
+
+@pytest.mark.parametrize(("text", "scene", "role", "place"), [
+    ("put the apple on a plate", KITCHEN, "carrying", "Plate"), ("put the apple in a bowl", KITCHEN, "carrying", "Bowl"),
+    ("put the pillow on the sofa", LIVING, "surface_support", "Sofa")])
+def test_a_thing_put_on_a_named_place_borrows_no_other_role(text: str, scene: str, role: str, place: str,
+                                                            data_dir: Any) -> None:
+    # a similar worked example may slice or store the apple; the request only asks for it on the plate
+    p = plan(text, scene, llm=None, strategy="knowledge", data_dir=data_dir)
+    assert [(r.utility, r.types) for r in p.spec.roles] == [(role, (place,))]
+    assert [g.relation for g in p.spec.goals] == ["contained_in"]
