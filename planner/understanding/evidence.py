@@ -486,8 +486,8 @@ class _EvidenceReader:
         ev.set_states[name] = state
         ev.explicit += 1
         ev.frame = True
-        ev.notes.append(f"{m.words!r} {'on' if state == ('isToggled', True) else verb}: it ends "
-                        f"{'open' if state == ('isOpen', True) else 'closed' if state[0] == 'isOpen' else 'on' if state[1] else 'off'}")
+        ends = {("isToggled", True): "on", ("isToggled", False): "off", ("isOpen", True): "open"}.get(state, "closed")
+        ev.notes.append(f"{m.words!r} {'on' if state == ('isToggled', True) else verb}: it ends {ends}")
         return True
 
     def _placed(self, m: Mention, ev: _Evidence) -> str:

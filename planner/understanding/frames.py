@@ -20,138 +20,23 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from .lexicon import table
 from .parse import parse, parse_all
 
-FRAMES: dict[str, tuple[str, ...]] = {
-    # cutting and breaking
-    **dict.fromkeys(("cut", "slice", "chop", "dice", "carve", "halve", "mince", "peel", "trim", "butter", "spread"),
-                    ("cutting",)),
-    **dict.fromkeys(("crack", "break"), ("breaking",)),
-    # heating: a vessel is added for liquids and pan dishes (reader)
-    **dict.fromkeys(("heat", "warm", "reheat", "microwave", "cook", "toast", "bake", "grill", "roast", "melt",
-                     "defrost", "thaw", "nuke", "zap", "preheat"), ("heating(source)",)),
-    **dict.fromkeys(("boil", "fry", "simmer", "scramble", "poach", "stew", "saute"),
-                    ("heating(source)", "heating(vessel)")),
-    # cleaning
-    **dict.fromkeys(("wash", "rinse", "soak", "shower", "bathe", "bath"), ("washing",)),
-    **dict.fromkeys(("clean", "wipe", "scrub", "mop", "dust", "polish", "sweep", "vacuum", "dry", "disinfect",
-                     "sanitize", "sanitise", "descale", "degrease", "unclog", "unblock", "hoover", "bleach"),
-                    ("cleaning",)),
-    # carrying, serving, drinking
-    **dict.fromkeys(("pour", "serve", "carry", "drink", "thirsty", "sip", "water", "mist"), ("carrying",)),
-    # throwing away, storing, putting
-    **dict.fromkeys(("discard", "dispose", "trash", "bin", "throw", "toss", "dump", "chuck", "flush"),
-                    ("disposing",)),
-    **dict.fromkeys(("store", "stash", "keep", "refrigerate", "chill", "cool", "freeze", "pack", "stow",
-                     "organize", "organise", "tidy", "hide", "lock"), ("storage",)),
-    # devices and the rest of COAT's utilities
-    **dict.fromkeys(("brighten", "illuminate", "light"), ("light_source",)),
-    **dict.fromkeys(("watch", "play", "listen", "stream", "game", "movie", "film", "music", "cartoons"),
-                    ("entertainment",)),
-    **dict.fromkeys(("read",), ("reading",)),
-    **dict.fromkeys(("sit", "rest", "relax", "lie", "nap", "sleep", "lounge"), ("comfort",)),
-    **dict.fromkeys(("write", "jot", "note", "email", "draw", "sign", "type"), ("writing",)),
-    **dict.fromkeys(("time",), ("time",)),
-    **dict.fromkeys(("reach", "hang", "climb"), ("increasing_height",)),
-    **dict.fromkeys(("exercise", "workout", "lift", "train", "stretch"), ("physical_excercise",)),
-    **dict.fromkeys(("eat", "hungry", "snack", "starving", "munch", "nibble"),
-                    ("eating",)),
-    **dict.fromkeys(("decorate", "adorn", "beautify"), ("decoration",)),
-    **dict.fromkeys(("mix", "stir", "whisk", "beat", "blend", "whip"), ("mixing(tool)", "mixing(vessel)")),
-}  # fmt: skip
-"""Verb (lower case, base form) -> the COAT utilities it calls for."""
+FRAMES: dict[str, tuple[str, ...]] = table("frames")
+"""Verb (lower case, base form) -> the COAT utilities it calls for (``lexicon.json``, as are the tables below)."""
 
-STATES: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("dirty", "filthy", "grimy", "stained", "stains", "mouldy", "moldy", "dusty", "sticky", "spilled",
-                     "spilt", "spill", "mess", "messy", "greasy", "muddy", "smudged", "clogged", "blocked",
-                     "soaked", "wet"),
-                    ("cleaning",)),
-    **dict.fromkeys(("dark", "dim", "gloomy", "daylight", "sunlight", "candlelight", "blackout", "glare", "glaring",
-                     "dazzling", "blinding"), ("light_source",)),
-    **dict.fromkeys(("tired", "sleepy", "exhausted", "knackered"), ("comfort",)),
-    **dict.fromkeys(("splattered", "draining", "bleeding", "limescale", "smear", "smears", "smeared", "sniffles"),
-                    ("cleaning",)),
-    **dict.fromkeys(("hungry", "starving", "peckish"), ("eating",)),
-    **dict.fromkeys(("thirsty", "parched"), ("carrying",)),
-    **dict.fromkeys(("bare", "plain", "dull", "decorative", "greenery", "festive", "centrepiece", "centerpiece"),
-                    ("decoration",)),
-    **dict.fromkeys(("bored",), ("entertainment",)),
-    **dict.fromkeys(("sporty", "sports", "energy", "fitness"), ("physical_excercise",)),
-    **dict.fromkeys(("email", "essay", "homework", "letter"), ("writing",)),
-    **dict.fromkeys(("news", "crossword", "magazine"), ("reading",)),
-    **dict.fromkeys(("surface",), ("surface_support",)),
-}  # fmt: skip
-"""A state a request describes ("my hands are dirty", "it's too dark") -> the utilities that fix it, used when
-the clause has no verb frame."""
+STATES: dict[str, tuple[str, ...]] = table("states")
+"""A state a request describes ("my hands are dirty") -> the utilities that fix it (a clause with no verb frame)."""
 
-_HOT_DRINK = ("heating(source)", "heating(vessel)", "carrying")
-_POT_DISH = ("heating(source)", "heating(vessel)")
-DISHES: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("tea", "cuppa", "cocoa", "hot chocolate", "hot milk"), _HOT_DRINK),
-    **dict.fromkeys(("coffee", "espresso", "latte", "cappuccino"), ("heating(source)", "carrying")),
-    **dict.fromkeys(("soup", "stew", "broth", "porridge", "oatmeal", "pasta", "spaghetti", "noodles", "rice",
-                     "chili", "curry", "boiled egg", "boiled eggs", "hard boiled egg"), _POT_DISH),
-    **dict.fromkeys(("fried egg", "fried eggs"), (*_POT_DISH, "breaking", "carrying")),
-    **dict.fromkeys(("stir fry",), (*_POT_DISH, "breaking")),
-    **dict.fromkeys(("scrambled eggs", "scrambled egg"), (*_POT_DISH, "breaking", "mixing(tool)")),
-    **dict.fromkeys(("omelette", "omelet"), (*_POT_DISH, "breaking", "mixing(vessel)", "carrying")),
-    **dict.fromkeys(("pancake", "pancakes", "crepes", "batter"),
-                    ("breaking", "mixing(tool)", "mixing(vessel)", *_POT_DISH)),
-    **dict.fromkeys(("mashed potatoes", "mashed potato", "mash", "puree"),
-                    (*_POT_DISH, "mixing(tool)", "mixing(vessel)")),
-    **dict.fromkeys(("salad", "salsa", "coleslaw"), ("cutting", "mixing(vessel)")),
-    **dict.fromkeys(("toast",), ("heating(source)", "carrying")),
-    **dict.fromkeys(("hot water", "boiling water"), _POT_DISH),
-    **dict.fromkeys(("sandwich", "sandwiches", "toastie", "burger", "slices", "apple slices"),
-                    ("cutting", "carrying")),
-    **dict.fromkeys(("popcorn",), ("heating(source)",)),
-}  # fmt: skip
-"""A dish or drink a request asks to be made ("make me a cup of tea", "I want pancakes") -> the utilities making
-it needs: a hot drink needs a heat source, something to heat the water in and a cup; a salad a knife and a bowl.
-Used when the clause's verb makes or asks for something (make, prepare, cook, want ...) or has no verb."""
+DISHES: dict[str, tuple[str, ...]] = table("dishes")
+"""A dish or drink a request asks to be made -> the utilities making it needs (a salad: a knife and a bowl)."""
 
-DISH_PREFERS: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("tea", "cuppa", "cocoa", "hot chocolate", "hot milk"),
-                    ("StoveBurner", "Kettle", "Pot", "Mug", "Cup")),
-    **dict.fromkeys(("coffee", "espresso", "latte", "cappuccino"), ("CoffeeMachine", "Mug", "Cup")),
-    **dict.fromkeys(("soup", "stew", "broth", "porridge", "oatmeal", "pasta", "spaghetti", "noodles", "rice", "chili",
-                     "curry", "boiled egg", "boiled eggs", "hard boiled egg", "mashed potatoes", "mashed potato",
-                     "mash", "puree"), ("StoveBurner", "Pot", "Bowl")),
-    **dict.fromkeys(("fried egg", "fried eggs", "scrambled eggs", "stir fry", "omelette", "omelet", "pancake",
-                     "pancakes", "crepes"), ("StoveBurner", "Pan", "Bowl", "Plate")),
-    **dict.fromkeys(("salad", "salsa", "coleslaw"), ("Knife", "Bowl")),
-    **dict.fromkeys(("toast",), ("Toaster", "Plate")),
-    **dict.fromkeys(("hot water", "boiling water"), ("Kettle", "Pot")),
-    **dict.fromkeys(("sandwich", "sandwiches", "toastie", "burger"), ("Knife", "Plate")),
-}  # fmt: skip
-"""The usual objects for a dish (soup: a pot on the stove, a sandwich: a plate), which win ties like
-:data:`VERB_PREFERS` and rule nothing out."""
+DISH_PREFERS: dict[str, tuple[str, ...]] = table("dish_prefers")
+"""The usual objects for a dish (soup: a pot on the stove), which win ties and rule nothing out."""
 
-WORD_PREFERS: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("hands", "hand", "face", "teeth"), ("SinkBasin", "SoapBottle", "SoapBar", "HandTowel")),
-    **dict.fromkeys(("dog", "puppy", "cat", "pet"), ("DogBed",)),
-    **dict.fromkeys(("news", "headlines"), ("Newspaper", "Laptop", "CellPhone")),
-    **dict.fromkeys(("tennis",), ("TennisRacket",)), **dict.fromkeys(("baseball", "softball"), ("BaseballBat",)),
-    **dict.fromkeys(("basketball", "hoops", "netball"), ("BasketBall",)),
-    **dict.fromkeys(("swing", "rounders"), ("BaseballBat",)),
-    **dict.fromkeys(("drink", "pills", "thirsty", "sip"), ("Cup", "Mug", "Bottle")),
-    **dict.fromkeys(("night", "evening", "midnight"), ("LightSwitch", "DeskLamp", "FloorLamp")),
-    **dict.fromkeys(("daylight", "sunlight", "sunshine", "sun"), ("Blinds", "Curtains", "Window")),
-    **dict.fromkeys(("desk",), ("DeskLamp",)),
-    **dict.fromkeys(("minecraft", "gaming", "games", "email", "essay", "type", "internet", "browse"),
-                    ("Laptop", "Desktop")),
-    **dict.fromkeys(("movie", "film", "cartoon", "cartoons", "match", "show", "series", "netflix"), ("Television",)),
-    **dict.fromkeys(("comfy", "comfortable", "cosy", "cozy"), ("Sofa", "ArmChair")),
-    **dict.fromkeys(("nose", "sneeze", "sneezing", "sniffles", "tissue", "tissues"), ("TissueBox", "ToiletPaper")),
-    **dict.fromkeys(("curls", "weights", "dumbbells", "biceps"), ("Dumbbell",)),
-    **dict.fromkeys(("game", "videogame"), ("Laptop", "Desktop")),
-    **dict.fromkeys(("feet",), ("Ottoman", "Sofa", "ArmChair")),
-    **dict.fromkeys(("lock", "secure", "valuables", "passport", "passports", "cash", "jewellery", "jewelry",
-                     "documents", "deeds", "certificates"), ("Safe",)),
-}  # fmt: skip
-"""Words anywhere in a request that name the usual object of one of its roles ("wash my hands": the sink, not
-the bath; "a place for the dog to nap": the dog bed). They win ties and pick the COAT task that keeps them, and
-rule nothing out."""
+WORD_PREFERS: dict[str, tuple[str, ...]] = table("word_prefers")
+"""Words that name the usual object of a role ("wash my hands": the sink): they win ties, rule nothing out."""
 
 MAKE = frozenset({"make", "prepare", "cook", "fix", "brew", "have", "want", "need", "like", "bake", "whip", "get"})
 """Verbs that make (or ask for) a dish of :data:`DISHES`."""
@@ -163,70 +48,20 @@ def dish(text: str) -> str:
     return max((d for d in DISHES if f" {d} " in padded), key=len, default="")
 
 
-VERB_PREFERS: dict[str, tuple[str, ...]] = {
-    "toast": ("Toaster",), "boil": ("StoveBurner", "Pot", "Kettle"), "fry": ("StoveBurner", "Pan"),
-    "microwave": ("Microwave",), "nuke": ("Microwave",), "zap": ("Microwave",), "brew": ("CoffeeMachine",),
-    "stir": ("Spoon",), "whisk": ("Fork",),
-    "flush": ("Toilet",),
-    "lie": ("Bed", "Sofa"), "sleep": ("Bed", "Sofa"), "nap": ("Bed", "Sofa", "DogBed"),
-}
-"""Verbs that name the usual object (toast -> a toaster): those types win a tie between equally good objects, and
-nothing else is ruled out (toast is made in a pan when there is no toaster)."""
+VERB_PREFERS: dict[str, tuple[str, ...]] = table("verb_prefers")
+"""Verbs that name the usual object (toast -> a toaster): they win ties, rule nothing out."""
 
-VERB_REQUIRES: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("vacuum", "hoover"), ("VacuumCleaner",)),
-    **dict.fromkeys(("clogged", "blocked", "unclog", "unblock", "draining"), ("Plunger",)),
-}
+VERB_REQUIRES: dict[str, tuple[str, ...]] = table("verb_requires")
+"""Verbs (and states) only one kind of object can do ("vacuum the rug"): the role must be that type ..."""
 REQUIRES_WHEN: dict[str, re.Pattern[str]] = {
     **dict.fromkeys(("clogged", "blocked", "unclog", "unblock"),
                     re.compile(r"\b(?:toilet|loo|sink|drain|bath|tub|bathtub|shower|pipe|plughole|basin)\b")),
     "draining": re.compile(r"\bdraining (?:really |very |so )?slow(?:ly)?\b|\b(?:not|isn't|won't|stopped) draining\b"),
 }
 """... and only when the request names what such a tool works on ("my nose is blocked" needs no plunger)."""
-"""Verbs (and states) only one kind of object can do: the role must be that type ("vacuum the rug" with no
-vacuum cleaner is infeasible; a scrub brush does not unblock a toilet)."""
 
-PHRASAL: dict[str, str] = {
-    "throw away": "discard", "throw out": "discard", "get rid of": "discard", "put away": "store",
-    "turn on": "switch", "switch on": "switch", "turn off": "off", "switch off": "off", "shut off": "off",
-    "power off": "off", "power down": "off", "power on": "switch", "power up": "switch", "light up": "brighten",
-    "work out": "workout", "lie down": "lie", "sit down": "sit", "wash up": "wash", "clean up": "clean",
-    "heat up": "heat", "warm up": "warm", "cool down": "cool", "pick up": "take", "dry off": "dry",
-    "stand on": "climb", "step on": "climb", "play tennis": "exercise", "play basketball": "exercise",
-    "play baseball": "exercise", "shoot hoops": "exercise", "shoot some hoops": "exercise", "play ball": "exercise",
-    "hit a ball": "exercise", "play catch": "exercise",
-    "lift weights": "exercise", "go to sleep": "sleep", "what time": "time", "set an alarm": "time",
-    "set the alarm": "time", "set a timer": "time", "take notes": "note", "take a note": "note", "make a note": "note",
-    "brush my teeth": "wash", "brush your teeth": "wash", "brush teeth": "wash", "curl up": "lie",
-    "put my feet up": "rest", "put her feet up": "rest", "put his feet up": "rest", "i'm shattered": "i'm tired",
-    "i am shattered": "i am tired",
-    "feet up": "rest", "all over": "a mess on", "i'm freezing": "i'm cold", "i am freezing": "i am cold",
-    "she's freezing": "she's cold", "he's freezing": "he's cold", "can't see myself": "look at myself",
-    "can barely see myself": "look at myself", "can hardly see myself": "look at myself",
-    "can't see": "dark", "cannot see": "dark", "can barely see": "dark", "can hardly see": "dark",
-    "like a cave": "dark", "gagging for": "want", "gasping for": "want", "dying for": "want",
-    "won't drain": "is clogged", "is backing up": "is clogged", "'s backing up": "'s clogged",
-    "won't flush": "is clogged",
-    "pitch black": "dark", "the big light": "the light switch", "the main light": "the light switch",
-    "the overhead light": "the light switch", "the top light": "the light switch",
-    "lock away": "store", "lock up": "store", "take a shower": "shower", "have a shower": "shower",
-    "take a bath": "bathe", "have a bath": "bathe",
-    "put the kettle on": "boil the kettle", "stick the kettle on": "boil the kettle",
-    "draw the curtains": "open the curtains", "draw the blinds": "open the blinds",
-    "do the washing up": "wash the dishes", "do the dishes": "wash the dishes", "washing up": "wash up",
-    "dish up": "serve", "plate up": "serve", "empty the bin": "discard the rubbish in the bin",
-    "empty the trash": "discard the rubbish in the trash", "empty the rubbish": "discard the rubbish in the bin",
-    "empty the garbage": "discard the rubbish in the garbage", "fill the bath": "run the bath",
-    "fill the tub": "run the tub", "fill up the bath": "run the bath",
-    "pull back the curtains": "open the curtains", "draw back the curtains": "open the curtains",
-    "how late is it": "what time", "what's the time": "what time", "tell me time": "time",
-    "tell me the time": "time", "burn off some energy": "exercise",
-    "burn off energy": "exercise", "somewhere flat": "a surface", "the power's gone out": "blackout",
-    "power has gone out": "blackout", "power's gone": "blackout",
-    "power cut": "blackout", "power's out": "blackout", "power is out": "blackout", "power went out": "blackout",
-    "power outage": "blackout", "no power": "blackout", "no electricity": "blackout",
-}
-"""Two- and three-word verbs -> the verb they count as (``switch``: the device named decides the utility)."""
+PHRASAL: dict[str, str] = table("phrasal")
+"""Phrasal verbs and set phrases -> what they count as, applied in order (``switch``: the device decides)."""
 
 PHRASAL_FIRST = frozenset(p.split()[0] for p in PHRASAL) | {"kettle"}
 
@@ -238,17 +73,13 @@ OUT_OF_REACH = re.compile(r"\b(?:(?<!on )high(?! heat| chair)|higher|ceiling(?! 
 OPEN = frozenset({"open", "close", "shut", "run"})
 """Verbs that work a named thing like a switch does ("open the blinds": the blinds are the light source, "run the
 hoover": the vacuum cleaner cleans)."""
-STATE_VERBS: dict[str, tuple[str, bool]] = {"switch": ("isToggled", True), "off": ("isToggled", False),
-                                            "open": ("isOpen", True), "close": ("isOpen", False),
-                                            "shut": ("isOpen", False)}
-"""Verbs that set a named thing's state, as AI2-THOR's actions do (``ToggleObjectOn`` / ``ToggleObjectOff``,
-``OpenObject`` / ``CloseObject``): the state property and value the thing ends in ("turn off the lamp": the lamp's
-``isToggled`` false). ``switch`` is "turn / switch on", ``off`` "turn / switch off" (:data:`PHRASAL`)."""
+STATE_VERBS: dict[str, tuple[str, bool]] = table("state_verbs")
+"""Verbs that set a named thing's state as AI2-THOR's actions do ("turn off the lamp": ``isToggled`` false)."""
 PUT = frozenset({"put", "place", "set", "move", "leave", "lay", "stand", "hang", "stick", "pop", "drag", "shift",
                  "slide", "shove"})
 """Verbs that put the object phrase in / on the place phrase."""
-HUNG_ON: dict[str, tuple[str, ...]] = {"Towel": ("TowelHolder",), "HandTowel": ("HandTowelHolder",)}
-"""Where a thing hangs when the request names no place ("hang the towel up"): AI2-THOR's only receptacle for it."""
+HUNG_ON: dict[str, tuple[str, ...]] = table("hung_on")
+"""Where a thing hangs when the request names no place: AI2-THOR's only receptacle for it."""
 
 _POLITE = re.compile(
     r"^(?:(?:please|kindly|hey|ok|okay|robot|now|sorry|srry|sry)\s+|(?:can|could|would|will)\s+(?:you\s+|u\s+|ya\s+|"
