@@ -67,7 +67,8 @@ def test_a_light_to_switch_on_stays_a_role_another_light_may_fill(data_dir: Any)
 
 
 @pytest.mark.parametrize(("text", "scene", "role", "place"), [
-    ("put the apple on a plate", KITCHEN, "carrying", "Plate"), ("put the apple in a bowl", KITCHEN, "carrying", "Bowl"),
+    ("put the apple on a plate", KITCHEN, "carrying", "Plate"),
+    ("put the apple in a bowl", KITCHEN, "carrying", "Bowl"),
     ("put the pillow on the sofa", LIVING, "surface_support", "Sofa")])
 def test_a_thing_put_on_a_named_place_borrows_no_other_role(text: str, scene: str, role: str, place: str,
                                                             data_dir: Any) -> None:
