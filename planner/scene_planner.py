@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .arguments import check_plan_args, check_type, load_kb, make_backend, shown
+from .config import Interpret, ReaderMethod, Settings, current_settings, use_settings
 from .errors import ConfigError
 from .fits import LIQUID_SOURCE_WORDS, has_liquid_source, misfits, no_fit, placements, vessel_for
 from .knowledge import KnowledgeBase, TaskMatch, resolve_task
@@ -41,7 +42,6 @@ from .schemas import (
 from .schemas.thor_rules import piece_type
 from .steps import Affordances, plan_steps
 from .understanding import TaskReader
-from .understanding.embeddings import READER_ENV
 from .understanding.reader import exact_reading
 
 if TYPE_CHECKING:
@@ -52,12 +52,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-Interpret = Literal["exact", "nearest", "model"]
-"""How a task that is not a COAT task is decided once it is read (:mod:`planner.understanding`): ``nearest``
-(each role borrows the annotations of the closest COAT task of its utility, the default) or ``exact`` (the
-request's own words go to the model or learned strategy; COAT is silent on them). ``model``: the generating
-model ``llm`` parses the text into roles and targets (structured output, re-asked on validation errors), and
-the roles borrow as with ``nearest``."""
 MIN_NEAREST_SCORE = 0.3
 """Lowest task-match score at which ``interpret="nearest"`` borrows a COAT task's annotations."""
 def roles_for(task: str, kb: KnowledgeBase, *, utility: str | None = None) -> tuple[list[TaskMatch], bool]:
@@ -159,13 +153,26 @@ def _pipeline(planner: str, strategy: str, backend: LLMBackend | None, kb: Knowl
     return make_pipeline(planner, strategy, backend, kb, learned=learned)
 
 
-def reader_for(kb: KnowledgeBase) -> TaskReader:
-    """The task reader of ``kb`` (made once per knowledge base, ``COAT_READER`` setting and process: it embeds
-    COAT's tasks and the worked examples once)."""
-    key = (id(kb), os.environ.get(READER_ENV, ""))
+def reader_for(kb: KnowledgeBase, method: ReaderMethod | None = None) -> TaskReader:
+    """The task reader of ``kb`` (made once per knowledge base, reader setting and process: it embeds COAT's tasks
+    and the worked examples once).
+
+    Args:
+        kb: The knowledge base.
+        method: ``auto`` or ``lexical`` (word overlap, no encoder); default: the current settings' (``COAT_READER``,
+            :func:`planner.config.current_settings`).
+
+    Raises:
+        ConfigError: an unknown ``method`` (the message names the valid ones).
+    """
+    settings = current_settings()
+    if method is not None and method != settings.reader:
+        settings = Settings(**{**settings.model_dump(), "reader": method})
+    key = (id(kb), settings.reader)
     got = _READERS.get(key)
     if got is None or got[0] is not kb:
-        got = (kb, TaskReader(kb))
+        with use_settings(settings):  # the reader's encoder follows ``method``
+            got = (kb, TaskReader(kb))
         _READERS[key] = got
     return got[1]
 
