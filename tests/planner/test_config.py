@@ -123,6 +123,8 @@ def test_the_variables_keep_their_names() -> None:
                                                         "COAT_MODEL_DIR")
     assert set(ENV_VARS) == {"COAT_READER", "COAT_READER_CACHE", "COAT_ENCODER_RUNTIME", "COAT_LLM_CACHE",
                              "COAT_LLM_THREADS", "COAT_MODEL_DIR"}
+    doc = (REPO / "docs" / "architecture.md").read_text()
+    assert all(f"`{name}`" in doc for name in ENV_VARS)  # each is documented with where it is read
 
 
 ROOTS = ("planner/api.py", "planner/cli/", "planner/bench/", "planner/agents/")
