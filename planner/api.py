@@ -51,6 +51,7 @@ from .arguments import (
     make_backend,
     shown,
 )
+from .config import PlannerConfig, Settings
 from .errors import ConfigError
 from .paths import use_data_dir
 from .planning import Planner
@@ -395,7 +396,7 @@ def execute_plan(
 
 
 __all__ = [
-    "DEFAULT_SCENE", "Interpret", "Planner", "env_id_of", "execute_plan", "make_estimator", "observe",
-    "open_plan_scene", "own_observation", "plan", "plan_in_state", "planner_for", "rebuild_args", "roles_for",
-    "scene_kind", "start_in_env",
+    "DEFAULT_SCENE", "Interpret", "Planner", "PlannerConfig", "Settings", "env_id_of", "execute_plan",
+    "make_estimator", "observe", "open_plan_scene", "own_observation", "plan", "plan_in_state", "planner_for",
+    "rebuild_args", "roles_for", "scene_kind", "start_in_env",
 ]

@@ -1,4 +1,4 @@
-"""The planner: one object built from one frozen config, and a plan as four named stages.
+"""The planner: one object built from one frozen config, and a plan as named stages.
 
 ``Planner(config).plan(task, state)`` runs::
 
@@ -6,6 +6,10 @@
     decide   TaskReading + World -> Assignment  (targets bound, each role decided by the pipeline, a vessel
                                                  fitted, a partner decided again when nothing serves beside it)
     steps    Assignment + World -> Plan         (goals fitted to the chosen objects, the skill calls written)
+
+Binding is not a stage after deciding: a role's fit depends on the bound targets (the pan must take the egg), and
+a vessel or a partner decided again changes the bindings, so :meth:`Planner.decide` runs bind -> decide -> bind
+(:meth:`~Planner._bind_targets`, :meth:`~Planner._decide_roles`, :func:`~planner.binding.with_vessel`) per attempt.
 
 Each stage is a method that can be called on its own, and what passes between them is frozen: the
 :class:`~planner.schemas.TaskReading`, the :class:`Assignment`, the :class:`~planner.schemas.Plan`. What stays the
