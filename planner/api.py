@@ -21,6 +21,8 @@ Example:
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -49,9 +51,11 @@ from .arguments import (
     make_backend,
     shown,
 )
+from .config import PlannerConfig, Settings
 from .errors import ConfigError
 from .paths import use_data_dir
-from .scene_planner import Interpret, plan_in_state, roles_for
+from .planning import Planner
+from .scene_planner import Interpret, plan_in_state, planner_config, roles_for
 from .schemas import ExecutionTrace, Plan, SceneState, TaskSpec
 from .steps import affordances_of
 
@@ -161,6 +165,10 @@ def plan(
 ) -> Plan:
     """Choose the object for every role of ``task`` in ``scene`` and the steps that get the task done.
 
+    The scene is observed and perceived here; the :class:`~planner.planning.Planner` of these arguments and the
+    ``COAT_*`` settings (the running command's, else :meth:`planner.config.Settings.from_env`) plans in it: read ->
+    decide -> steps. One planner per configuration is kept (:func:`planner_for`).
+
     Args:
         task: What to do, in words ("cut cake", "boil water", "serving cake"), or a
             :class:`~planner.schemas.TaskSpec` (roles, targets, goal conditions).
@@ -220,8 +228,8 @@ def plan(
 
             check_types(task, object_types(kb.root))
         if kind == "state":
-            return plan_in_state(task, scene, llm=llm, planner=planner, strategy=strategy, utility=utility,
-                                 interpret=interpret, kb=kb, learned=learned)
+            return planner_for(kb=kb, llm=llm, planner=planner, strategy=strategy, interpret=interpret,
+                               learned=learned).plan(task, scene, utility=utility)
         if kind == "id":
             check_data_args(kb, None)  # as observe(scene, seed=seed, options=options, kb=kb) checks
             env, obs, state = _observe(scene, seed, options, None, kb, None, checked=False)
@@ -234,11 +242,47 @@ def plan(
             obs = own_observation(scene, "scene")
         if kind != "id":
             state = make_estimator(kb).estimate(obs)
-        p = plan_in_state(task, state, llm=llm, planner=planner, strategy=strategy, utility=utility,
-                          interpret=interpret, kb=kb, affordances=affordances_of(obs.objects), learned=learned)
+        p = planner_for(kb=kb, llm=llm, planner=planner, strategy=strategy, interpret=interpret,
+                        learned=learned).plan(task, state, utility=utility, affordances=affordances_of(obs.objects))
     if kind == "observation":
         return p  # perceived as given: no reset to record
     return p.model_copy(update={"env_id": env_id, "seed": seed, "options": _recorded_options(options, obs)})
+
+
+_PLANNERS: OrderedDict[tuple[Any, ...], tuple[KnowledgeBase, Planner]] = OrderedDict()
+_PLANNERS_LOCK = threading.Lock()
+KEPT_PLANNERS = 8
+"""Planners :func:`planner_for` keeps (the most recently used)."""
+
+
+def planner_for(*, kb: KnowledgeBase, llm: LLMBackend | BaseChatModel | str | None = None,
+                planner: str = "two-stage", strategy: str = "hybrid", interpret: str = "nearest",
+                learned: Any = None) -> Planner:
+    """The :class:`~planner.planning.Planner` of :func:`plan`'s arguments and the current settings
+    (:func:`planner.config.current_settings`: the running command's, else the environment's).
+
+    One planner per configuration and knowledge base is kept and reused (at most :data:`KEPT_PLANNERS`), so a
+    model spec is built once; a model object or a trained model passed in gets a planner of its own each call.
+
+    Raises:
+        ConfigError: a bad argument or environment variable (the message names the valid values).
+    """
+    config, model, trained = planner_config(llm=llm, planner=planner, strategy=strategy, interpret=interpret,
+                                            data_dir=kb.root, learned=learned)
+    if model is not None or trained is not None:
+        return Planner(config, kb=kb, llm=model, learned=trained)
+    key = (config, id(kb))
+    with _PLANNERS_LOCK:
+        got = _PLANNERS.get(key)
+        if got is not None and got[0] is kb:
+            _PLANNERS.move_to_end(key)
+            return got[1]
+    made = Planner(config, kb=kb)
+    with _PLANNERS_LOCK:
+        _PLANNERS[key] = (kb, made)
+        while len(_PLANNERS) > KEPT_PLANNERS:
+            _PLANNERS.popitem(last=False)
+    return made
 
 
 def scene_kind(scene: Any) -> Literal["id", "state", "env", "observation"]:
@@ -352,6 +396,7 @@ def execute_plan(
 
 
 __all__ = [
-    "DEFAULT_SCENE", "Interpret", "env_id_of", "execute_plan", "make_estimator", "observe", "open_plan_scene",
-    "own_observation", "plan", "plan_in_state", "rebuild_args", "roles_for", "scene_kind", "start_in_env",
+    "DEFAULT_SCENE", "Interpret", "Planner", "PlannerConfig", "Settings", "env_id_of", "execute_plan",
+    "make_estimator", "observe", "open_plan_scene", "own_observation", "plan", "plan_in_state", "planner_for",
+    "rebuild_args", "roles_for", "scene_kind", "start_in_env",
 ]

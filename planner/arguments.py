@@ -1,5 +1,5 @@
 """The arguments every planning call shares, checked at the boundary: each error names the argument, its value and
-what is accepted (:mod:`planner.api` and :mod:`planner.scene_planner` call these first).
+what is accepted (:mod:`planner.api`, :mod:`planner.scene_planner` and :mod:`planner.planning` call these first).
 
 Numbers are checked here too, wherever they enter (command-line flags, API arguments, ``--option KEY=VALUE``,
 manifests): a :class:`Range` says what is accepted (finite, an integer or not, the bounds) and names it in the

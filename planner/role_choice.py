@@ -1,7 +1,7 @@
 """Deciding one role of a plan: the scene objects that may fill it, stage 1's acceptability, and deciding again
 when the pick turns out unusable.
 
-:func:`fill_role` is what :func:`planner.scene_planner.plan_in_state` calls per role. It offers the scene's objects of
+:func:`fill_role` is what :meth:`planner.planning.Planner.decide` calls per role. It offers the scene's objects of
 the role's utility (or its fixed types) that have the affordances the role needs and that AI2-THOR's receptacle
 rules allow, lets the decision pipeline pick, and records in the :class:`Draft` why nothing could be chosen: the
 objects turned down, the acceptable ones that cannot act (a house plant cannot be picked up), the ones COAT's people

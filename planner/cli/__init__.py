@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..arguments import COUNT, PLOT_SUFFIXES, POSITIVE_COUNT, SEED, Range
+from ..config import Settings, use_settings
 from ..errors import ConfigError, PlannerError
 from ..paths import expand_user, use_data_dir
 from ..terminal import SafeFormatter, echo, one_line, safe_text
@@ -267,8 +268,9 @@ def _main(argv: list[str] | None) -> int:
     if getattr(args, "data_dir", None) is not None:  # every command that takes it: '~nosuchuser/x' is named here
         args.data_dir = str(expand_user(args.data_dir, "--data-dir"))
     # one data directory for the whole command: every reader it reaches (scene files, the checker's replays,
-    # perception's priors), not only those handed args.data_dir, uses --data-dir over $COAT_DATA_DIR
-    with use_data_dir(getattr(args, "data_dir", None)):
+    # perception's priors), not only those handed args.data_dir, uses --data-dir over $COAT_DATA_DIR; and the
+    # COAT_* settings read from the environment once, here, for everything the command runs
+    with use_data_dir(getattr(args, "data_dir", None)), use_settings(Settings.from_env()):
         return int(args.func(args) or 0)
 
 

@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..config import LLM_CACHE_ENV, current_settings
 from ..errors import ConfigError, DataError
 from ..paths import expand_user
 
@@ -39,7 +40,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-ENV_VAR = "COAT_LLM_CACHE"
+ENV_VAR = LLM_CACHE_ENV
 """Environment variable that overrides the cache file location."""
 
 _SCHEMA = """
@@ -54,10 +55,11 @@ CREATE TABLE IF NOT EXISTS calls (
 
 
 def default_cache_path() -> Path:
-    """Return the cache file: ``$COAT_LLM_CACHE`` if set, else the user cache dir / ``llm-cache.sqlite``."""
-    env = os.environ.get(ENV_VAR)
-    if env:
-        return expand_user(env, ENV_VAR)
+    """Return the cache file: the settings' (``$COAT_LLM_CACHE``, read by :meth:`planner.config.Settings.from_env`)
+    if set, else the user cache dir / ``llm-cache.sqlite``."""
+    chosen = current_settings().llm_cache
+    if chosen is not None:
+        return chosen
     from ..paths import user_cache_dir
 
     return user_cache_dir() / "llm-cache.sqlite"

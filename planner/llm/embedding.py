@@ -30,12 +30,13 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..config import ENCODER_RUNTIME_ENV, ENCODER_RUNTIMES, current_settings
 from ..errors import DataError
 
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
-RUNTIME_ENV = "COAT_ENCODER_RUNTIME"
+RUNTIME_ENV = ENCODER_RUNTIME_ENV
 """``numpy`` (the default) or ``torch``: which runtime :func:`default_encoder` runs MiniLM in."""
-RUNTIMES = ("numpy", "torch")
+RUNTIMES = ENCODER_RUNTIMES
 _FEW = 8
 _THREADS_LOCK = threading.Lock()
 
@@ -204,19 +205,16 @@ class EmbeddingCache:
 
 
 def encoder_runtime() -> str:
-    """The runtime :func:`default_encoder` uses: :data:`RUNTIME_ENV` if set, else ``numpy`` when ``tokenizers`` is
-    installed, else ``torch``.
+    """The runtime :func:`default_encoder` uses: the settings' (:data:`RUNTIME_ENV`, read by
+    :meth:`planner.config.Settings.from_env`) if set, else ``numpy`` when ``tokenizers`` is installed, else ``torch``.
 
     Raises:
-        ConfigError: :data:`RUNTIME_ENV` is set to something else than one of :data:`RUNTIMES`.
+        ConfigError: outside a planner or command, :data:`RUNTIME_ENV` is set to something else than one of
+            :data:`RUNTIMES`.
     """
     from .._optional import is_available
 
-    chosen = os.environ.get(RUNTIME_ENV, "").strip().lower()
-    if chosen and chosen not in RUNTIMES:
-        from ..errors import ConfigError
-
-        raise ConfigError(f"{RUNTIME_ENV}={chosen!r}: expected one of {', '.join(RUNTIMES)}")
+    chosen = current_settings().encoder_runtime
     return chosen or ("numpy" if is_available("tokenizers") else "torch")
 
 

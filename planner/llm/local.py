@@ -37,6 +37,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, PrivateAttr
 
 from .._optional import install_hint, require
+from ..config import LLM_THREADS_ENV, MODEL_DIR_ENV, current_settings
 from ..errors import ConfigError, DependencyNotInstalled
 from ..paths import expand_user
 
@@ -53,17 +54,14 @@ measures how likely the option is a priori (short, frequent words score high eve
 PLAIN_ANSWER_CUE = "Answer:"
 """Ending of a plain-text prompt for models without a chat template (options follow after a space)."""
 
-ENV_THREADS = "COAT_LLM_THREADS"
-ENV_MODEL_DIR = "COAT_MODEL_DIR"
+ENV_THREADS = LLM_THREADS_ENV
+ENV_MODEL_DIR = MODEL_DIR_ENV
 
 
 def _default_threads() -> int:
-    env = os.environ.get(ENV_THREADS)
-    if env:
-        try:
-            return max(1, int(env))
-        except ValueError as exc:
-            raise ConfigError(f"${ENV_THREADS} must be a positive integer, got {env!r}") from exc
+    chosen = current_settings().llm_threads  # $COAT_LLM_THREADS, read by planner.config.Settings.from_env
+    if chosen is not None:
+        return chosen
     try:
         n = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
@@ -99,10 +97,10 @@ def smollm2_path() -> Path:
 
 
 def model_dir() -> Path:
-    """Directory for assembled model files: ``$COAT_MODEL_DIR`` or the user cache dir / ``models``."""
-    env = os.environ.get(ENV_MODEL_DIR)
-    if env:
-        return expand_user(env, ENV_MODEL_DIR)
+    """Directory for assembled model files: the settings' (``$COAT_MODEL_DIR``) or the user cache dir / ``models``."""
+    chosen = current_settings().model_dir
+    if chosen is not None:
+        return chosen
     from ..paths import user_cache_dir
 
     return user_cache_dir() / "models"

@@ -3,7 +3,6 @@ tasks, the utility phrases, the worked examples), kept in a cache shared across 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
@@ -28,18 +27,13 @@ def _known_embeddings(encoder: Any, texts: list[str]) -> Any:
     text in the reader cache (:data:`CACHE_ENV`), so a process embeds only the texts no earlier one did. An
     unreadable cache file is removed and rebuilt, and an unwritable one costs time only (a cache, never an
     answer)."""
-    import os
-
+    from ..config import current_settings
     from ..llm.embedding import EmbeddingCache
 
-    where = os.environ.get(CACHE_ENV, "")
-    if where == "off" or not getattr(encoder, "model_id", ""):
+    where = current_settings().reader_cache_dir()
+    if where is None or not getattr(encoder, "model_id", ""):
         return encoder.embed(texts)
-    if not where:
-        from ..paths import user_cache_dir
-
-        where = str(user_cache_dir() / "reader")
-    path = Path(where) / "embeddings.npz"
+    path = where / "embeddings.npz"
     try:
         cache = EmbeddingCache(_Vectors(encoder), path)
     except DataError:
@@ -55,11 +49,10 @@ def _known_embeddings(encoder: Any, texts: list[str]) -> Any:
 
 def _encoder() -> Any:
     """MiniLM when the ``embed`` extra is installed and ``COAT_READER`` is not ``lexical``; else None (word overlap)."""
-    import os
-
+    from ..config import current_settings
     from ..llm.embedding import default_encoder, embed_available
 
-    if os.environ.get(READER_ENV, "").strip().lower() == "lexical":
+    if current_settings().reader == "lexical":
         return None
     return default_encoder() if embed_available() else None
 

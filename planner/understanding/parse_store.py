@@ -63,13 +63,9 @@ def version() -> str | None:
 
 
 def _root() -> Path | None:
-    from ..paths import user_cache_dir
-    from .embeddings import CACHE_ENV
+    from ..config import current_settings
 
-    where = os.environ.get(CACHE_ENV, "")
-    if where == "off":
-        return None
-    return Path(where) if where else user_cache_dir() / "reader"
+    return current_settings().reader_cache_dir()
 
 
 def _encode(p: Parse) -> str:

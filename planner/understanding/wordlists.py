@@ -140,14 +140,10 @@ def build_index(source: Path, path: Path) -> None:
 
 def cache_root() -> Path | None:
     """Where the indexes are kept (None: ``COAT_READER_CACHE=off``)."""
-    where = os.environ.get(CACHE_ENV, "")
-    if where == "off":
-        return None
-    if not where:
-        from ..paths import user_cache_dir
+    from ..config import current_settings
 
-        return user_cache_dir() / "reader" / FOLDER
-    return Path(where) / FOLDER
+    where = current_settings().reader_cache_dir()
+    return None if where is None else where / FOLDER
 
 
 @lru_cache(maxsize=64)

@@ -1,0 +1,181 @@
+"""The bind stage's rules: which scene object each target of a task is, whether the targets fit together, when a
+heat source needs a vessel, and when a role's partner must be decided again.
+
+:class:`planner.planning.Planner` calls these around deciding the roles: the targets are bound first (a role's
+fit depends on them: the pan must take the egg), a heat source that takes the target only in a vessel gets a
+``heating(vessel)`` role (:func:`with_vessel`), and when nothing serves a role beside what its partner took the
+partner is decided again without it (:func:`partner_to_decide_again`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+
+from .fits import LIQUID_SOURCE_WORDS, has_liquid_source, misfits, no_fit, placements, vessel_for
+from .knowledge import KnowledgeBase
+from .knowledge.task_specs import TASK_TARGETS
+from .pipeline import DecisionPipeline
+from .role_choice import Draft, fill_role
+from .schemas import ObjectChoice, Role, SceneState, TaskSpec, canonical_object_name, thor_object_name
+from .schemas.thor_rules import piece_type
+from .steps import Affordances
+
+
+def bind_targets(spec: TaskSpec, state: SceneState, draft: Draft, kb: KnowledgeBase, *, skip: set[str],
+                 sources: Affordances | None = None, exclude: Collection[str] = ()) -> dict[str, str]:
+    """Bind each object target to a scene object of its types (liquids are held by a role's vessel).
+
+    With ``sources`` (the state is a whole AI2-THOR scene: the planner got its affordances), a liquid target
+    needs a usable source the scene has (:func:`planner.fits.has_liquid_source`), else the plan is infeasible and
+    says so."""
+    out: dict[str, str] = {}
+    for t in spec.targets:
+        if sources is not None and t.liquid and not has_liquid_source(t.types[0], state, sources, exclude):
+            draft.feasible = False
+            draft.notes.append(f"no source of {t.types[0]} in scene {state.scene_id!r}: {LIQUID_SOURCE_WORDS}")
+        if t.liquid or t.name in skip:
+            continue
+        wanted = {canonical_object_name(ty) for ty in t.types}
+        found = [r for r in state.objects if r.category in wanted and r.object_id not in out.values()
+                 and r.object_id not in exclude]  # found gone, broken or taken while executing
+        # prefer an object that does not already meet the goal (a dirty plate for "washing dishes")
+        found.sort(key=lambda r: (r.state.condition.value != "dirty", r.state.unusable_reason() != ""))
+        if found:
+            out[t.name] = found[0].object_id
+            continue
+        draft.feasible = False
+        draft.notes.append(f"no {' or '.join(t.types)} in scene {state.scene_id!r} to act on ({t.name})")
+        draft.alternatives += tasks_with_targets_here(spec, state, kb)
+    return out
+
+
+def check_target_places(spec: TaskSpec, bindings: Mapping[str, str], state: SceneState, kb: KnowledgeBase,
+                        draft: Draft) -> None:
+    """A target put in / on another target (a place COAT gives no utility: "the towel in the bathtub") must fit
+    there by AI2-THOR's compatible receptacles; if not, the plan is infeasible and says why."""
+    from .knowledge.alfred import compatible_receptacles
+
+    targets = {t.name for t in spec.targets if not t.liquid}
+    sliced = {t.name for t in spec.targets if t.sliced}  # the pieces are what is put there
+    compat = compatible_receptacles(str(kb.root))
+    by_id = {r.object_id: r for r in state.objects}
+    here = sorted({thor_object_name(r.category) for r in state.objects})
+    for g in spec.goals:
+        if g.relation != "contained_in" or g.item not in targets or g.other not in targets:
+            continue
+        thing, place = by_id.get(bindings.get(g.item, "")), by_id.get(bindings.get(g.other or "", ""))
+        if thing is None or place is None:
+            continue
+        t, p = thor_object_name(thing.category), thor_object_name(place.category)
+        t = piece_type(t) if g.item in sliced else t
+        if t in compat and p not in compat[t]:
+            draft.feasible = False
+            draft.notes.append(no_fit(t, p, compat, here))
+
+
+MAX_PARTNER_TRIES = 3
+"""How often a role's partner is decided again when nothing serves the role beside the partner's object."""
+
+
+def partner_to_decide_again(spec: TaskSpec, bindings: Mapping[str, str], fixed: Mapping[str, str]
+                            ) -> tuple[str, str] | None:
+    """(an unbound role, a bound role it is put in / on or receives) when deciding the second again could help."""
+    unbound = [r.name for r in spec.roles if r.name not in bindings]
+    for name in unbound:
+        for pair in placements(spec):
+            if name in pair:
+                other = pair[0] if pair[1] == name else pair[1]
+                if other in bindings and other not in fixed and spec.role(other) is not None:
+                    return name, other
+    return None
+
+
+MAX_SOURCE_TRIES = 4
+"""Heat sources tried in turn when the chosen one takes the target only in a vessel and no vessel here fits."""
+
+
+def with_vessel(spec: TaskSpec, bindings: dict[str, str], state: SceneState, kb: KnowledgeBase, draft: Draft,
+                exclude: dict[str, str], pipe: DecisionPipeline, affordances: Affordances | None) -> TaskSpec:
+    """:func:`add_vessel`; when no vessel fits the chosen heat source, the source is decided again without it (the
+    egg goes to the microwave in a bowl when no pan or pot is usable), up to :data:`MAX_SOURCE_TRIES` times."""
+    role = spec.role("heating(source)")
+    for _ in range(MAX_SOURCE_TRIES):
+        wider = add_vessel(spec, bindings, state, kb, draft, exclude, pipe, affordances)
+        if wider is not None:
+            return wider
+        source = bindings.pop("heating(source)")
+        exclude[source] = "no vessel here takes the target to it"
+        draft.notes.append(f"heating(source): {source} takes the target only in a vessel and none here fits")
+        if role is None:
+            break
+        unfit = misfits(spec, role.name, bindings, state, kb)
+        found = fill_role(role, role.task, state, kb, set(bindings.values()), set(exclude) | set(unfit), pipe,
+                           draft, affordances=affordances, unfit=unfit)
+        if found is None:
+            return spec
+        bindings[role.name] = found[0].object_id
+        draft.choices.append(ObjectChoice(object_id=found[0].object_id, rationale=f"{role.name}: decided again"))
+    draft.feasible = False
+    return spec
+
+
+def add_vessel(spec: TaskSpec, bindings: dict[str, str], state: SceneState, kb: KnowledgeBase, draft: Draft,
+               exclude: Mapping[str, str] | None, pipe: DecisionPipeline,
+               affordances: Affordances | None) -> TaskSpec | None:
+    """A heat source chosen for a target it takes only in a vessel (an egg on a burner: AI2-THOR's table has the
+    egg in a pan, the pan on the burner) gets a ``heating(vessel)`` role, decided like the others (``bindings`` is
+    extended in place); the spec with it, or unchanged when no vessel is needed, or None when no vessel here takes
+    the target to that source (the source must be decided again)."""
+    from .knowledge.alfred import compatible_receptacles
+
+    source, target = bindings.get("heating(source)"), bindings.get("target")
+    if source is None or target is None or spec.role("heating(vessel)") is not None:
+        return spec
+    by_id = {r.object_id: r for r in state.objects}
+    src = by_id.get(source)
+    tgt = by_id.get(target) or next((r for r in state.objects if r.object_id.startswith(target + "|")), None)
+    if src is None or tgt is None:
+        return spec
+    thing = thor_object_name(tgt.category)
+    if any(t.sliced and t.name == "target" for t in spec.targets) and tgt.object_id == target:
+        thing = piece_type(thing)
+    here = sorted({thor_object_name(r.category) for r in state.objects})
+    compat = compatible_receptacles(str(kb.root))
+    if thing not in compat or vessel_for(thing, thor_object_name(src.category), here, str(kb.root)) is None:
+        return spec
+    task = (spec.role("heating(source)") or Role(name="x", utility="x")).task
+    task = task if task and kb.is_annotated("heating(vessel)", task) else None  # the source's COAT task, if annotated
+    role = Role(name="heating(vessel)", utility="heating(vessel)", task=task, needs=("receptacle",))
+    wider = spec.model_copy(update={"roles": (*spec.roles, role)})
+    unfit = misfits(wider, role.name, bindings, state, kb)
+    trial = Draft()
+    found = fill_role(role, task, state, kb, set(bindings.values()), set(exclude or {}) | set(unfit), pipe, trial,
+                       affordances=affordances, unfit=unfit)
+    if found is None:
+        return None  # no vessel here takes it to this source: the caller decides the source again without it
+    bindings[role.name] = found[0].object_id
+    draft.decisions += trial.decisions
+    draft.considered += trial.considered
+    draft.choices.append(ObjectChoice(object_id=found[0].object_id,
+                                      rationale=f"{role.name}: {source} takes {thing} only in a vessel"))
+    return wider
+
+
+def tasks_with_targets_here(spec: TaskSpec, state: SceneState, kb: KnowledgeBase, n: int = 3) -> list[str]:
+    """COAT tasks for the same utilities whose targets this scene has (what could be done instead)."""
+    here = {r.category for r in state.objects}
+    out: list[str] = []
+    for u in dict.fromkeys(r.utility for r in spec.roles):
+        for task in kb.tasks(u) if u in kb.utilities else ():
+            solid = [t for t in TASK_TARGETS.get(task, ((), (), ""))[0] if not t.liquid]
+            present = all(any(canonical_object_name(ty) in here for ty in t.types) for t in solid)
+            if task != spec.task and solid and present and task not in out:
+                out.append(task)
+    return [f"task {t!r}: its targets are in this scene" for t in out[:n]]
+
+
+
+__all__ = [
+    "MAX_PARTNER_TRIES", "MAX_SOURCE_TRIES", "add_vessel", "bind_targets", "check_target_places",
+    "partner_to_decide_again", "tasks_with_targets_here", "with_vessel",
+]
