@@ -299,9 +299,10 @@ on" lights that are off, "turn off the lamp" a lamp that is on, "close the fridg
 def preparation(conditions: Sequence[Mapping[str, Any]], has: Callable[[str, str], bool]) -> list[dict[str, Any]]:
     """The scene preparation a labelled request presumes, as reset perturbations (``options["perturb"]``): every
     object of a condition's types is in the state :data:`PREMISES` names (dirty when the request asks it to become
-    clean, off when it asks it to become on, open when it asks it to close ...; rl_ai2thor prepares its scenes the same way, so that the task is not done before it starts). Derived from the
-    label alone; a type gets the condition only where AI2-THOR gives it that state (``has(type, property)``, from
-    the type table: a dirtyable type, a toggleable one), so the prepared world is one AI2-THOR can show.
+    clean, off when it asks it to become on, open when it asks it to close ...; rl_ai2thor prepares its scenes the
+    same way, so that the task is not done before it starts). Derived from the label alone; a type gets the
+    condition only where AI2-THOR gives it that state (``has(type, property)``, from the type table: a dirtyable
+    type, a toggleable one), so the prepared world is one AI2-THOR can show.
     """
     out: dict[tuple[str, str], None] = {}
     for cond in conditions:

@@ -156,7 +156,8 @@ def test_the_preparation_a_request_presumes_comes_from_its_label_alone() -> None
     props.update(Fridge={"openable"}, Television={"toggleable"})
     assert preparation([{"object": ["Fridge"], "became": ["closed"]}, {"object": ["Television"], "became": ["off"]},
                         {"object": ["Television"], "became": ["open"]}], has) == [
-        {"type": "Fridge", "condition": "open", "which": "all"}, {"type": "Television", "condition": "on", "which": "all"}]
+        {"type": "Fridge", "condition": "open", "which": "all"},
+        {"type": "Television", "condition": "on", "which": "all"}]
 
 
 def test_a_goal_with_no_source_of_its_liquid_is_unreachable() -> None:
