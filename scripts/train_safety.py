@@ -7,18 +7,34 @@ and impossible vs the rest (the labels are harmful, impossible, alarming_fine, f
   had not seen the reader);
 - the understanding dev split (planner/understanding/requests/dev.jsonl): its task and infeasible requests as
   ``fine``; its ``nonsense`` requests whose labeller's reason names harm as ``harmful``, or an impossibility as
-  ``impossible`` (:func:`_refusal_class`).
+  ``impossible`` (:func:`_refusal_class`);
+- ``fine`` by construction: COAT's task names in the knowledge base ("serving cake", "cut apple"; the tasks the
+  planner exists to do) and the ALFRED-style goals of data/requests/directives-dev.jsonl (ordinary household
+  goals the directive reader was written on: "chill the egg in the fridge, then set it on the dining table").
 
-The test split (safety-test.jsonl) is never read here.
+These last three sources are the ordinary requests. The test split (safety-test.jsonl) is never read here.
 
 Selection: 5-fold cross-validation over those rows (seed 0, stratified by label and source) gives each row a
 held-out decision value per classifier. For each penalty C and each pair of thresholds, a row is refused as
 harmful when its harmful value is at or above its threshold, and as impossible when its impossible value is, or
-the impossible rules say so. The chosen setting maximises harmful recall + 0.5 x impossible recall, subject to at
-most 10 % of the safety sets' alarming_fine and fine rows refused and at most 1 % of the ordinary dev requests
-refused. The final model is then fitted on every row with that C. This rule was written before the safety test
-split was first run. Logistic regression, a small MLP, k nearest neighbours and a four-class SVC were compared on
-the same folds; the two binary SVCs scored best (benchmarks/safety.md).
+the impossible rules say so. The chosen setting maximises harmful recall + 0.5 x impossible recall, subject to:
+
+- at most 10 % of the safety sets' alarming_fine and fine rows refused;
+- at most 1 % of each source of ordinary requests refused;
+- at most 0.5 % of each source of ordinary requests refused as impossible when they are held out a topic at a
+  time (:func:`topic_folds`: the ordinary requests' embeddings in 40 k-means clusters, whole clusters to a fold).
+
+The third limit is there because the ordinary requests come in near-paraphrases: with stratified folds a held-out
+request nearly always has a twin in training, which hid how a request on a topic no training row covers is read
+("slice the cake": no fine training row cuts a cake). Held out by topic, 28 of the 2,090 dev requests were refused
+as impossible at the old threshold (0), against 2 in stratified folds. The harmful gate is not held to it: a harmful
+request carried out hurts someone, an impossible one does not.
+
+The final model is then fitted on every row with that C. The first two limits were written before the safety test
+split was first run; the extra sources and the third limit came from the issue that "slice the cake" was refused,
+were chosen on these rows alone, and were set before the test split's 4th run. Logistic regression, a small MLP,
+k nearest neighbours and a four-class SVC were compared on the same stratified folds; the two binary SVCs scored
+best (benchmarks/safety.md).
 
 Run (needs scikit-learn and the MiniLM encoder; COAT_DATA_DIR set):
     python scripts/train_safety.py                      # prints the selection table, writes the model
@@ -47,30 +63,46 @@ PENALTIES = (1.0, 3.0, 10.0, 30.0)
 GRID = tuple(round(float(x), 2) for x in np.arange(-1.0, 1.51, 0.1))
 MAX_FALSE_ALARM = 0.10
 MAX_ORDINARY_REFUSED = 0.01
+MAX_UNFAMILIAR_IMPOSSIBLE = 0.005
+TOPICS = 40
 SEED = 0
+SOURCES = ("safety sets and dev refusals", "dev requests", "COAT tasks", "directives")
+"""The source of each row (:func:`_rows`); all but the first are ordinary requests."""
 
 
 def _rows() -> tuple[list[str], np.ndarray, np.ndarray, list[str]]:
-    """Texts, class indices, the group of each row (0: safety set, 1: ordinary dev request), the source files."""
+    """Texts, class indices, the source of each row (an index into :data:`SOURCES`), the source files."""
+    from planner.knowledge import load_knowledge
+    from planner.understanding.examples import load_directives
+
     texts: list[str] = []
     labels: list[int] = []
-    group: list[int] = []
+    source: list[int] = []
+
+    def add(text: str, label: str, where: int) -> None:
+        texts.append(text)
+        labels.append(CLASSES.index(label))
+        source.append(where)
+
     for split in ("train", "dev"):
         for r in load_safety(split):
-            texts.append(r.request)
-            labels.append(CLASSES.index(r.label))
-            group.append(0)
+            add(r.request, r.label, 0)
     for r in load_requests("dev"):
         label = "fine" if r.kind in ("task", "infeasible") else _refusal_class(r.why)
         if label is None:  # gibberish, other languages, off-topic questions: refused before this gate
             continue
-        texts.append(r.request)
-        labels.append(CLASSES.index(label))
-        group.append(1 if label == "fine" else 0)
+        add(r.request, label, 1 if label == "fine" else 0)
+    kb = load_knowledge(None)
+    for task in sorted({t for u in kb.utilities for t in kb.tasks(u)}):
+        add(" ".join(task.split()), "fine", 2)
+    for d in load_directives("dev"):
+        add(d.request, "fine", 3)
     sources = ["data/requests/safety-train.jsonl", "data/requests/safety-dev.jsonl",
                "planner/understanding/requests/dev.jsonl: task and infeasible rows as fine; nonsense rows whose "
-               "labeller's reason names harm as harmful, or an impossibility as impossible (_refusal_class)"]
-    return texts, np.array(labels), np.array(group), sources
+               "labeller's reason names harm as harmful, or an impossibility as impossible (_refusal_class)",
+               "COAT's task names in the knowledge base (tasks.json of the data directory) as fine",
+               "data/requests/directives-dev.jsonl as fine"]
+    return texts, np.array(labels), np.array(source), sources
 
 
 HARM_WHY = re.compile(r"harm|hurt|danger|unsafe|poison|cruel|safety|injur|privacy|private|prank|toxic|scald|kill|"
@@ -89,34 +121,66 @@ def _refusal_class(why: str) -> str | None:
 
 
 def _rule_impossible(texts: list[str]) -> np.ndarray:
+    """Whether the impossible rules (:func:`~planner.understanding.safety.impossible`, as the reader runs them)
+    refuse each text. The reader also runs the shipped safety model, whose refusals (their reason shows the model's
+    value) are left out: they were fitted on these very rows, and counting them made a re-run score the old
+    model's in-sample answers as the rules' (impossible recall 100 %)."""
     from planner.knowledge import load_knowledge
     from planner.scene_planner import reader_for
 
     reader = reader_for(load_knowledge(None))
-    return np.array([reader.read(t).reason.startswith("not a household task") for t in texts])
+    reasons = [reader.read(t).reason for t in texts]
+    return np.array([r.startswith("not a household task") and "(safety model:" not in r for r in reasons])
 
 
-def select(x: np.ndarray, y: np.ndarray, group: np.ndarray, rule_imp: np.ndarray) -> tuple[dict, list[dict]]:
+def topic_folds(x: np.ndarray, strata: np.ndarray, ordinary: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """5 folds in which the ordinary requests are held out a topic at a time: their embeddings fall in
+    :data:`TOPICS` k-means clusters (seed 0) and each cluster goes whole to one fold (a seeded order), so a held-out
+    request has no paraphrase of itself in training. The other rows are split as in the stratified folds."""
+    from sklearn.cluster import KMeans
+    from sklearn.model_selection import StratifiedKFold
+
+    fold = np.empty(len(x), dtype=int)
+    mine = np.flatnonzero(ordinary)
+    cluster = KMeans(TOPICS, random_state=SEED, n_init=4).fit_predict(x[mine])
+    order = np.random.default_rng(SEED).permutation(TOPICS)
+    fold_of = np.empty(TOPICS, dtype=int)
+    fold_of[order] = np.arange(TOPICS) % 5
+    fold[mine] = fold_of[cluster]
+    rest = np.flatnonzero(~ordinary)
+    for f, (_, held) in enumerate(StratifiedKFold(5, shuffle=True, random_state=SEED).split(x[rest], strata[rest])):
+        fold[rest[held]] = f
+    return [(np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(5)]
+
+
+def select(x: np.ndarray, y: np.ndarray, source: np.ndarray, rule_imp: np.ndarray) -> tuple[dict, list[dict]]:
     """The chosen setting (the module doc's rule) and one line per penalty."""
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
     from sklearn.svm import SVC
 
     harmful, impossible = CLASSES.index("harmful"), CLASSES.index("impossible")
-    ok_safety = (group == 0) & (y >= 2)
-    ordinary = group == 1
-    folds = list(StratifiedKFold(5, shuffle=True, random_state=SEED).split(x, y + 4 * group))
+    ok_safety = (source == 0) & (y >= 2)
+    ordinary = source >= 1
+    kinds = [k for k in range(1, len(SOURCES)) if (source == k).any()]
+    strata = y + len(CLASSES) * source
+    folds = list(StratifiedKFold(5, shuffle=True, random_state=SEED).split(x, strata))
+    by_topic = topic_folds(x, strata, ordinary)
     table = []
     for c in PENALTIES:
         dh, di = (cross_val_predict(SVC(C=c, kernel="rbf"), x, (y == k).astype(int), cv=folds,
                                     method="decision_function") for k in (harmful, impossible))
+        dt = cross_val_predict(SVC(C=c, kernel="rbf"), x, (y == impossible).astype(int), cv=by_topic,
+                               method="decision_function")
         top = None
         for th, ti in itertools.product(GRID, GRID):
             ph = dh >= th
             pi = (di >= ti) | rule_imp
             refused = ph | pi
             fa = refused[ok_safety].mean()
-            orr = refused[ordinary].mean()
-            if fa > MAX_FALSE_ALARM or orr > MAX_ORDINARY_REFUSED:
+            orr = {SOURCES[k]: float(refused[source == k].mean()) for k in kinds}
+            unfamiliar = {SOURCES[k]: float(((dt >= ti) | rule_imp)[source == k].mean()) for k in kinds}
+            if fa > MAX_FALSE_ALARM or max(orr.values()) > MAX_ORDINARY_REFUSED or \
+                    max(unfamiliar.values()) > MAX_UNFAMILIAR_IMPOSSIBLE:
                 continue
             hr = ph[y == harmful].mean()
             ir = pi[y == impossible].mean()
@@ -126,7 +190,9 @@ def select(x: np.ndarray, y: np.ndarray, group: np.ndarray, rule_imp: np.ndarray
                 top = {"C": c, "harmful_threshold": th, "impossible_threshold": ti, "score": round(float(score), 4),
                        "harmful_recall": round(float(hr), 4), "harmful_precision": round(float(hp), 4),
                        "impossible_recall": round(float(ir), 4), "false_alarm": round(float(fa), 4),
-                       "ordinary_refused": round(float(orr), 4)}
+                       "ordinary_refused": round(float(refused[ordinary].mean()), 4),
+                       "ordinary_refused_by_source": {k: round(v, 4) for k, v in orr.items()},
+                       "unfamiliar_refused_as_impossible": {k: round(v, 4) for k, v in unfamiliar.items()}}
         table.append(top or {"C": c, "score": None})
     best = max((t for t in table if t.get("score") is not None), key=lambda t: t["score"])
     return best, table
@@ -157,21 +223,23 @@ def main() -> None:
     from planner.llm.embedding import default_encoder
 
     encoder = default_encoder()
-    texts, y, group, sources = _rows()
+    texts, y, source, sources = _rows()
     x = np.asarray(encoder.embed(texts), dtype=np.float64)
-    best, table = select(x, y, group, _rule_impossible(texts))
-    print("| C | harmful thr | impossible thr | harmful R | harmful P | impossible R | false alarm | ordinary "
-          "refused |")
-    print("|---|---|---|---|---|---|---|---|")
+    best, table = select(x, y, source, _rule_impossible(texts))
+    names = SOURCES[1:]
+    print("| C | harmful thr | impossible thr | harmful R | harmful P | impossible R | false alarm | ordinary refused "
+          f"({' / '.join(names)}) | held out by topic, refused as impossible ({' / '.join(names)}) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for t in table:
         if t.get("score") is None:
-            print(f"| {t['C']} | no setting meets the limits | | | | | | |")
+            print(f"| {t['C']} | no setting meets the limits | | | | | | | |")
             continue
-        pct = {k: 100 * t[k] for k in ("harmful_recall", "harmful_precision", "impossible_recall", "false_alarm",
-                                       "ordinary_refused")}
+        pct = {k: 100 * t[k] for k in ("harmful_recall", "harmful_precision", "impossible_recall", "false_alarm")}
+        orr = " / ".join(f"{100 * t['ordinary_refused_by_source'].get(n, 0.0):.2f}" for n in names)
+        unf = " / ".join(f"{100 * t['unfamiliar_refused_as_impossible'].get(n, 0.0):.2f}" for n in names)
         print(f"| {t['C']} | {t['harmful_threshold']} | {t['impossible_threshold']} | {pct['harmful_recall']:.1f} | "
-              f"{pct['harmful_precision']:.1f} | {pct['impossible_recall']:.1f} | {pct['false_alarm']:.1f} | "
-              f"{pct['ordinary_refused']:.2f} |")
+              f"{pct['harmful_precision']:.1f} | {pct['impossible_recall']:.1f} | {pct['false_alarm']:.1f} | {orr} | "
+              f"{unf} |")
     print(f"chosen: {best}")
     if args.dry_run:
         return
