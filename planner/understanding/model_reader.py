@@ -62,7 +62,7 @@ READING_CONTEXT = ("utilities", "names")
 LIQUID_NAMES: tuple[str, ...] = tuple(dict.fromkeys(LIQUIDS.values()))
 """The liquids a target may be (AI2-THOR's: water, coffee, wine)."""
 
-EXAMPLES = 3
+EXAMPLES = 2
 """Worked examples shown before the request: the labelled requests nearest to it (:func:`nearest_examples`)."""
 SYSTEM = (
     "You read a request to a household robot and fill in a JSON form.\n"
@@ -159,9 +159,10 @@ class ModelReading(Contract):
 
 
 def _choice(names: Sequence[str], limit: int) -> dict[str, Any]:
-    """An array of the named values (none when the request names none)."""
+    """An array of the named values (none when the request names none: without ``items`` llama.cpp would take
+    the array for one of any JSON values)."""
     if not names:
-        return {"type": "array", "maxItems": 0}
+        return {"type": "array", "items": {"type": "string"}, "maxItems": 0}
     return {"type": "array", "items": {"type": "string", "enum": list(names)}, "maxItems": limit}
 
 
@@ -277,9 +278,9 @@ def ask_for_reading(llm: LLMBackend, messages: Sequence[Any], schema: Mapping[st
             reading = parse_reply(raw, ModelReading, context)
         except (ValidationError, ValueError) as exc:
             errors.append(format_validation_error(exc))
-            if attempt < reasks:
+            if attempt < reasks:  # the question, the last reply and its error: the prompt does not grow
                 llm.stats.retries += 1
-                msgs = [*msgs, AIMessage(raw), HumanMessage(REASK_TEMPLATE.format(error=errors[-1]))]
+                msgs = [*messages, AIMessage(raw), HumanMessage(REASK_TEMPLATE.format(error=errors[-1]))]
             continue
         return reading, _asked(decoding, attempt + 1, False, t0), errors
     return None, _asked(decoding, len(errors), True, t0), errors
