@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from ..errors import SelectionError
-from ..schemas import Contract, ModelAsked, Target, TaskReading
+from ..schemas import Contract, ModelAsked, Target, TaskReading, TaskSpec
 from .calibration import confidence
 from .evidence import _Evidence
 from .request_checks import contradiction, says_what_to_do
@@ -361,6 +361,10 @@ def _understood(text: str, norm: str, reading: ModelReading, reader: TaskReader,
     ev.place = reading.place
     a = reader.assess(norm)
     spec = reader._spec(text, ev, a.tasks, a.task_sims, borrow=borrow)
+    if borrow:  # a role the spec adds (toast: the bread sliced first) borrows too
+        sims = dict(zip(a.tasks, a.task_sims, strict=True))
+        roles = tuple(r if r.task else r.model_copy(update={"task": reader._nearest_task(r, sims)}) for r in spec.roles)
+        spec = TaskSpec.model_validate(spec.model_copy(update={"roles": roles}).model_dump())
     conf = confidence(a.features, reader.calibration) if a.language.english else 0.0
     return TaskReading(text=text, understood=True, confidence=round(conf, 4), spec=spec, method="structured",
                        closest=closest, evidence=tuple(ev.notes), asked=asked)

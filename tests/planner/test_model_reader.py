@@ -164,6 +164,9 @@ def test_a_valid_reading_becomes_the_spec_the_offline_reader_would_build(reader)
     assert [(x.utility, x.types) for x in r.spec.roles] == [("cutting", ("Knife",))]
     assert [t.types for t in r.spec.targets] == [("Apple",)] and r.spec.goals[0].text() == "the Apple is sliced"
     assert r.spec.roles[0].task  # borrows the nearest COAT task's annotations, as the offline reader's roles do
+    toast = read_with_model("toast bread", FakeLLM([_reply(roles=[("heating(source)", [])], targets=["Bread"])]),
+                            reader)
+    assert len(toast.spec.roles) > 1 and all(r.task for r in toast.spec.roles)  # the cutting the spec adds too
     water = read_with_model("water the plants", FakeLLM([_reply(roles=[("carrying", [])],
                                                                 targets=["HousePlant", "water"])]), reader)
     assert {t.name: t.liquid for t in water.spec.targets} == {"plant": False, "liquid": True}
