@@ -11,8 +11,9 @@
 3. The model is asked for a :class:`ModelReading`: is it a household request, the roles it needs (COAT utilities,
    each with the object types the request names for it), its targets and where something is put. The JSON schema
    sent with the question (:func:`reading_schema`) is pydantic's schema of :class:`ModelReading` with enums: the
-   utilities are COAT's 22, and the types are those the request names (:meth:`Vocabulary.mentions`), so a reply
-   decoded under the schema is valid by construction. Decoding is constrained where the model allows it
+   utilities are COAT's 22, the targets and places are the types the request names (:meth:`Vocabulary.mentions`)
+   and a role's types those of them COAT knows objects of, so a reply decoded under the schema is valid by
+   construction. Decoding is constrained where the model allows it
    (:mod:`planner.llm.constrained`): llama.cpp's JSON-schema grammar for the embedded models, the server's
    structured output for ``served:`` and ``openai:``; other chat models get the schema in the prompt.
 4. The reply is validated with pydantic against the same values (:data:`READING_CONTEXT` keys); a reply that
@@ -41,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from ..errors import SelectionError
-from ..schemas import Contract, ModelAsked, Target, TaskReading, TaskSpec
+from ..schemas import Contract, ModelAsked, Target, TaskReading, TaskSpec, canonical_object_name
 from .calibration import confidence
 from .evidence import _Evidence
 from .request_checks import contradiction, says_what_to_do
@@ -57,8 +58,9 @@ MAX_ROLES = 4
 MAX_TYPES = 3
 MAX_TARGETS = 3
 MAX_PLACES = 2
-READING_CONTEXT = ("utilities", "names")
-"""The validation context of a :class:`ModelReading`: COAT's utilities, and the types and liquids the request names."""
+READING_CONTEXT = ("utilities", "names", "role_types")
+"""The validation context of a :class:`ModelReading`: COAT's utilities, the types and liquids the request names, and
+those of them a role may have (the types COAT knows objects of: its knowledge decides a role)."""
 LIQUID_NAMES: tuple[str, ...] = tuple(dict.fromkeys(LIQUIDS.values()))
 """The liquids a target may be (AI2-THOR's: water, coffee, wine)."""
 
@@ -105,16 +107,18 @@ class ReadRole(Contract):
     @field_validator("types")
     @classmethod
     def _named_types(cls, v: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
-        return _named(v, info, "object type")
+        return _named(v, info, "object type", "role_types")
 
 
-def _named(values: tuple[str, ...], info: ValidationInfo, what: str) -> tuple[str, ...]:
-    """The values without repeats, each one the request names (when the context says which)."""
-    valid = _context(info, "names")
+def _named(values: tuple[str, ...], info: ValidationInfo, what: str, key: str = "names") -> tuple[str, ...]:
+    """The values without repeats, each one of the context's ``key`` (the types the request names; for a role,
+    those COAT knows objects of), when the context says which."""
+    valid = _context(info, key) if (info.context or {}).get(key) is not None else _context(info, "names")
     bad = [t for t in values if valid is not None and t not in valid]
     if bad:
-        named = ", ".join(valid or ()) or "none"
-        raise ValueError(f"the request does not name the {what} {bad[0]!r}; the types it names: {named}")
+        allowed = ", ".join(valid or ()) or "none"
+        raise ValueError(f"the {what} {bad[0]!r} is not one the request names that may be used here; those are: "
+                         f"{allowed}")
     return tuple(dict.fromkeys(values))
 
 
@@ -166,14 +170,16 @@ def _choice(names: Sequence[str], limit: int) -> dict[str, Any]:
     return {"type": "array", "items": {"type": "string", "enum": list(names)}, "maxItems": limit}
 
 
-def reading_schema(utilities: Sequence[str], names: Sequence[str]) -> dict[str, Any]:
-    """The JSON schema a reply must follow: :class:`ModelReading`'s, inlined, with the utilities and the named
-    types as enums and every field required (so a grammar writes each, in order)."""
+def reading_schema(utilities: Sequence[str], names: Sequence[str],
+                   role_types: Sequence[str] | None = None) -> dict[str, Any]:
+    """The JSON schema a reply must follow: :class:`ModelReading`'s, inlined, with the utilities, the named types
+    (targets, places) and the named types a role may have (``role_types``, default: all named) as enums, and every
+    field required (so a grammar writes each, in order)."""
     schema = _inlined(ModelReading.model_json_schema())
     props = schema["properties"]
     role = props["roles"]["items"]
     role["properties"]["utility"] = {"type": "string", "enum": list(utilities)}
-    role["properties"]["types"] = _choice(names, MAX_TYPES)
+    role["properties"]["types"] = _choice(names if role_types is None else role_types, MAX_TYPES)
     role["required"] = ["utility", "types"]
     props["targets"] = _choice(names, MAX_TARGETS)
     props["place"] = _choice(names, MAX_PLACES)
@@ -200,6 +206,13 @@ def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
 def named_types(text: str, reader: TaskReader) -> list[str]:
     """The object types and liquids ``text`` names, in order, without repeats."""
     return list(dict.fromkeys(t for m in reader.vocab.mentions(text) for t in m.types))
+
+
+def role_types(names: Sequence[str], reader: TaskReader) -> list[str]:
+    """The named types a role may have: those COAT knows objects of (the knowledge strategy decides a role among
+    its objects; a shower head or a sink is a target, not a role's type)."""
+    known = set(reader.kb.objects)
+    return [t for t in names if canonical_object_name(t) in known]
 
 
 # ---------------------------------------------------------------- asking
@@ -241,7 +254,7 @@ def nearest_examples(text: str, reader: TaskReader, k: int) -> list[tuple[str, d
     out = []
     for _, i in sorted(scored, key=lambda p: (-p[0], p[1]))[:k]:
         e = reader.examples[i]
-        named = named_types(e.request, reader)
+        named = role_types(named_types(e.request, reader), reader)
         roles = [{"utility": u, "types": [t for t in named if t in e.acceptable.get(u, ())][:MAX_TYPES]}
                  for u in e.roles[:MAX_ROLES]]
         sensible = e.kind != "nonsense" and bool(roles)
@@ -334,9 +347,10 @@ def read_with_model(text: str, llm: LLMBackend, reader: TaskReader, *, borrow: b
     if clash:
         return _refused(text, closest, f"not understood: the request contradicts itself ({clash})")
     names = named_types(norm, reader)
-    context = {"utilities": list(reader.kb.utilities), "names": names}
+    roles = role_types(names, reader)
+    context = {"utilities": list(reader.kb.utilities), "names": names, "role_types": roles}
     reading, asked, errors = ask_for_reading(
-        llm, reading_messages(norm, reader, names), reading_schema(reader.kb.utilities, names), context,
+        llm, reading_messages(norm, reader, names), reading_schema(reader.kb.utilities, names, roles), context,
         reasks if reasks is not None else getattr(llm, "max_retries", REASKS))
     model = getattr(llm, "model_id", "the model")
     if reading is None:
@@ -391,6 +405,6 @@ read_structured = read_with_model
 
 __all__ = [
     "EXAMPLES", "LIQUID_NAMES", "MAX_PLACES", "MAX_ROLES", "MAX_TARGETS", "MAX_TYPES", "READING_CONTEXT", "REASKS",
-    "ModelReading", "ReadRole", "ask_for_reading", "named_types", "nearest_examples", "read_structured",
+    "ModelReading", "ReadRole", "ask_for_reading", "named_types", "nearest_examples", "read_structured", "role_types",
     "read_with_model", "reading_messages", "reading_schema",
 ]

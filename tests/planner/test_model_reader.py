@@ -27,6 +27,7 @@ from planner.understanding.model_reader import (
     read_with_model,
     reading_messages,
     reading_schema,
+    role_types,
 )
 from planner.understanding.request_checks import contradiction, says_what_to_do
 
@@ -81,13 +82,27 @@ def test_validation_names_what_is_wrong(kb) -> None:
                                                  targets=["Apple"]), context=ctx)
     assert [(r.utility, r.types) for r in ok.roles] == [("cutting", ("Knife",))]  # repeats merged
     cases = [(_reply(roles=[("slicing", [])], targets=["Apple"]), "unknown utility 'slicing'"),
-             (_reply(roles=[("cutting", ["Fork"])], targets=["Apple"]), "does not name the object type 'Fork'"),
-             (_reply(roles=[("cutting", [])], targets=["Bread"]), "does not name the target 'Bread'"),
+             (_reply(roles=[("cutting", ["Fork"])], targets=["Apple"]), "object type 'Fork' is not one the request"),
+             (_reply(roles=[("cutting", [])], targets=["Bread"]), "the target 'Bread' is not one the request names"),
              (_reply(roles=[("cutting", [])]), "names Apple, Knife: say what each is for")]
     for raw, why in cases:
         with pytest.raises(ValidationError, match=why.replace("(", r"\(").replace(")", r"\)")):
             ModelReading.model_validate_json(raw, context=ctx)
     assert not ModelReading.model_validate_json('{"understood": false}', context=ctx).understood
+
+
+def test_a_role_s_types_are_those_coat_knows_objects_of(kb, reader) -> None:
+    names = named_types("scrub the shower head with the sponge", reader)
+    assert names == ["ShowerHead", "DishSponge"] and role_types(names, reader) == ["DishSponge"]
+    schema = reading_schema(kb.utilities, names, role_types(names, reader))
+    assert schema["properties"]["roles"]["items"]["properties"]["types"]["items"]["enum"] == ["DishSponge"]
+    assert schema["properties"]["targets"]["items"]["enum"] == ["ShowerHead", "DishSponge"]
+    ctx = {"utilities": list(kb.utilities), "names": names, "role_types": ["DishSponge"]}
+    with pytest.raises(ValidationError, match="object type 'ShowerHead' is not one"):
+        ModelReading.model_validate_json(_reply(roles=[("cleaning", ["ShowerHead"])]), context=ctx)
+    ok = ModelReading.model_validate_json(_reply(roles=[("cleaning", ["DishSponge"])], targets=["ShowerHead"]),
+                                          context=ctx)
+    assert ok.targets == ("ShowerHead",)
 
 
 def test_the_question_shows_the_nearest_worked_examples_and_the_named_types(reader) -> None:
