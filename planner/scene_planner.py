@@ -70,7 +70,8 @@ def read_task(task: str, kb: KnowledgeBase, *, utility: str | None = None,
 
     A COAT task gets its library spec (:func:`planner.knowledge.task_specs.coat_spec`); ``utility`` forces one
     role (the task's targets kept); other text goes to :class:`planner.understanding.TaskReader`, or with
-    ``interpret="model"`` to ``llm``'s structured output (:func:`planner.understanding.structured.read_structured`).
+    ``interpret="model"`` to ``llm``, its reply decoded under a JSON schema
+    (:func:`planner.understanding.model_reader.read_with_model`).
 
     Raises:
         ConfigError: ``interpret="model"`` without a model.
@@ -83,14 +84,11 @@ def read_task(task: str, kb: KnowledgeBase, *, utility: str | None = None,
     reader = reader_for(kb)
     if interpret == "model":
         if llm is None:
-            raise ConfigError("interpret='model' needs a generating model: pass llm= (e.g. 'openai:<model>', "
-                              "'ollama:<model>')")
-        offline = reader.read(task)
-        if offline.method == "exact" or (not offline.understood and offline.confidence == 0.0):
-            return offline  # a COAT task, or text refused before reading (empty, too long, not English)
-        from .understanding.structured import read_structured
+            raise ConfigError("interpret='model' needs a generating model: pass llm= (e.g. 'local', "
+                              "'served:<base_url>', 'openai:<model>')")
+        from .understanding.model_reader import read_with_model  # the offline reader's gates first, then the model
 
-        return read_structured(task, llm, reader)
+        return read_with_model(task, llm, reader)
     return reader.read(task, borrow=interpret == "nearest")
 
 

@@ -16,7 +16,12 @@ scores it:
   when all its roles are);
 - **refusal**: nonsense not understood; a task or infeasible request understood;
 - **infeasible reported**: an infeasible request understood and planned infeasible;
-- **time per plan**: wall time of ``plan()`` including the scene and perception.
+- **time per plan**: wall time of ``plan()`` including the scene and perception;
+- **model asked** (``interpret="model"``, :mod:`planner.understanding.model_reader`): the requests a generating
+  model read, the replies asked for, the re-asks after a reply that failed validation, the requests no reply
+  validated (``parse_failed``, counted as not understood) and the model's time per request.
+
+:func:`sample_requests` draws ``--limit`` requests with a seed, the same rows for every reader.
 
 :func:`leave_one_task_out` reads each of COAT's annotated tasks with that task left out of the reader's index.
 """
@@ -84,6 +89,14 @@ class RequestResult(Contract):
     plan_correct: bool | None = None
     """Roles acceptable, targets right and the request's goal reached (requests with a checkable or proxy goal
     label; None otherwise)."""
+    asked: int = 0
+    """Replies a generating model was asked for to read the request (0: no model read it)."""
+    reasked: int = 0
+    """Re-asks after a reply that failed validation."""
+    parse_failed: bool = False
+    """A model was asked and no reply validated (the request is not understood)."""
+    read_seconds: float = 0.0
+    """The model's time reading the request."""
 
 
 def _type_of(object_id: str) -> str:
@@ -99,11 +112,14 @@ def score(req: Request, p: Plan, seconds: float) -> RequestResult:
     counted = [r for r in roles if r not in optional or r in gold]
     chosen = {r: _type_of(p.bindings[r]) for r in req.roles if r in p.bindings}
     ok = {r: chosen.get(r) in req.acceptable.get(r, ()) for r in req.roles} if req.kind == "task" else {}
+    asked = p.reading.asked if p.reading is not None else None
     return RequestResult(
         id=req.id, kind=req.kind, request=req.request, scene=req.scene, understood=p.understood,
         confidence=p.reading.confidence if p.reading is not None else 1.0, feasible=p.feasible, roles=roles,
         chosen=chosen, acceptable=ok, true_roles=len(set(counted) & gold), predicted_roles=len(set(counted)),
         gold_roles=len(gold), seconds=round(seconds, 4), reason=p.reason[:300], error=p.reason.startswith("error: "),
+        **({"asked": asked.asked, "reasked": asked.reasked, "parse_failed": asked.failed,
+            "read_seconds": asked.seconds} if asked is not None else {}),
     )
 
 
@@ -253,8 +269,32 @@ def summarize(rows: Sequence[RequestResult]) -> dict[str, Any]:
         **plan_figures(tasks, pct),
         "errors": sum(r.error for r in rows),
         "median_s": round(statistics.median(secs), 4) if secs else None,
+        "mean_s": round(statistics.fmean(secs), 4) if secs else None,
         "p95_s": round(secs[min(len(secs) - 1, int(0.95 * len(secs)))], 4) if secs else None,
+        **model_figures(rows),
     }
+
+
+def model_figures(rows: Sequence[RequestResult]) -> dict[str, Any]:
+    """What reading with a generating model cost: requests it read, replies asked for, re-asks, requests with no
+    valid reply (``parse_failed``, also as a share of the requests it read) and its mean time per request read."""
+    read = [r for r in rows if r.asked]
+    failed = sum(r.parse_failed for r in read)
+    return {"model_read": len(read), "model_replies": sum(r.asked for r in read),
+            "reasked": sum(r.reasked for r in read), "parse_failed": failed,
+            "parse_failed_rate": round(100 * failed / len(read), 1) if read else None,
+            "model_mean_s": round(statistics.fmean(r.read_seconds for r in read), 4) if read else None}
+
+
+def sample_requests(reqs: Sequence[Request], limit: int, seed: int = 0) -> list[Request]:
+    """``limit`` of the requests drawn at random with ``seed`` (kept in file order); all of them for 0 or more
+    than there are. The same arguments give the same rows whatever reads them."""
+    import random
+
+    if not limit or limit >= len(reqs):
+        return list(reqs)
+    keep = sorted(random.Random(seed).sample(range(len(reqs)), limit))
+    return [reqs[i] for i in keep]
 
 
 def plan_figures(tasks: Sequence[RequestResult], pct: Callable[[float, float], float | None]) -> dict[str, Any]:
@@ -306,6 +346,7 @@ TABLE_FIGURES: tuple[tuple[str, str], ...] = (
     ("acceptable_roles", "acceptable %"), ("nonsense_refused", "nonsense refused %"),
     ("sensible_understood", "understood %"), ("infeasible_reported", "infeasible reported %"),
     ("plan_correct_rate", "plan correct %"), ("wrong_goal_rate", "wrong goal %"), ("median_s", "median s"),
+    ("reasked", "re-asked"), ("parse_failed", "parse failed"),
 )
 
 
@@ -319,6 +360,8 @@ def print_table(summary: dict[str, Any], file: Any = None) -> None:
     head = ["group", *(label for _, label in TABLE_FIGURES)]
     rows = [[g, *("-" if s.get(k) is None else str(s[k]) for k, _ in TABLE_FIGURES)] for g, s in groups]
     title = f"understanding, {summary.get('split', '?')} split, strategy {summary.get('strategy', '?')}"
+    if summary.get("interpret") == "model":
+        title += f", read by {summary.get('llm')}"
     print_rows(title, head, rows, file=file or sys.stdout)
 
 
@@ -361,6 +404,6 @@ def leave_one_task_out(kb: Any, reader: Any, tasks: Iterable[str] | None = None)
 
 __all__ = [
     "ROOMS", "SPLITS", "Request", "RequestResult", "by_room", "leave_one_task_out", "load_requests", "plot_summary",
-    "check_goal_labels", "judge_goal", "plan_figures", "print_table", "requests_path", "room_of", "run_request",
-    "label_preparation", "score", "summarize", "targets_right",
+    "check_goal_labels", "judge_goal", "model_figures", "plan_figures", "print_table", "requests_path", "room_of",
+    "run_request", "label_preparation", "sample_requests", "score", "summarize", "targets_right",
 ]

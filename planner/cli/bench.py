@@ -85,7 +85,12 @@ def register(subparsers: Any) -> None:
     u.add_argument("--llm", default="none", metavar="SPEC", help="the planner's model (default none)")
     u.add_argument("--strategy", choices=("hybrid", "llm", "knowledge", "learned"), default="knowledge")
     u.add_argument("--interpret", choices=("exact", "nearest", "model"), default="nearest",
-                   help="model: --llm parses each request (structured output) instead of the offline reader")
+                   help="model: the --llm model reads each request, its reply decoded under a JSON schema (a grammar "
+                        "for local models, the server's structured output for served: / openai:), instead of the "
+                        "offline reader")
+    u.add_argument("--limit", type=COUNT_ARG, default=0, metavar="N",
+                   help="only N requests, drawn at random with --seed (the same rows whatever reads them; 0: all)")
+    u.add_argument("--seed", type=SEED_ARG, default=0, help="seed of the --limit draw")
     u.add_argument("--model", default=None, metavar="DIR", help="trained learned selectors (--strategy learned)")
     u.add_argument("--loto", action="store_true", help="also read COAT's tasks leave-one-task-out")
     _run_args(u, "requests.jsonl", "per room")
@@ -128,12 +133,16 @@ Examples::
 
     coat bench understanding --split test --loto --out runs/understanding-test
     coat bench understanding --split dev --strategy learned --model runs/learned --json
+    coat bench understanding --split dev --limit 150 --interpret model --llm local --out runs/understanding-model
 
 Prints role precision / recall, the acceptable-object rate, refusals of nonsense, infeasible requests
 reported, and the time per ``plan()`` (scene and perception included). A task request whose goal is labelled is
 also carried out, and the independent checker judges the labelled goal on the run: ``plan_correct_rate`` is the
 share whose roles are acceptable, targets right and goal reached; ``--loto`` adds COAT's tasks read
-leave-one-task-out. ``--out DIR`` gets a row per request as each is measured (``requests.jsonl``, locked for the
+leave-one-task-out. ``--interpret model --llm SPEC`` reads each request with a generating model instead
+(:mod:`planner.understanding.model_reader`) and adds what that cost: replies asked for, re-asks, requests with no
+valid reply (``parse_failed``) and the model's time per request. ``--limit N`` draws N requests with ``--seed``.
+``--out DIR`` gets a row per request as each is measured (``requests.jsonl``, locked for the
 run) and ``summary.json``; a directory holding rows is refused unless ``--resume``, which adds only the requests
 it lacks, for the same settings, requests and data.
 """
@@ -149,6 +158,7 @@ def _understanding(args: argparse.Namespace) -> int:
         plot_summary,
         print_table,
         requests_path,
+        sample_requests,
         summarize,
     )
     from ..knowledge import load_knowledge
@@ -156,9 +166,10 @@ def _understanding(args: argparse.Namespace) -> int:
     out_dir = _check_outputs(args)
     ray = check_ray(args)
     if args.interpret == "model" and args.llm in (None, "", "none"):
-        raise ConfigError("--interpret model needs a generating model: --llm openai:<model> or ollama:<model>")
+        raise ConfigError("--interpret model needs a generating model: --llm local, served:<base_url> or "
+                          "openai:<model>")
     with _locked_rows(out_dir, "requests.jsonl", "request row") as rows_file:  # a second run is refused at once
-        reqs = load_requests(args.split, args.requests)
+        reqs = sample_requests(load_requests(args.split, args.requests), args.limit, args.seed)
         check_goal_labels(reqs, args.requests or requests_path(args.split))
         kb = load_knowledge(args.data_dir)
         llm = None if args.llm in (None, "", "none") else args.llm
@@ -172,6 +183,8 @@ def _understanding(args: argparse.Namespace) -> int:
                          functools.partial(request_worker, settings))
         summary: dict[str, Any] = {"split": args.requests or args.split, "strategy": args.strategy, "llm": llm,
                                    "interpret": args.interpret, **summarize(rows), "by_room": by_room(rows)}
+        if args.limit:
+            summary["sample"] = {"limit": args.limit, "seed": args.seed}
         if args.loto:
             from ..scene_planner import reader_for
 

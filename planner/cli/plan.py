@@ -5,6 +5,7 @@ Examples:
     coat plan "boil water" --scenario stove-in-use --execute
     coat plan "serving cake" --llm fake --json
     coat plan "cut apple" --scene embedded/FloorPlan1-v0 --strategy knowledge
+    coat plan "slice the bread with a knife" --interpret model --llm local --strategy knowledge
 
 Requires: the COAT data directory (``coat data download`` or ``COAT_DATA_DIR``); ``--llm local`` needs
 the ``local-llm`` extra.
@@ -44,8 +45,9 @@ def register(sub: Any) -> None:
     p.add_argument("--utility", default=None, help="force one of COAT's 22 utilities")
     p.add_argument("--interpret", choices=("exact", "nearest", "model"), default="nearest",
                    help="nearest (default): each role of a free-text task borrows the closest COAT task's "
-                        "annotations; exact: the model decides on the request's own words; model: --llm parses the "
-                        "request into roles and targets (structured output)")
+                        "annotations; exact: the model decides on the request's own words; model: the --llm model "
+                        "reads the request into roles and targets, its reply decoded under a JSON schema (use "
+                        "--strategy knowledge to let COAT's annotations decide)")
     p.add_argument("--execute", action="store_true", help="carry the plan out with the skills")
     p.add_argument("--frame", default=None, help="save a top-down picture of the final scene to this PNG")
     p.add_argument("--json", action="store_true", help="print the plan (and trace) as JSON")

@@ -37,8 +37,13 @@ def _message_payload(messages: Sequence[BaseMessage]) -> list[list[Any]]:
 
 def _with_json_instructions(messages: Sequence[BaseMessage], schema: type[BaseModel]) -> list[BaseMessage]:
     """Append the schema to the last human message (JSON-in-text mode)."""
+    return _appended(messages, JSON_INSTRUCTIONS.format(schema=json.dumps(schema.model_json_schema(),
+                                                                          separators=(",", ":"))))
+
+
+def _appended(messages: Sequence[BaseMessage], text: str) -> list[BaseMessage]:
+    """The messages with ``text`` appended to the last human message (or as a new one)."""
     msgs = list(messages)
-    text = JSON_INSTRUCTIONS.format(schema=json.dumps(schema.model_json_schema(), separators=(",", ":")))
     for i in range(len(msgs) - 1, -1, -1):
         if isinstance(msgs[i], HumanMessage) and isinstance(msgs[i].content, str):
             msgs[i] = HumanMessage(str(msgs[i].content) + text)
@@ -185,6 +190,25 @@ class LangChainBackend:
             errors=errors,
         )
 
+    def constrained(self, messages: Sequence[BaseMessage], json_schema: Mapping[str, Any]) -> tuple[str | None, str]:
+        """One reply whose decoding is constrained to ``json_schema`` where the model allows it (a grammar for the
+        embedded models, the server's structured output for ``served:`` / ``openai:``; :mod:`.constrained`), else
+        with the schema in the prompt. Cached like every call, the schema part of the key; not validated here.
+
+        Returns:
+            The reply text (None when the server refused the request) and the decoding used.
+
+        Raises:
+            ModelUnavailableError: the model server could not be reached.
+        """
+        from .constrained import decoding_of, invoke_kwargs
+
+        decoding = decoding_of(self.model)
+        if decoding == "prompt":
+            text = JSON_INSTRUCTIONS.format(schema=json.dumps(json_schema, separators=(",", ":")))
+            return self._ask(_appended(messages, text), None), decoding
+        return self._ask(list(messages), None, (decoding, json_schema, invoke_kwargs(decoding, json_schema))), decoding
+
     def generate(self, messages: Sequence[BaseMessage]) -> str:
         """Return the model's plain text reply (cached like every call).
 
@@ -244,12 +268,19 @@ class LangChainBackend:
                 ) from exc
             raise
 
-    def _ask(self, msgs: list[BaseMessage], schema: type[BaseModel] | None) -> str | None:
-        """The reply text (from the cache or the model), or None when the server refused the request."""
+    def _ask(self, msgs: list[BaseMessage], schema: type[BaseModel] | None,
+             constraint: tuple[str, Mapping[str, Any], dict[str, Any]] | None = None) -> str | None:
+        """The reply text (from the cache or the model), or None when the server refused the request.
+        ``constraint``: the decoding, the JSON schema and the invoke arguments of a constrained reply."""
         method = "structured" if (self.use_tools and schema is not None) else "generate"
+        if constraint is not None:
+            method = f"constrained:{constraint[0]}"
         key = None
         if self.cache is not None:
-            key = LLMCache.make_key(self.model_id, method, _message_payload(msgs), self._params(schema))
+            params = self._params(schema)
+            if constraint is not None:
+                params["json_schema"] = constraint[1]
+            key = LLMCache.make_key(self.model_id, method, _message_payload(msgs), params)
             hit = self._cached(key, "text")
             if hit is not None:
                 self.stats.cache_hits += 1
@@ -258,7 +289,8 @@ class LangChainBackend:
         if method == "structured":
             out = self._call(method, lambda: self._invoke_tools(msgs, schema))  # type: ignore[arg-type]
         else:
-            reply = self._call(method, lambda: self.model.invoke(msgs))
+            extra = constraint[2] if constraint is not None else {}
+            reply = self._call(method, lambda: self.model.invoke(msgs, **extra))
             out = None if reply is None else (_text_of(reply), getattr(reply, "usage_metadata", None) or {})
         if out is None:
             return None

@@ -380,7 +380,8 @@ class LlamaCppChatModel(BaseChatModel):
                 )
             stops = list(stop or [])
             criteria = None
-            if self._formatter is None:
+            grammar = kwargs.get("grammar")  # a llama.cpp grammar (planner.llm.constrained): it ends the reply itself
+            if self._formatter is None and grammar is None:
                 # A base model answers on one line, then keeps inventing more questions and options; it
                 # often starts with a newline, so stop at the first newline *after* some text.
                 criteria = _first_line_stopper(shared.llama, len(tokens))
@@ -394,11 +395,12 @@ class LlamaCppChatModel(BaseChatModel):
                 seed=int(kwargs.get("seed", self.seed)),
                 stop=stops or None,
                 stopping_criteria=criteria,
+                grammar=grammar,
             )
             # Generated tokens were decoded one at a time, and the last prompt token may be re-evaluated.
             shared.canon = min(shared.canon, (len(tokens) - 1) // CHUNK * CHUNK)
         text = out["choices"][0]["text"].strip()
-        if self._formatter is None:
+        if self._formatter is None and grammar is None:
             text = text.split("\n", 1)[0].strip()
         usage = out.get("usage", {})
         msg = AIMessage(

@@ -161,6 +161,22 @@ class GoalStatus(Contract):
     detail: str = ""
 
 
+class ModelAsked(Contract):
+    """How a generating model was asked to read a request (the model reader, ``interpret="model"``)."""
+
+    decoding: str
+    """How its replies were constrained: ``grammar``, ``json_object``, ``json_schema``, ``prompt`` or ``structured``
+    (:mod:`planner.llm.constrained`)."""
+    asked: int = Field(ge=0)
+    """Replies asked for: the first and every re-ask."""
+    reasked: int = Field(ge=0)
+    """Re-asks after a reply that failed validation."""
+    failed: bool
+    """No reply validated: the request counts as not understood."""
+    seconds: float = Field(ge=0.0)
+    """Wall time of the asking."""
+
+
 class TaskReading(Contract):
     """How a task text was read: its TaskSpec, or why it was not understood (never a guess dressed as a plan).
 
@@ -185,6 +201,8 @@ class TaskReading(Contract):
     """Why each role and target was read (the verb, a named type, the nearest COAT task)."""
     reason: str = ""
     """Why the text was not understood (empty when it was)."""
+    asked: ModelAsked | None = None
+    """How a generating model was asked, when one read the text (None: no model was asked)."""
 
 
 class Plan(Contract):
@@ -332,6 +350,7 @@ __all__ = [
     "FAULTS",
     "Fault",
     "SkillResult",
+    "ModelAsked",
     "TaskReading",
     "RELATIONS",
     "BOOKED_PROPS",

@@ -217,21 +217,24 @@ def test_coat_plan_says_not_understood_and_exits_5(data_dir, capsys) -> None:
 
 def test_a_generating_model_parses_the_request_and_is_re_asked_on_a_bad_utility(data_dir) -> None:
     llm = FakeLLM([
-        '{"understood": true, "roles": [{"utility": "slicing"}], "targets": [{"type": "Cake"}]}',
-        '{"understood": true, "roles": [{"utility": "cutting", "types": ["Knife"]}], "targets": [{"type": "Cake"}]}',
+        '{"understood": true, "roles": [{"utility": "slicing"}], "targets": ["Cake"]}',
+        '{"understood": true, "roles": [{"utility": "cutting", "types": []}], "targets": ["Cake"]}',
     ])
     p = plan("could you do the cake thing", llm=llm, interpret="model", data_dir=data_dir)
     assert p.understood and p.reading.method == "structured" and llm.stats.retries == 1
     assert "unknown utility 'slicing'" in llm.requests[1][-1].content
-    assert {r.utility: r.types for r in p.spec.roles} == {"cutting": ("Knife",)}
+    assert p.reading.asked.asked == 2 and p.reading.asked.reasked == 1 and not p.reading.asked.failed
+    assert [r.utility for r in p.spec.roles] == ["cutting"]
     assert p.bindings["cutting"].startswith("Knife|") and p.spec.goals[0].text() == "the Cake is sliced"
 
 
 def test_a_model_that_never_parses_is_counted_not_understood(data_dir) -> None:
     llm = FakeLLM(["no idea"] * 3)
     p = plan("could you do the cake thing", llm=llm, interpret="model", data_dir=data_dir)
-    assert not p.understood and "no valid parse" in p.reason and not p.decisions
-    refused = plan("blah", llm=FakeLLM(['{"understood": false}']), interpret="model", data_dir=data_dir)
+    assert not p.understood and "no valid reading in 3 replies" in p.reason and not p.decisions
+    assert p.reading.asked.failed and p.reading.asked.reasked == 2
+    refused = plan("do the thing with the stuff", llm=FakeLLM(['{"understood": false}']), interpret="model",
+                   data_dir=data_dir)
     assert not refused.understood and "not a household request" in refused.reason
 
 
