@@ -60,7 +60,7 @@ from .schemas import (
     TaskSpec,
 )
 from .schemas.core import Contract
-from .steps import Affordances, plan_steps
+from .steps import SWITCHABLE, Affordances, plan_steps
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -407,7 +407,7 @@ def fit_goals(spec: TaskSpec, bindings: Mapping[str, str], affordances: Affordan
             new = _SWAPPED[g.prop][2]
             g = g.model_copy(update={"prop": new, "description": g.text().replace(
                 f" is {_STATE_WORDS[(g.prop, g.value)]}", f" is {_STATE_WORDS[(new, g.value)]}")})
-        elif g.prop == "isToggled" and g.value is True and oid and "toggleable" not in aff:
+        elif g.prop == "isToggled" and g.value is True and oid and SWITCHABLE not in aff:  # a burner: by its knob
             g = GoalCondition(item=g.item, relation="close_to", other="agent", distance=1.5,
                               description=f"the {g.item} object is reached (it cannot be switched)")
         goals.append(g)

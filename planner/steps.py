@@ -220,10 +220,11 @@ def _devices(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | 
             s.add("toggle_on", oid)
         elif g.prop == "isOpen" and g.value is True and oid:
             s.add("open", oid)
+            s.opened = [o for o in s.opened if o != oid]  # "open the fridge and put the apple in": it stays open
         elif g.prop == "isToggled" and g.value is False and oid:  # "turn off the lamp"
             s.add("toggle_off", oid)
-        elif g.prop == "isOpen" and g.value is False and oid:  # "shut the laptop"
-            s.add("close", oid)
+        elif g.prop == "isOpen" and g.value is False and oid and oid not in s.opened:  # "shut the laptop" (what
+            s.add("close", oid)                                           # the plan opened is closed at the end)
         elif g.relation == "close_to" and g.other == "light" and target:
             lamp = roles.get("light_source")
             if lamp:

@@ -477,11 +477,12 @@ class _EvidenceReader:
         state = STATE_VERBS.get(verb)
         if state is None or (state[1] and u in SWITCHED):
             return False
-        taken = {t.name for t in ev.targets}
-        name = "target" if "target" not in taken else next(f"switched{i}" for i in range(2, 99)
-                                                            if f"switched{i}" not in taken)
-        if any(set(t.types) == set(m.types) for t in ev.targets if t.name in ev.set_states):
-            return True  # "close the fridge, shut it properly"
+        same = next((t.name for t in ev.targets if t.name in ev.set_states and set(t.types) == set(m.types)), None)
+        if same is not None:  # "open the fridge, take the milk out and close the fridge": the last state holds
+            ev.set_states[same] = state
+            return True
+        taken = {t.name for t in ev.targets}  # never "target": that is the thing another clause acts on
+        name = next(n for n in ("switched", *(f"switched{i}" for i in range(2, 99))) if n not in taken)
         ev.targets.append(Target(name=name, types=m.types))
         ev.set_states[name] = state
         ev.explicit += 1

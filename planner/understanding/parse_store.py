@@ -4,12 +4,13 @@ Importing spaCy and loading its English pipeline costs about a second, several t
 parse is a pure function of the text, of the pipeline and of the code that reads the pipeline's output into a
 :class:`~planner.understanding.parse.Parse`, so it is kept in one SQLite table in the reader cache (the folder
 that also keeps the reader's embeddings: ``$COAT_READER_CACHE`` or the user cache dir / ``reader``; ``off`` keeps
-nothing), under a version that hashes all three: ``parse.py``, spaCy's and thinc's ``about.py`` and the
+nothing), under a version that hashes all three: ``parse.py`` and this module, spaCy's and thinc's ``about.py`` and the
 pipeline's ``meta.json``, read from disk without importing them. Another spaCy, another pipeline or a change to
 ``parse.py`` starts a new version, and old entries are never read again.
 
-A cache, never an answer: an unreadable file is removed and rebuilt, an unwritable one costs time only, and a
-parse comes from here only when the same text was parsed by the same pipeline and the same code. When spaCy or
+A cache, never an answer: a file that is not a database is removed and rebuilt; a busy, damaged or unwritable one
+costs time only (the text is parsed again), and a parse comes from here only when the same text was parsed by the
+same pipeline and the same code. When spaCy or
 its pipeline is not installed there is no version, and the parse raises the usual error naming the install line.
 """
 
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from .parse import Parse
 
 FILE = "parses.sqlite"
+TIMEOUT = 5.0
+"""Seconds to wait for a store another process is writing before parsing without it."""
 _SCHEMA = "CREATE TABLE IF NOT EXISTS parses (version TEXT, text TEXT, value TEXT, PRIMARY KEY (version, text))"
 
 
@@ -52,7 +55,8 @@ def version() -> str | None:
     """The hash of what a parse depends on besides its text (None: spaCy or the pipeline is not installed)."""
     from .parse import MODEL
 
-    parts = [Path(__file__).with_name("parse.py").read_bytes(), _package_file("spacy", "about.py"),
+    parts = [Path(__file__).with_name("parse.py").read_bytes(), Path(__file__).read_bytes(),
+             _package_file("spacy", "about.py"),
              _package_file("thinc", "about.py"), _package_file(MODEL, "meta.json")]
     if any(p is None for p in parts):
         return None
@@ -87,7 +91,7 @@ def _connect(path: Path, pid: int) -> sqlite3.Connection:
     """One connection per store and process (``pid``: a forked worker opens its own), shared by its threads under
     :data:`_LOCK`; a cache needs no flush to disk on every write."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(path, timeout=5.0, check_same_thread=False)
+    db = sqlite3.connect(path, timeout=TIMEOUT, check_same_thread=False)
     try:
         db.execute("PRAGMA synchronous = OFF")
         db.execute(_SCHEMA)
@@ -105,11 +109,14 @@ def _open() -> tuple[sqlite3.Connection, str] | None:
     path = root / FILE
     try:
         return _connect(path, os.getpid()), v
-    except sqlite3.DatabaseError:  # not a database: a cache is rebuilt
-        path.unlink(missing_ok=True)
+    except sqlite3.DatabaseError as e:
+        if "not a database" not in str(e):  # busy (another process writes), or anything else: no store this time
+            return None
     except OSError:
         return None
-    try:
+    try:  # not a database: a cache is rebuilt
+        for stale in (path, path.with_name(f"{FILE}-journal")):
+            stale.unlink(missing_ok=True)
         return _connect(path, os.getpid()), v
     except (sqlite3.Error, OSError):
         return None

@@ -31,6 +31,9 @@ Conditions:
 - ``occupied``: a vessel someone is using, natively: filled with someone's wine, as AI2-THOR's
   ``FillObjectWithLiquid`` leaves it (someone's drink in the mug). Only for types that can hold a liquid
   (``canFillWithLiquid``); the robot must empty it (``EmptyLiquidFromObject``) or take another;
+- ``on``, ``open``, ``closed``: switched on (with what it controls), opened or closed, as AI2-THOR's
+  ``SetObjectStates`` leaves it; a microwave is switched on only when closed and opened only when off (else left
+  as it is): the premises of "turn off the lamp", "close the fridge";
 - ``cold-coffee``: a vessel holding coffee gone cold (room temperature): the premise of a reheating task (coffee
   poured into a vessel is hot at once in AI2-THOR, so only coffee that has cooled can be *re*-heated).
 
@@ -39,8 +42,8 @@ the ground truth of the episode, for benchmarks and tests; a robot's perception 
 faults would not be hidden).
 
 Native or extension. Only these conditions are states AI2-THOR 5.0.0 itself can be in: ``missing``, ``off``,
-``occupied``, ``dirty`` on an object AI2-THOR makes dirtyable, ``broken`` on an object AI2-THOR can break. Every
-other condition, and dirt or breakage forced on a type AI2-THOR cannot give it, is one of the simulator's COAT
+``on``, ``open``, ``closed``, ``occupied``, ``dirty`` on an object AI2-THOR makes dirtyable, ``broken`` on an
+object AI2-THOR can break. Every other condition, and dirt or breakage forced on a type AI2-THOR cannot give it, is one of the simulator's COAT
 extensions. ``info["perturbation_kinds"]`` (and ``SceneObs.extra["perturbation_kinds"]``) maps every perturbed
 objectId to ``"native"`` or ``"extension"`` (:func:`perturbation_kinds`), so a benchmark can tell AI2-THOR-native
 episodes from extension ones.

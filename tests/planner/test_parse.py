@@ -179,3 +179,22 @@ def test_without_the_pipeline_nothing_is_read_from_the_store(store: Path, monkey
     finally:
         parse_store.version.cache_clear()
         parse_module._pipeline.cache_clear()
+
+
+@needs_model
+def test_a_busy_store_is_left_alone_and_the_text_parsed_without_it(store: Path, monkeypatch) -> None:
+    parse("wash the mug")  # the store exists
+    before = store.stat().st_ino
+    parse_store._connect.cache_clear()
+    monkeypatch.setattr(parse_store, "TIMEOUT", 0.05)
+    holder = sqlite3.connect(store)
+    holder.execute("BEGIN EXCLUSIVE")  # another process writes
+    try:
+        parse_module.parse.cache_clear()
+        monkeypatch.setattr(parse_module, "_BATCHED", {})
+        assert parse("dry the mug").text == "dry the mug"
+    finally:
+        holder.rollback()
+        holder.close()
+        parse_store._connect.cache_clear()
+    assert store.stat().st_ino == before and parse_store.load(["wash the mug"])  # not deleted, still read

@@ -57,7 +57,38 @@ def test_a_thing_set_to_a_state_ends_in_it(request_: str, scene: str, target: st
 def test_the_request_alone_decides_no_role_is_borrowed(data_dir: Any) -> None:
     p = plan("turn off the lamp", BEDROOM, llm=None, strategy="knowledge", data_dir=data_dir)
     assert [r.name for r in p.spec.roles] == [] and [s.skill for s in p.steps] == ["toggle_off"]
-    assert [(g.item, g.prop, g.value) for g in p.spec.goals] == [("target", "isToggled", False)]
+    assert [(g.item, g.prop, g.value) for g in p.spec.goals] == [("switched", "isToggled", False)]
+
+
+def test_a_thing_set_to_a_state_leaves_the_target_to_the_other_clause(data_dir: Any) -> None:
+    # the tap is switched on, the mug is what is washed (the tap once took the name of the target and pushed it out)
+    p = plan("turn on the tap and wash the mug", KITCHEN, llm=None, strategy="knowledge", data_dir=data_dir)
+    kinds = {t.name: t.types for t in p.spec.targets}
+    assert kinds["target"] == ("Mug",) and kinds["switched"] == ("Faucet",)
+    goals = {(g.item, g.prop, g.value) for g in p.spec.goals}
+    assert {("target", "isDirty", False), ("switched", "isToggled", True)} <= goals
+
+
+def test_the_last_state_a_thing_is_set_to_holds(data_dir: Any) -> None:
+    p = plan("open the fridge, then close the fridge", KITCHEN, llm=None, strategy="knowledge", data_dir=data_dir)
+    assert [(g.prop, g.value) for g in p.spec.goals] == [("isOpen", False)]
+
+
+def test_a_thing_to_open_that_the_plan_puts_into_stays_open(data_dir: Any) -> None:
+    p = plan("open the fridge and put the apple in the fridge", KITCHEN, llm=None, strategy="knowledge",
+             data_dir=data_dir)
+    fridge = p.bindings["switched"]
+    skills = [(c.skill, c.target) for c in p.steps]
+    assert ("open", fridge) in skills and ("close", fridge) not in skills
+    p = plan("put the apple in the fridge and close the fridge", KITCHEN, llm=None, strategy="knowledge",
+             data_dir=data_dir)
+    assert [c.skill for c in p.steps].count("close") == 1
+
+
+def test_a_burner_is_switched_on_through_its_knob_not_walked_to(data_dir: Any) -> None:
+    p = plan("turn on the stove", KITCHEN, llm=None, strategy="knowledge", data_dir=data_dir)
+    assert [(g.prop, g.value) for g in p.spec.goals] == [("isToggled", True)]
+    assert [c.skill for c in p.steps] == ["toggle_on"]
 
 
 def test_a_light_to_switch_on_stays_a_role_another_light_may_fill(data_dir: Any) -> None:
