@@ -43,10 +43,10 @@ faults would not be hidden).
 
 Native or extension. Only these conditions are states AI2-THOR 5.0.0 itself can be in: ``missing``, ``off``,
 ``on``, ``open``, ``closed``, ``occupied``, ``dirty`` on an object AI2-THOR makes dirtyable, ``broken`` on an
-object AI2-THOR can break. Every other condition, and dirt or breakage forced on a type AI2-THOR cannot give it, is one of the simulator's COAT
-extensions. ``info["perturbation_kinds"]`` (and ``SceneObs.extra["perturbation_kinds"]``) maps every perturbed
-objectId to ``"native"`` or ``"extension"`` (:func:`perturbation_kinds`), so a benchmark can tell AI2-THOR-native
-episodes from extension ones.
+object AI2-THOR can break. Every other condition, and dirt or breakage forced on a type AI2-THOR cannot give it, is
+one of the simulator's COAT extensions. ``info["perturbation_kinds"]`` (and ``SceneObs.extra["perturbation_kinds"]``)
+maps every perturbed objectId to ``"native"`` or ``"extension"`` (:func:`perturbation_kinds`), so a benchmark can
+tell AI2-THOR-native episodes from extension ones.
 
 Extension situations in force. Every observation lists, in ``SceneObs.extra["extensions"]``, the objects whose
 situation AI2-THOR could not produce, with one or more of these labels (:func:`extension_situations`; an object
