@@ -45,6 +45,7 @@ from .binding import (
 from .config import PlannerConfig, use_settings
 from .errors import ConfigError
 from .fits import misfits
+from .knowledge.task_specs import STATE_WORDS
 from .pipeline import make_pipeline
 from .role_choice import Draft, fill_role
 from .scene_planner import MIN_NEAREST_SCORE, read_task, reader_for
@@ -385,8 +386,6 @@ def check_state_args(state: Any, **mappings: Any) -> None:
             check_type(name, value, Mapping, "a mapping of object ids or None")
 
 
-_STATE_WORDS = {("isToggled", True): "on", ("isToggled", False): "off", ("isOpen", True): "open",
-                ("isOpen", False): "closed"}
 _SWAPPED = {"isToggled": ("toggleable", "openable", "isOpen"), "isOpen": ("openable", "toggleable", "isToggled")}
 """A switch or open state -> (the affordance it needs, the other one, the other state)."""
 
@@ -406,7 +405,7 @@ def fit_goals(spec: TaskSpec, bindings: Mapping[str, str], affordances: Affordan
         if g.prop in _SWAPPED and oid and _SWAPPED[g.prop][0] not in aff and _SWAPPED[g.prop][1] in aff:
             new = _SWAPPED[g.prop][2]
             g = g.model_copy(update={"prop": new, "description": g.text().replace(
-                f" is {_STATE_WORDS[(g.prop, g.value)]}", f" is {_STATE_WORDS[(new, g.value)]}")})
+                f" is {STATE_WORDS[(g.prop, g.value)]}", f" is {STATE_WORDS[(new, g.value)]}")})
         elif g.prop == "isToggled" and g.value is True and oid and SWITCHABLE not in aff:  # a burner: by its knob
             g = GoalCondition(item=g.item, relation="close_to", other="agent", distance=1.5,
                               description=f"the {g.item} object is reached (it cannot be switched)")

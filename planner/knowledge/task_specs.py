@@ -134,6 +134,9 @@ object must become Hot during the run (an ALFRED-style event), then be brought; 
 
 SWITCHED = frozenset({"light_source", "entertainment"})
 """Utilities whose effect is a device switched on (when the chosen object is toggleable)."""
+STATE_WORDS: dict[tuple[str, bool], str] = {("isToggled", True): "on", ("isToggled", False): "off",
+                                            ("isOpen", True): "open", ("isOpen", False): "closed"}
+"""A switch or open state (AI2-THOR's property and value) -> the word a goal's description uses for it."""
 CONTAINING = ("carrying", "storage", "disposing", "surface_support")
 """Utilities whose effect is the target in / on the chosen object, in the order the last such step runs."""
 ACTS_ON_TARGET = frozenset({"cutting", "breaking", "washing", "cleaning", "heating(source)", "heating(vessel)",
@@ -260,9 +263,8 @@ def build_spec(task: str, roles: list[Role], targets: list[Target], place: tuple
                                    description="the plant is watered"))
     kinds = {t.name: t.types[0] for t in targets}
     for name, (prop, value) in (states or {}).items():
-        word = {("isToggled", True): "on", ("isToggled", False): "off", ("isOpen", True): "open",
-                ("isOpen", False): "closed"}[(prop, value)]
-        goals.append(GoalCondition(item=name, prop=prop, value=value, description=f"the {kinds[name]} is {word}"))
+        goals.append(GoalCondition(item=name, prop=prop, value=value,
+                                   description=f"the {kinds[name]} is {STATE_WORDS[(prop, value)]}"))
     all_targets = list(targets)
     if place:
         all_targets.append(Target(name="place", types=place))

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..knowledge.task_specs import ACTS_ON_TARGET, SWITCHED, TASK_TARGETS
+from ..knowledge.task_specs import ACTS_ON_TARGET, STATE_WORDS, SWITCHED, TASK_TARGETS
 from ..schemas import Target, canonical_object_name, thor_object_name
 from .frames import (
     DISH_PREFERS,
@@ -487,8 +487,7 @@ class _EvidenceReader:
         ev.set_states[name] = state
         ev.explicit += 1
         ev.frame = True
-        ends = {("isToggled", True): "on", ("isToggled", False): "off", ("isOpen", True): "open"}.get(state, "closed")
-        ev.notes.append(f"{m.words!r} {'on' if state == ('isToggled', True) else verb}: it ends {ends}")
+        ev.notes.append(f"{m.words!r} {'on' if state == ('isToggled', True) else verb}: it ends {STATE_WORDS[state]}")
         return True
 
     def _placed(self, m: Mention, ev: _Evidence) -> str:

@@ -3,12 +3,7 @@ model, driven through langchain-openai by make_llm("openai:...", base_url=...)."
 
 from __future__ import annotations
 
-import json
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from typing import Literal
 
@@ -17,6 +12,8 @@ from pydantic import BaseModel
 
 from planner._optional import is_available
 from planner.errors import SelectionError
+
+from .llama_server import serve_smollm2
 
 SERVER_DEPS = (
     "llama_cpp",
@@ -42,60 +39,10 @@ class Pick(BaseModel):
     object_id: Literal["knife_1", "pillow_2"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[str]:
-    from planner.llm.local import smollm2_path
-
-    port = _free_port()
-    log_path = tmp_path_factory.mktemp("server") / "server.log"
-    cmd = [
-        sys.executable,
-        "-m",
-        "llama_cpp.server",
-        "--model",
-        str(smollm2_path()),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--n_ctx",
-        "512",
-        "--n_threads",
-        "1",
-        "--model_alias",
-        "smollm2",
-    ]
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited with {proc.returncode}:\n{log_path.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{url}/models", timeout=2) as r:
-                    models = json.load(r)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"llama_cpp.server not up after {START_TIMEOUT}s:\n{log_path.read_text()[-2000:]}")
-                time.sleep(0.3)
-        assert models["data"][0]["id"] == "smollm2"
+    with serve_smollm2(tmp_path_factory.mktemp("server"), n_ctx=512, start_timeout=START_TIMEOUT) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
 
 
 @pytest.mark.llm_live  # loads a real model
