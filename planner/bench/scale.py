@@ -194,10 +194,12 @@ def spread(backend: Backend, slots: list[Any], make_worker: Callable[[], Any], i
     Every actor first builds its worker (an error there is raised at once). Items of one group (``groups[i]``,
     each item its own group when None) go to one actor, in their order, one after the other: a worker that keeps
     state between items (a simulator whose history shapes the next episode) sees the sequence a serial run gives
-    it. An actor that dies is replaced in its slot; the item it was running (its oldest call: an actor runs its
-    calls in order) counts a try, the items queued behind it and the rest of its group go back to the front of
-    the queue. An item tried ``1 + retries`` times comes back as :class:`Lost`. When the caller stops early (an
-    error, an interrupt), the busy actors are ended.
+    it. An actor that dies is replaced in its slot and its unfinished calls, with the rest of its group, go back to
+    the front of the queue. When it died with one call unfinished, that call counts a try; with several, which one
+    killed it is not known (Ray reports a call that finished as failed when its reply was not back before the
+    death), so none counts a try and each of them runs alone on its actor from then on, until a death names it. An
+    item tried ``1 + retries`` times comes back as :class:`Lost`. When the caller stops early (an error, an
+    interrupt), the busy actors are ended.
 
     Raises:
         WorkerLostError: an actor died while building its worker, twice in one slot.
@@ -213,13 +215,16 @@ def spread(backend: Backend, slots: list[Any], make_worker: Callable[[], Any], i
     mine: list[deque[tuple[int, int]]] = [deque() for _ in slots]  # the rest of each slot's group, not sent yet
     queued: list[deque[tuple[Any, int, int]]] = [deque() for _ in slots]  # per slot: (future, index, tries)
     owner: dict[Any, int] = {}
+    alone: set[int] = set()  # items among several unfinished calls of an actor that died: each runs by itself
     complete = False
     try:
-        while todo or owner:
+        while todo or owner or any(mine):
             for s in range(len(slots)):
                 while len(queued[s]) < in_flight and (mine[s] or todo):
                     if not mine[s]:
                         mine[s] = todo.popleft()
+                    if queued[s] and (mine[s][0][0] in alone or any(q[1] in alone for q in queued[s])):
+                        break  # a suspect runs with nothing beside it
                     i, tries = mine[s].popleft()
                     f = backend.submit(slots[s], items[i])
                     queued[s].append((f, i, tries))
@@ -231,9 +236,8 @@ def spread(backend: Backend, slots: list[Any], make_worker: Callable[[], Any], i
             try:
                 value = backend.result(f)
             except ActorDied as e:
-                # the slot's unfinished calls all fail with it: the running one (the oldest unfinished) is blamed,
-                # the rest go back; a call that finished before it died is done (its future may come back later
-                # than the failed one's)
+                # the slot's unfinished calls all fail with it; a call whose value came back is done (its future
+                # may come back later than the failed one's). One left unfinished is blamed; of several, none is
                 dead = list(queued[s])
                 queued[s].clear()
                 for g, *_ in dead:
@@ -241,14 +245,19 @@ def spread(backend: Backend, slots: list[Any], make_worker: Callable[[], Any], i
                 finished, dead = _finished(backend, dead, f)
                 for j, value in finished:
                     yield Done(j, value)
-                (_, j, t), rest = dead[0], [(j2, t2) for _, j2, t2 in dead[1:]]
-                back = ([(j, t + 1)] if t < retries else []) + rest + list(mine[s])
+                blamed = dead[0][1:] if len(dead) == 1 else None
+                if blamed is None:
+                    alone.update(j for _, j, _ in dead)
+                    back = [(j, t) for _, j, t in dead]
+                else:
+                    back = [(blamed[0], blamed[1] + 1)] if blamed[1] < retries else []
+                back += list(mine[s])
                 mine[s] = deque()
                 todo.extendleft(reversed(_grouped(back, key)))
                 log.warning("a Ray actor died (%s); starting another", e)
                 slots[s] = _replace(backend, slots[s], make_worker)
-                if t >= retries:
-                    yield Lost(j, str(e))
+                if blamed is not None and blamed[1] >= retries:
+                    yield Lost(blamed[0], str(e))
                 continue
             del queued[s][pos]
             yield Done(i, value)
