@@ -23,7 +23,8 @@ from .steps import Affordances
 
 def bind_targets(spec: TaskSpec, state: SceneState, draft: Draft, kb: KnowledgeBase, *, skip: set[str],
                  sources: Affordances | None = None, exclude: Collection[str] = ()) -> dict[str, str]:
-    """Bind each object target to a scene object of its types (liquids are held by a role's vessel).
+    """Bind each object target to a scene object of its types (liquids are held by a role's vessel), distinct
+    objects for distinct targets except a copy of a sliced target, another piece of the same object.
 
     With ``sources`` (the state is a whole AI2-THOR scene: the planner got its affordances), a liquid target
     needs a usable source the scene has (:func:`planner.fits.has_liquid_source`), else the plan is infeasible and
@@ -34,6 +35,9 @@ def bind_targets(spec: TaskSpec, state: SceneState, draft: Draft, kb: KnowledgeB
             draft.feasible = False
             draft.notes.append(f"no source of {t.types[0]} in scene {state.scene_id!r}: {LIQUID_SOURCE_WORDS}")
         if t.liquid or t.name in skip:
+            continue
+        if t.sliced and t.same_as in out and all(piece_type(ty).endswith("Sliced") for ty in t.types):
+            out[t.name] = out[t.same_as]  # "two slices": another piece of the same loaf (an egg cracks into one)
             continue
         wanted = {canonical_object_name(ty) for ty in t.types}
         found = [r for r in state.objects if r.category in wanted and r.object_id not in out.values()

@@ -46,6 +46,7 @@ from .config import PlannerConfig, use_settings
 from .errors import ConfigError
 from .fits import misfits
 from .knowledge.task_specs import STATE_WORDS
+from .multiples import expand_targets
 from .pipeline import make_pipeline
 from .role_choice import Draft, fill_role
 from .scene_planner import MIN_NEAREST_SCORE, read_task, reader_for
@@ -232,9 +233,10 @@ class Planner:
         Raises:
             ConfigError: the reading is not understood; strategy ``knowledge`` for a role COAT does not annotate.
         """
-        spec = reading.spec
-        if spec is None:
+        if reading.spec is None:
             raise ConfigError(f"{reading.text!r} was not understood ({reading.reason}): there is nothing to decide")
+        spec = expand_targets(reading.spec, (o.category for o in world.state.objects))  # "two eggs": two targets
+        reading = reading.model_copy(update={"spec": spec}) if spec is not reading.spec else reading
         with use_settings(self.config.settings):
             pipe = self.pipeline()
             avoid = dict(world.exclude)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
+from .multiples import copies_of
 from .schemas import GoalCondition, SkillCall, TaskSpec
 from .schemas.thor_rules import held_liquid
 
@@ -95,12 +96,14 @@ def plan_steps(
     for name, oid in roles.items():
         s.add("prepare", oid, **dict((prepare_args or {}).get(name, {})))
     target = bindings.get("target")
+    acted = [(n, bindings[n]) for n in copies_of(spec, "target") if n in bindings]  # "two eggs": each of them
     _liquids(spec, s, roles, met)
-    if target and _goal(spec, "target", "isDirty") and not _met(met, "target", "isDirty"):
-        helper = roles.get("washing") or roles.get("cleaning")  # the basin first, or the cloth for a mirror
-        s.add("wash", target, **({"using": helper} if helper else {}))  # before slicing: the pieces are served
-    _cut(spec, s, roles, target, met)
-    _heat(spec, s, roles, target, met)
+    for name, oid in acted:
+        if _goal(spec, name, "isDirty") and not _met(met, name, "isDirty"):
+            helper = roles.get("washing") or roles.get("cleaning")  # the basin first, or the cloth for a mirror
+            s.add("wash", oid, **({"using": helper} if helper else {}))  # before slicing: the pieces are served
+    _cut(spec, s, roles, acted, met)
+    _heat(spec, s, roles, acted, met)
     _contain(spec, s, roles, bindings, met)
     _devices(spec, s, roles, target, met)
     s.close_opened()
@@ -122,18 +125,22 @@ def _liquids(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], met: Collectio
             s.add("fill", plant, liquid=t.types[0])  # pour the carrier's water on the plant
 
 
-def _cut(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | None,
+def _cut(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], acted: list[tuple[str, str]],
          met: Collection[GoalCondition]) -> None:
-    if target is None or _met(met, "target", "isSliced"):
-        return
-    needs = _goal(spec, "target", "isSliced") is not None or any(t.sliced for t in spec.targets)
     tool = roles.get("cutting") or roles.get("breaking")
-    if needs and tool:
-        s.add("slice", target, tool=tool)
+    sliced = {t.name for t in spec.targets if t.sliced}
+    cut: list[str] = []
+    for name, oid in acted:  # each egg cracked; one loaf sliced once for "two slices"
+        if _met(met, name, "isSliced") or oid in cut or not tool:
+            continue
+        if _goal(spec, name, "isSliced") is not None or name in sliced:
+            s.add("slice", oid, tool=tool)
+            cut.append(oid)
+    if cut:
         s.add("set_down", tool)
 
 
-def _heat(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | None,
+def _heat(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], acted: list[tuple[str, str]],
           met: Collection[GoalCondition]) -> None:
     source = roles.get("heating(source)")
     if source is None:
@@ -142,22 +149,42 @@ def _heat(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | Non
     vessel = roles.get("heating(vessel)") or (roles.get("carrying") if liquid else None)
     hot_role = heated_role(spec)  # the food chosen for "something hot to eat", heated itself
     if hot_role is not None and not liquid and hot_role in roles:
-        target = roles[hot_role]
-    heated = vessel if liquid else target
-    if heated is None:
+        acted = [(hot_role, roles[hot_role])]
+    if liquid:
+        if vessel is not None:
+            _heat_one(spec, s, roles, source, vessel, [("", vessel)], met, liquid=True)
         return
-    hot_item = next((h for h in HOLDERS if roles.get(h) == vessel), "target") if liquid else (hot_role or "target")
-    if _met(met, hot_item, "temperature") or _met(met, "target", "isCooked"):
-        return
-    if not liquid and vessel is not None:
-        s.place(heated, vessel)       # the egg into the pan
+    todo = [(n, oid) for n, oid in acted if not (_met(met, n, "temperature") or _met(met, n, "isCooked"))]
+    if vessel is not None and todo:  # the eggs into the pan, the pan onto the burner, once
+        _heat_one(spec, s, roles, source, vessel, todo, met, liquid=False)
+    else:
+        for one in todo:  # a slice at a time into the toaster
+            _heat_one(spec, s, roles, source, None, [one], met, liquid=False)
+
+
+def _heat_one(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], source: str, vessel: str | None,
+              items: list[tuple[str, str]], met: Collection[GoalCondition], *, liquid: bool) -> None:
+    """Heat ``items`` (name, object) on ``source``: in ``vessel`` when there is one (a liquid: the vessel itself),
+    then out of an appliance again when something else must hold them."""
+    if liquid:
+        assert vessel is not None
+        hot_item = next((h for h in HOLDERS if roles.get(h) == vessel), "target")
+        if _met(met, hot_item, "temperature") or _met(met, "target", "isCooked"):
+            return
+        s.place(vessel, source)       # the mug into the microwave
+    elif vessel is not None:
+        for _, oid in items:
+            s.place(oid, vessel)      # the egg into the pan
         s.place(vessel, source)       # the pan onto the burner
     else:
-        s.place(heated, source)       # the mug into the microwave, the bread slice into the toaster
-    until = "cooked" if not liquid and _goal(spec, "target", "isCooked") else "Hot"
-    s.add("heat", source, object=heated if liquid else target, until=until, max_seconds=600)
+        s.place(items[0][1], source)  # the bread slice into the toaster
+    for name, oid in items:
+        until = "cooked" if not liquid and _goal(spec, name, "isCooked") else "Hot"
+        s.add("heat", source, object=vessel if liquid else oid, until=until, max_seconds=600)
+    heated = vessel if liquid else items[0][1]
+    names = {n for n, _ in items} | {"target"}
     takes_out = not liquid and (any(r in roles for r in ("carrying", "storage", "disposing", "surface_support"))
-                                or any(g.relation == "contained_in" and g.item == "target" for g in spec.goals))
+                                or any(g.relation == "contained_in" and g.item in names for g in spec.goals))
     if s.can(source, "openable") and takes_out:
         s.add("open", source)         # to take the result out again
         if not liquid and vessel is not None:  # the bowl with the tomato comes out of the microwave too
@@ -184,10 +211,11 @@ def heated_role(spec: TaskSpec) -> str | None:
 def _contain(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], bindings: Mapping[str, str],
              met: Collection[GoalCondition]) -> None:
     # cooling first (the apple into the fridge, cold), then where things must end (the apple onto the counter)
+    cooled = copies_of(spec, "target")
     for g in spec.goals:
-        if g.prop == "temperature" and g.value == "Cold" and g.item == "target" and g not in met:
+        if g.prop == "temperature" and g.value == "Cold" and g.item in cooled and g not in met:
             fridge = roles.get("cooling")
-            target = bindings.get("target")
+            target = bindings.get(g.item)
             if fridge and target:
                 if s.can(fridge, "openable"):
                     s.add("open", fridge)  # cooled is being shut in by the run (ALFRED), even if it lies there
@@ -195,7 +223,7 @@ def _contain(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], bindings: Mapp
                 s.add("close", fridge)
                 s.opened = [o for o in s.opened if o != fridge]
                 s.add("cool", fridge, object=target, max_seconds=600)
-                if any(x.relation == "contained_in" and x.item == "target" for x in spec.goals):
+                if any(x.relation == "contained_in" and x.item == g.item for x in spec.goals):
                     s.add("open", fridge)  # to take it out again
                     s.opened.append(fridge)
     for g in spec.goals:

@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -158,12 +159,28 @@ class HouseholdLoop(ClosedLoop[_Run, ExecutionTrace]):
 
     def _commit_to_a_piece(self, run: _Run, whole: str) -> None:
         """After slicing, what was bound to the whole object is bound to one piece (the one the skills carry: the
-        first), so the slice that is heated is the slice that is placed, checked and re-planned for."""
-        first = next(iter(sorted((o for o in members(whole, run.obs.objects) if o.get("objectId") != whole),
-                                 key=lambda o: piece_order(str(o["objectId"])))), None)
-        if first is None:
+        first), so the slice that is heated is the slice that is placed, checked and re-planned for. Targets that
+        are several pieces of it ("two slices") get one piece each, and the rest of the plan is written again for
+        them."""
+        ordered = sorted((o for o in members(whole, run.obs.objects) if o.get("objectId") != whole),
+                         key=lambda o: piece_order(str(o["objectId"])))
+        if not ordered:
             return
-        piece = str(first["objectId"])
+        piece = str(ordered[0]["objectId"])
+        names = [n for n, oid in run.plan.bindings.items() if oid == whole]
+        spec = run.plan.spec
+        several = [n for n in names if spec is not None and spec.target(n) is not None]
+        if len(several) > 1 and len(ordered) >= len(several):
+            fixed = {**run.plan.bindings, **{n: str(o["objectId"]) for n, o in zip(several, ordered, strict=False)}}
+            fixed = {n: (piece if oid == whole else oid) for n, oid in fixed.items()}
+            new = self._plan_again(run, self.estimator.estimate(run.obs), fixed)
+            if new.feasible:
+                run.plan = new.model_copy(update={"env_id": run.plan.env_id, "seed": run.plan.seed,
+                                                  "options": run.plan.options,
+                                                  "decisions": run.plan.decisions + new.decisions})
+                lead = list(itertools.takewhile(lambda c: c.skill == "set_down", run.queue))  # the knife down
+                run.load([*lead, *_not_redone(run, new.steps)])
+                return
         bindings = {n: (piece if oid == whole else oid) for n, oid in run.plan.bindings.items()}
         run.plan = run.plan.model_copy(update={"bindings": bindings})
 

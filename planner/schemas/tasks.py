@@ -19,6 +19,9 @@ from pydantic import Field, model_validator
 
 from .core import Contract, Decision, ObjectChoice, SkillCall
 
+MAX_COUNT = 8
+"""The most objects one target may stand for (``Target.count``); "all the X" takes what the scene has."""
+
 Property = Literal[
     "isSliced", "isCooked", "temperature", "isDirty", "isToggled", "isOpen", "isFilledWithLiquid", "fillLiquid",
     "isPickedUp", "isBroken",
@@ -66,6 +69,14 @@ class Target(Contract):
     """True for water, coffee, wine: not an object in AI2-THOR but a vessel's ``fillLiquid``."""
     sliced: bool = False
     """The task acts on a slice (ALFRED's sliced variants, serving sliced apple)."""
+    count: int = Field(default=1, ge=1, le=MAX_COUNT)
+    """How many such objects the task acts on ("two eggs", "both lamps"; a sliced target: that many pieces, "two
+    slices of bread"). The planner makes copies of the target once it sees the scene (:mod:`planner.multiples`)."""
+    every: bool = False
+    """Every object of the types the scene has ("all the lights", "every window"): the count is the scene's."""
+    same_as: str | None = None
+    """The target this one is a copy of: it gets every goal of that one ("the remote and my phone" put away, the
+    second of "two eggs"). A copy of a sliced target is another piece of the same object."""
 
 
 class GoalCondition(Contract):
@@ -130,6 +141,10 @@ class TaskSpec(Contract):
         if dupes:
             raise ValueError(f"binding names must be unique; {dupes} appear twice")
         known = set(names)
+        for t in self.targets:
+            if t.same_as is not None and (t.same_as == t.name or t.same_as not in {x.name for x in self.targets}):
+                raise ValueError(f"target {t.name!r} is a copy of {t.same_as!r}, which is no other target of the spec "
+                                 f"(targets: {sorted(x.name for x in self.targets)})")
         for g in self.goals:
             for ref in (g.item, g.other):
                 if ref is not None and ref not in ("light", "agent") and ref not in known:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..knowledge.task_specs import ACTS_ON_TARGET, STATE_WORDS, SWITCHED, TASK_TARGETS
 from ..schemas import Target, canonical_object_name, thor_object_name
+from .counts import counts_in, with_counts
 from .frames import (
     DISH_PREFERS,
     DISHES,
@@ -122,6 +123,10 @@ class _Evidence:
     set_states: dict[str, tuple[str, bool]] = field(default_factory=dict)
     """Target name -> the state property and value a state verb sets it to ("turn off the lamp": the lamp's
     ``isToggled`` false; :data:`~planner.understanding.frames.STATE_VERBS`)."""
+    counts: dict[tuple[str, ...], int | str] = field(default_factory=dict)
+    """Types -> how many the request asks for ("two eggs"; ``"every"``: "all the lights")."""
+    joined: bool = False
+    """The clause being read is a thing joined by "and" to the one before: a second target of the same verb."""
     own_words: bool = False
     """The request's words say all it asks (a state set, or every clause read whole): no role is borrowed from a
     similar example, the role classifier or the nearest COAT task."""
@@ -201,6 +206,7 @@ class _EvidenceReader:
                     ev.notes.append(f"{u}: the role classifier's score {s:.2f}")
         self._implicit_target(ev, target_scores or {})
         self._adjust(text, ev)
+        ev.targets = with_counts(ev.targets, ev.counts)
         self._role_examples(ev, ex_sims)
         if _OVEN.search(text) and "heating(source)" in ev.roles:  # COAT lists an oven, AI2-THOR has none
             ev.notes.append("'oven': AI2-THOR kitchens have no oven, so the microwave stands in")
@@ -261,6 +267,8 @@ class _EvidenceReader:
         verb = c.purpose or c.verb
         ev.verbs.add(verb)
         obj = self.vocab.mentions(c.obj)
+        ev.counts.update(counts_in(c.obj, obj))
+        ev.joined = c.joined
         made = dish(c.obj or c.text) if verb in MAKE or (not verb and not _PAST.search(c.text)) else ""
         if made and any(f" {made} " in f" {m.words} " and m.words != made for m in obj):
             made = ""  # "make the coffee table look nice"
@@ -509,6 +517,10 @@ class _EvidenceReader:
                 ev.targets.append(Target(name="plant", types=m.types))
         elif not any(t.name == "target" for t in ev.targets):
             ev.targets.append(Target(name="target", types=m.types))
+        elif ev.joined and not any(t.types == m.types for t in ev.targets):  # "the remote and my phone"
+            taken = {t.name for t in ev.targets}
+            name = next(f"target{k}" for k in range(2, len(taken) + 3) if f"target{k}" not in taken)
+            ev.targets.append(Target(name=name, types=m.types, same_as="target"))
 
     def _adjust(self, text: str, ev: _Evidence) -> None:
         """What the verbs imply together: a liquid or a pan dish needs a vessel; watering needs water."""

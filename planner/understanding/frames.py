@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .lexicon import table
-from .parse import parse, parse_all
+from .parse import Parse, parse, parse_all
 
 FRAMES: dict[str, tuple[str, ...]] = table("frames")
 """Verb (lower case, base form) -> the COAT utilities it calls for (``lexicon.json``, as are the tables below)."""
@@ -141,6 +141,9 @@ class Clause(NamedTuple):
     """Every (preposition, phrase) after the object phrase: "in a bowl on the coffee table" has two."""
     request: bool = False
     """The clause is worded as a request: a polite opening ("please", "could you", "I want") or a verb first."""
+    joined: bool = False
+    """The clause is a thing joined by "and" to the one before ("put the remote and my phone away"): it has that
+    clause's verb, and the place either of them names."""
 
 
 def _verb_at(words: list[str], bases: tuple[str, ...], i: int) -> bool:
@@ -274,6 +277,30 @@ def clauses(text: str) -> list[Clause]:
     return list(_clauses(text))
 
 
+def _joined_thing(p: Parse, ids: tuple[int, ...], before: list[Clause]) -> bool:
+    """The clause is a noun joined by "and" to a noun of the clause before it, which has a verb ("the remote and my
+    phone", "two plates and two forks"), not a clause of its own."""
+    head = next((i for i in ids if p.tokens[i].head not in ids or p.tokens[i].head == i), None)
+    if head is None or not before[-1].verb or not before[-1].obj:
+        return False
+    tok = p.tokens[head]
+    # the tagger may call a noun used alone an adjective ("the remote"), the parser hang a noun on the verb ("put the
+    # remote control and the cell phone away"): a noun joined by "and" is a second thing either way
+    first = p.tokens[tok.head]
+    return tok.dep == "conj" and tok.pos in ("NOUN", "PROPN") and (
+        first.pos in ("NOUN", "PROPN", "VERB") or first.dep in ("dobj", "pobj", "attr", "oprd"))
+
+
+def _share_place(first: Clause, joined: Clause) -> tuple[Clause, Clause]:
+    """Two things joined by "and" go to the place either names ("lay two plates and two forks on the table")."""
+    if joined.places and not first.places:
+        first = first._replace(where=joined.where, prep=joined.prep, places=joined.places,
+                               text=f"{first.text} {joined.prep} {joined.where}")
+    elif first.places and not joined.places:
+        joined = joined._replace(where=first.where, prep=first.prep, places=first.places)
+    return first, joined
+
+
 @lru_cache(maxsize=8)
 def prime_clauses(texts: tuple[str, ...]) -> None:
     """Parse many fixed texts (COAT's task names) in one batch before their clauses are asked for
@@ -281,9 +308,13 @@ def prime_clauses(texts: tuple[str, ...]) -> None:
     parse_all(_normal(t)[0] for t in texts)
 
 
+_NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+
+
 def _normal(text: str) -> tuple[str, str]:
     """The text the parse reads (lower case, words and clause marks, a situation said as its request) and the polite
     opening cut from its front."""
+    text = re.sub(r"(?<![\d.:])\b([2-8])\b(?![\d.:])", lambda m: _NUMBERS[int(m.group(1))], text)  # "2 eggs"
     t = " ".join(re.findall(r"[a-z']+|[&?!.:,;]|(?<=\s)[-\u2013\u2014](?=\s)", text.lower()))  # " - " ends a clause
     t = re.sub(r"\bw\b(?= )", "with", t)  # "w the spray bottle"
     t = situation(t).strip()  # "the plant's gone all limp": water the plant
@@ -295,8 +326,15 @@ def _normal(text: str) -> tuple[str, str]:
 def _clauses(text: str) -> tuple[Clause, ...]:
     t, asked = _normal(text)
     out: list[Clause] = []
-    for part in parse(t).clause_texts():
+    p = parse(t)
+    for ids, part in zip(p.clauses, p.clause_texts(), strict=True):
         stripped = _POLITE.sub("", part).strip()
+        if stripped and out and _joined_thing(p, ids, out) and not (c := _clause(stripped)).verb:
+            out[-1], c = _share_place(out[-1], c._replace(verb=out[-1].verb, purpose=out[-1].purpose,
+                                                          request=out[-1].request, joined=True))
+            out.append(c)
+            asked = ""
+            continue
         if stripped:
             c = _clause(stripped)
             first = stripped.split()[0]

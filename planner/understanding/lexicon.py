@@ -19,7 +19,7 @@ from ..errors import DataError
 
 PATH = Path(__file__).with_name("lexicon.json")
 TABLES = ("frames", "states", "dishes", "dish_prefers", "word_prefers", "verb_prefers", "verb_requires", "phrasal",
-          "state_verbs", "hung_on")
+          "state_verbs", "hung_on", "counts")
 """The tables of :data:`PATH`; ``phrasal`` maps a phrase to a phrase, every other table a word to a tuple."""
 
 
