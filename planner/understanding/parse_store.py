@@ -70,9 +70,9 @@ def version() -> str | None:
 
 
 def _root() -> Path | None:
-    from ..config import current_settings
+    from ..config import reader_cache_dir
 
-    return current_settings().reader_cache_dir()
+    return reader_cache_dir()
 
 
 def _encode(p: Parse) -> str:

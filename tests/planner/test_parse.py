@@ -257,3 +257,11 @@ def test_the_first_process_of_a_new_version_deletes_the_parses_of_the_others(sto
     parse_store.save([p])
     with contextlib.closing(sqlite3.connect(store)) as db:
         assert db.execute("SELECT DISTINCT version FROM parses").fetchall() == [("the next spaCy",)]
+
+
+@needs_model
+def test_a_bad_value_of_a_variable_the_parse_does_not_read_does_not_stop_it(store: Path, monkeypatch) -> None:
+    monkeypatch.setenv("COAT_LLM_THREADS", "many")
+    monkeypatch.setenv("COAT_ENCODER_RUNTIME", "onnx")
+    p = parse("wash the mug")
+    assert parse_store.load(["wash the mug"]) == {"wash the mug": p}  # and the store is still COAT_READER_CACHE's
