@@ -484,14 +484,19 @@ class _EvidenceReader:
         if new:
             ev.notes.append(f"{', '.join(new)}: COAT's {task!r} acts on the {target.types[0]} too")
 
+    def _role_sets(self, state: tuple[str, bool], u: str | None, types: Iterable[str]) -> bool:
+        """Whether a thing of ``types`` set to ``state`` is the object of its role ``u`` instead of a target: a light
+        source or a screen switched on or opened (blinds) is, another may stand in for it; a thing that both opens
+        and switches (a laptop, a microwave) opened is not: there, open and on differ."""
+        both = self._types_with("openable") & self._types_with("toggleable")
+        return state[1] and u in SWITCHED and not (state[0] == "isOpen" and set(types) <= both)
+
     def _set_state(self, m: Mention, verb: str, u: str | None, ev: _Evidence) -> bool:
         """A state verb on a named thing ("turn off the lamp", "open the fridge", "shut the laptop"): the thing is a
         target that ends in the verb's state (:data:`STATE_VERBS`), unless it is switched on or opened to light the
-        room or entertain (a light source or a screen: the role's object, which another may stand in for). A thing
-        that both opens and switches (a laptop, a microwave) opened is opened: there, open and on differ."""
+        room or entertain (:meth:`_role_sets`)."""
         state = STATE_VERBS.get(verb)
-        both = self._types_with("openable") & self._types_with("toggleable")
-        if state is None or (state[1] and u in SWITCHED and not (state[0] == "isOpen" and set(m.types) <= both)):
+        if state is None or self._role_sets(state, u, m.types):
             return False
         if not ev.set_state(m.types, state):
             return True

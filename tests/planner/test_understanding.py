@@ -29,16 +29,6 @@ from planner.understanding.reader import MAX_WORDS
 from planner.understanding.vocabulary import Vocabulary, singular
 
 
-@pytest.fixture(scope="module")
-def kb(data_dir):
-    return load_knowledge(data_dir)
-
-
-@pytest.fixture(scope="module")
-def reader(kb, data_dir):
-    return TaskReader(kb, object_types=object_types(str(data_dir)), encoder=None)
-
-
 @pytest.mark.parametrize(("text", "english", "language"), [
     ("def toast(bread): return bread.heat()", False, "code"), ("https://example.com/recipe", False, "code"),
     ("select the big knife", True, "en"), ("cut the apple(s) into slices", True, "en"),
