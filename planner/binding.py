@@ -9,16 +9,43 @@ partner is decided again without it (:func:`partner_to_decide_again`).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 from .fits import LIQUID_SOURCE_WORDS, has_liquid_source, misfits, no_fit, placements, vessel_for
 from .knowledge import KnowledgeBase
-from .knowledge.task_specs import TASK_TARGETS
+from .knowledge.task_specs import STATE_WORDS, TASK_TARGETS
 from .pipeline import DecisionPipeline
 from .role_choice import Draft, fill_role
-from .schemas import ObjectChoice, Role, SceneState, TaskSpec, canonical_object_name, thor_object_name
+from .schemas import (
+    GoalCondition,
+    ObjectChoice,
+    ObjectRecord,
+    Role,
+    SceneState,
+    TaskSpec,
+    canonical_object_name,
+    thor_object_name,
+)
 from .schemas.thor_rules import piece_type
 from .steps import Affordances
+
+_SWAPPED = {"isToggled": ("toggleable", "openable", "isOpen"), "isOpen": ("openable", "toggleable", "isToggled")}
+"""A switch or open state -> (the affordance it needs, the other one, the other state)."""
+
+
+def fitted_prop(prop: str, affords: Collection[str]) -> str:
+    """The state a switch or open goal sets on an object that affords ``affords``: the other one when the object
+    cannot do this one but can the other (a tap is closed by switching it off, blinds are switched on by opening
+    them); a thing that does both (a laptop) is opened when asked to open."""
+    need, other, swapped = _SWAPPED.get(prop, (prop, "", prop))
+    return swapped if need not in affords and other in affords else prop
+
+
+def _already(r: ObjectRecord, goals: Sequence[GoalCondition], sources: Affordances | None) -> bool:
+    """Whether the object is already in the state each switch or open goal sets (as the observation says)."""
+    affords = sources.get(r.object_id, frozenset()) if sources is not None else None
+    return bool(goals) and affords is not None and all(
+        (f"is:{fitted_prop(g.prop, affords)}" in affords) == g.value for g in goals if g.prop)
 
 
 def bind_targets(spec: TaskSpec, state: SceneState, draft: Draft, kb: KnowledgeBase, *, skip: set[str],
@@ -28,7 +55,8 @@ def bind_targets(spec: TaskSpec, state: SceneState, draft: Draft, kb: KnowledgeB
 
     With ``sources`` (the state is a whole AI2-THOR scene: the planner got its affordances), a liquid target
     needs a usable source the scene has (:func:`planner.fits.has_liquid_source`), else the plan is infeasible and
-    says so."""
+    says so. A target a goal switches or opens is preferably one whose state the goal changes (the lamp that is on,
+    to turn off); when every one is in that state already, the draft says so."""
     out: dict[str, str] = {}
     for t in spec.targets:
         if sources is not None and t.liquid and not has_liquid_source(t.types[0], state, sources, exclude):
@@ -42,10 +70,17 @@ def bind_targets(spec: TaskSpec, state: SceneState, draft: Draft, kb: KnowledgeB
         wanted = {canonical_object_name(ty) for ty in t.types}
         found = [r for r in state.objects if r.category in wanted and r.object_id not in out.values()
                  and r.object_id not in exclude]  # found gone, broken or taken while executing
-        # prefer an object that does not already meet the goal (a dirty plate for "washing dishes")
-        found.sort(key=lambda r: (r.state.condition.value != "dirty", r.state.unusable_reason() != ""))
+        # prefer an object that does not already meet the goal (a dirty plate for "washing dishes", a lamp that is on
+        # for "turn off the lamp")
+        states = [g for g in spec.goals if g.item == t.name and g.prop in _SWAPPED]
+        found.sort(key=lambda r: (r.state.condition.value != "dirty", r.state.unusable_reason() != "",
+                                  _already(r, states, sources)))
         if found:
             out[t.name] = found[0].object_id
+            if _already(found[0], states, sources):
+                said = " and ".join(STATE_WORDS[(g.prop, g.value)] for g in states if g.prop)
+                draft.notes.append(f"the {thor_object_name(found[0].category)} is already {said} (every one here "
+                                   f"is): the goal holds")
             continue
         draft.feasible = False
         draft.notes.append(f"no {' or '.join(t.types)} in scene {state.scene_id!r} to act on ({t.name})")
@@ -180,6 +215,6 @@ def tasks_with_targets_here(spec: TaskSpec, state: SceneState, kb: KnowledgeBase
 
 
 __all__ = [
-    "MAX_PARTNER_TRIES", "MAX_SOURCE_TRIES", "add_vessel", "bind_targets", "check_target_places",
+    "MAX_PARTNER_TRIES", "MAX_SOURCE_TRIES", "add_vessel", "bind_targets", "check_target_places", "fitted_prop",
     "partner_to_decide_again", "tasks_with_targets_here", "with_vessel",
 ]

@@ -4,9 +4,10 @@ Two frozen models:
 
 - :class:`Settings`: the process settings users give as ``COAT_*`` environment variables (how the reader reads,
   where its caches live, which runtime runs MiniLM, the model-call cache, the llama.cpp threads and model files).
-  :meth:`Settings.from_env` is the only reader of those variables. The composition roots call it (``coat``
-  once per command, :func:`planner.api.plan` per call) and hand the values down: core modules ask
-  :func:`current_settings`, never ``os.environ``.
+  :meth:`Settings.from_env` and :func:`current_setting` (one field) are the only readers of those variables. The
+  composition roots call it (``coat`` once per command, :func:`planner.api.plan` per call) and hand the values down:
+  core modules ask :func:`current_setting` for the one field they use, never ``os.environ``, so a bad value of a
+  variable they do not use cannot stop them.
 - :class:`PlannerConfig`: everything a planner keeps from one task to the next (pipeline, strategy, how free
   text is decided, the model spec, the data directory, the learned model's directory) and the settings.
   What changes per call (the task, the scene, excluded or fixed objects, goals already met) is an argument of
@@ -29,7 +30,7 @@ import contextlib
 import contextvars
 import functools
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -128,13 +129,7 @@ class Settings(_Config):
     def reader_cache_dir(self) -> Path | None:
         """Where the reader keeps its caches: :attr:`reader_cache`, the user cache dir / ``reader`` when that is
         None, or None (nothing kept) when it is ``"off"``."""
-        if self.reader_cache == "off":
-            return None
-        if self.reader_cache is None:
-            from .paths import user_cache_dir
-
-            return user_cache_dir() / "reader"
-        return Path(self.reader_cache)
+        return _cache_dir(self.reader_cache)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -149,21 +144,31 @@ class Settings(_Config):
                 or a ``~user`` naming no user (each message names the variable and what is accepted).
         """
         env = os.environ if environ is None else environ
-        return _from_env(tuple(env.get(name) for name in ENV_VARS))
+        return _from_env(tuple(env.get(variable) for variable, _ in _FROM_ENV.values()))
+
+
+def _cache_dir(reader_cache: Path | str | None) -> Path | None:
+    if reader_cache == "off":
+        return None
+    if reader_cache is None:
+        from .paths import user_cache_dir
+
+        return user_cache_dir() / "reader"
+    return Path(reader_cache)
 
 
 @functools.lru_cache(maxsize=16)
 def _from_env(raw: tuple[str | None, ...]) -> Settings:
     """:meth:`Settings.from_env` of the variables' raw values (made once per distinct environment)."""
-    reader, cache, runtime, llm_cache, threads, model_dir = raw
-    return Settings(
-        reader="lexical" if (reader or "").strip().lower() == "lexical" else "auto",
-        reader_cache="off" if cache == "off" else Path(cache) if cache else None,
-        encoder_runtime=_runtime(runtime),
-        llm_cache=expand_user(llm_cache, LLM_CACHE_ENV) if llm_cache else None,
-        llm_threads=_threads(threads),
-        model_dir=expand_user(model_dir, MODEL_DIR_ENV) if model_dir else None,
-    )
+    return Settings(**{field: read(value) for (field, (_, read)), value in zip(_FROM_ENV.items(), raw, strict=True)})
+
+
+def _reader(raw: str | None) -> str:
+    return "lexical" if (raw or "").strip().lower() == "lexical" else "auto"
+
+
+def _reader_cache(raw: str | None) -> Path | str | None:
+    return "off" if raw == "off" else Path(raw) if raw else None
 
 
 def _runtime(raw: str | None) -> str | None:
@@ -182,6 +187,17 @@ def _threads(raw: str | None) -> int | None:
         raise ConfigError(f"${LLM_THREADS_ENV} must be a positive integer, got {raw!r}") from exc
 
 
+def _path(variable: str) -> Callable[[str | None], Path | None]:
+    return lambda raw: expand_user(raw, variable) if raw else None
+
+
+_FROM_ENV: dict[str, tuple[str, Callable[[str | None], Any]]] = {
+    "reader": (READER_ENV, _reader), "reader_cache": (READER_CACHE_ENV, _reader_cache),
+    "encoder_runtime": (ENCODER_RUNTIME_ENV, _runtime), "llm_cache": (LLM_CACHE_ENV, _path(LLM_CACHE_ENV)),
+    "llm_threads": (LLM_THREADS_ENV, _threads), "model_dir": (MODEL_DIR_ENV, _path(MODEL_DIR_ENV)),
+}
+"""Each Settings field: its variable and how its raw value is read (unset: None)."""
+
 _ACTIVE: contextvars.ContextVar[Settings | None] = contextvars.ContextVar("coat_settings", default=None)
 
 
@@ -195,6 +211,28 @@ def current_settings() -> Settings:
     """
     active = _ACTIVE.get()
     return active if active is not None else Settings.from_env()
+
+
+def current_setting(field: str) -> Any:
+    """One field of :func:`current_settings`: the enclosing block's, else read from its own variable alone, so a bad
+    value of another variable does not matter to the code that reads this one.
+
+    Raises:
+        ConfigError: ``field`` is not a Settings field, or (outside a block) its variable has a value that is not
+            accepted.
+    """
+    active = _ACTIVE.get()
+    if field not in _FROM_ENV:
+        raise ConfigError(f"Settings has no field {field!r}; its fields are {', '.join(_FROM_ENV)}")
+    if active is not None:
+        return getattr(active, field)
+    variable, read = _FROM_ENV[field]
+    return read(os.environ.get(variable))
+
+
+def reader_cache_dir() -> Path | None:
+    """:meth:`Settings.reader_cache_dir` of the current reader cache setting (:func:`current_setting`)."""
+    return _cache_dir(current_setting("reader_cache"))
 
 
 @contextlib.contextmanager
@@ -289,5 +327,5 @@ _FIELDS = {"Settings": tuple(Settings.model_fields), "PlannerConfig": tuple(Plan
 __all__ = [
     "ENCODER_RUNTIMES", "ENCODER_RUNTIME_ENV", "ENV_VARS", "EncoderRuntime", "Interpret", "LLM_CACHE_ENV",
     "LLM_THREADS_ENV", "MODEL_DIR_ENV", "PlannerConfig", "READER_CACHE_ENV", "READER_ENV", "READER_METHODS",
-    "ReaderMethod", "Settings", "Strategy", "current_settings", "use_settings",
+    "ReaderMethod", "Settings", "Strategy", "current_setting", "current_settings", "reader_cache_dir", "use_settings",
 ]

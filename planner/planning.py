@@ -39,6 +39,7 @@ from .binding import (
     MAX_PARTNER_TRIES,
     bind_targets,
     check_target_places,
+    fitted_prop,
     partner_to_decide_again,
     with_vessel,
 )
@@ -388,10 +389,6 @@ def check_state_args(state: Any, **mappings: Any) -> None:
             check_type(name, value, Mapping, "a mapping of object ids or None")
 
 
-_SWAPPED = {"isToggled": ("toggleable", "openable", "isOpen"), "isOpen": ("openable", "toggleable", "isToggled")}
-"""A switch or open state -> (the affordance it needs, the other one, the other state)."""
-
-
 def fit_goals(spec: TaskSpec, bindings: Mapping[str, str], affordances: Affordances) -> TaskSpec:
     """Fit switch and open goals to the chosen object: a "switched on" light source that opens instead (blinds) is
     opened, one that does neither is reached; a thing to close that switches instead ("close the tap") is switched
@@ -404,8 +401,8 @@ def fit_goals(spec: TaskSpec, bindings: Mapping[str, str], affordances: Affordan
     for g in spec.goals:
         oid = bindings.get(g.item)
         aff = affordances.get(oid, ()) if oid else ()
-        if g.prop in _SWAPPED and oid and _SWAPPED[g.prop][0] not in aff and _SWAPPED[g.prop][1] in aff:
-            new = _SWAPPED[g.prop][2]
+        new = fitted_prop(g.prop, aff) if g.prop and oid else g.prop
+        if new != g.prop:
             g = g.model_copy(update={"prop": new, "description": g.text().replace(
                 f" is {STATE_WORDS[(g.prop, g.value)]}", f" is {STATE_WORDS[(new, g.value)]}")})
         elif g.prop == "isToggled" and g.value is True and oid and SWITCHABLE not in aff:  # a burner: by its knob

@@ -20,7 +20,7 @@ from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from .arguments import check_plan_args
-from .config import Interpret, PlannerConfig, ReaderMethod, Settings, current_settings, use_settings
+from .config import READER_METHODS, Interpret, PlannerConfig, ReaderMethod, current_setting, current_settings
 from .errors import ConfigError
 from .knowledge import KnowledgeBase, TaskMatch, resolve_task
 from .knowledge.task_specs import build_spec, coat_spec
@@ -109,29 +109,32 @@ def _forced(task: str, kb: KnowledgeBase, utility: str, interpret: Interpret) ->
                        note=note), method="given", evidence=tuple(notes))
 
 
-_READERS: dict[tuple[int, str], tuple[KnowledgeBase, TaskReader]] = {}
+_READERS: dict[tuple[int, str, str | None], tuple[KnowledgeBase, TaskReader]] = {}
 
 
 def reader_for(kb: KnowledgeBase, method: ReaderMethod | None = None) -> TaskReader:
-    """The task reader of ``kb`` (made once per knowledge base, reader setting and process: it embeds COAT's tasks
-    and the worked examples once).
+    """The task reader of ``kb`` (made once per knowledge base, reader setting, encoder runtime and process: it
+    embeds COAT's tasks and the worked examples once, with the encoder of that runtime).
 
     Args:
         kb: The knowledge base.
-        method: ``auto`` or ``lexical`` (word overlap, no encoder); default: the current settings' (``COAT_READER``,
-            :func:`planner.config.current_settings`).
+        method: ``auto`` or ``lexical`` (word overlap, no encoder); default: the current setting (``COAT_READER``,
+            :func:`planner.config.current_setting`).
 
     Raises:
-        ConfigError: an unknown ``method`` (the message names the valid ones).
+        ConfigError: an unknown ``method`` (the message names the valid ones), or a bad ``COAT_ENCODER_RUNTIME``
+            when the reader embeds.
     """
-    settings = current_settings()
-    if method is not None and method != settings.reader:
-        settings = Settings(**{**settings.model_dump(), "reader": method})
-    key = (id(kb), settings.reader)
+    from .llm.embedding import default_encoder, embed_available, encoder_runtime
+
+    method = current_setting("reader") if method is None else method
+    if method not in READER_METHODS:
+        raise ConfigError(f"reader must be one of {', '.join(map(repr, READER_METHODS))}, got {method!r}")
+    runtime = encoder_runtime() if method == "auto" and embed_available() else None  # None: word overlap
+    key = (id(kb), method, runtime)
     got = _READERS.get(key)
     if got is None or got[0] is not kb:
-        with use_settings(settings):  # the reader's encoder follows ``method``
-            got = (kb, TaskReader(kb))
+        got = (kb, TaskReader(kb, encoder=default_encoder(runtime) if runtime else None))
         _READERS[key] = got
     return got[1]
 

@@ -266,8 +266,9 @@ def _devices(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | 
 
 
 def affordances_of(objects: Iterable[Mapping[str, Any]]) -> dict[str, frozenset[str]]:
-    """What each object of an AI2-THOR observation affords: its capability flags that are true, plus ``switchable``
-    and, for a vessel filled with a liquid, ``holds:<liquid>``."""
+    """What each object of an AI2-THOR observation affords: its capability flags that are true, plus ``switchable``,
+    for a vessel filled with a liquid ``holds:<liquid>``, and ``is:<flag>`` for each of :data:`STATE_FLAGS` that is
+    true (a lamp that is on: ``is:isToggled``)."""
     flags = ("pickupable", "openable", "toggleable", "receptacle", "sliceable", "canFillWithLiquid", "dirtyable",
              "moveable", "isHeatSource", "isColdSource")
     out = {}
@@ -279,14 +280,18 @@ def affordances_of(objects: Iterable[Mapping[str, Any]]) -> dict[str, frozenset[
             liquid = held_liquid(o)
             if liquid:
                 have.add(f"holds:{liquid}")  # it can be poured from (a filled wine bottle)
+            have |= {f"is:{f}" for f in STATE_FLAGS if o.get(f)}
             out[str(o["objectId"])] = frozenset(have)
     return out
 
 
+STATE_FLAGS = ("isToggled", "isOpen")
+"""The switch and open states of AI2-THOR's objects, which a state goal sets: binding prefers an object whose state
+the goal changes (:func:`planner.binding.bind_targets`)."""
 SWITCHABLE = "switchable"
 """A derived capability: toggleable or openable (blinds let the light in). A role whose goal switches its object
 on needs it (:func:`planner.knowledge.task_specs.physical_roles`): a window, which AI2-THOR can neither switch nor
 open, cannot make a room brighter."""
 
 
-__all__ = ["FINAL_CONTAINERS", "HOLDERS", "SWITCHABLE", "Affordances", "affordances_of", "plan_steps"]
+__all__ = ["FINAL_CONTAINERS", "HOLDERS", "STATE_FLAGS", "SWITCHABLE", "Affordances", "affordances_of", "plan_steps"]

@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..config import LLM_CACHE_ENV, current_settings
+from ..config import LLM_CACHE_ENV, current_setting
 from ..errors import ConfigError, DataError
 from ..paths import expand_user
 
@@ -57,7 +57,7 @@ CREATE TABLE IF NOT EXISTS calls (
 def default_cache_path() -> Path:
     """Return the cache file: the settings' (``$COAT_LLM_CACHE``, read by :meth:`planner.config.Settings.from_env`)
     if set, else the user cache dir / ``llm-cache.sqlite``."""
-    chosen = current_settings().llm_cache
+    chosen = current_setting("llm_cache")
     if chosen is not None:
         return chosen
     from ..paths import user_cache_dir

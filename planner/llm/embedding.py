@@ -30,7 +30,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..config import ENCODER_RUNTIME_ENV, ENCODER_RUNTIMES, current_settings
+from ..config import ENCODER_RUNTIME_ENV, ENCODER_RUNTIMES, current_setting
 from ..errors import DataError
 
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -214,7 +214,7 @@ def encoder_runtime() -> str:
     """
     from .._optional import is_available
 
-    chosen = current_settings().encoder_runtime
+    chosen = current_setting("encoder_runtime")
     return chosen or ("numpy" if is_available("tokenizers") else "torch")
 
 

@@ -37,7 +37,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, PrivateAttr
 
 from .._optional import install_hint, require
-from ..config import LLM_THREADS_ENV, MODEL_DIR_ENV, current_settings
+from ..config import LLM_THREADS_ENV, MODEL_DIR_ENV, current_setting
 from ..errors import ConfigError, DependencyNotInstalled
 from ..paths import expand_user
 
@@ -59,7 +59,7 @@ ENV_MODEL_DIR = MODEL_DIR_ENV
 
 
 def _default_threads() -> int:
-    chosen = current_settings().llm_threads  # $COAT_LLM_THREADS, read by planner.config.Settings.from_env
+    chosen = current_setting("llm_threads")  # $COAT_LLM_THREADS, read by planner.config.Settings.from_env
     if chosen is not None:
         return chosen
     try:
@@ -98,7 +98,7 @@ def smollm2_path() -> Path:
 
 def model_dir() -> Path:
     """Directory for assembled model files: the settings' (``$COAT_MODEL_DIR``) or the user cache dir / ``models``."""
-    chosen = current_settings().model_dir
+    chosen = current_setting("model_dir")
     if chosen is not None:
         return chosen
     from ..paths import user_cache_dir

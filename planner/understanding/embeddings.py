@@ -27,10 +27,10 @@ def _known_embeddings(encoder: Any, texts: list[str]) -> Any:
     text in the reader cache (:data:`CACHE_ENV`), so a process embeds only the texts no earlier one did. An
     unreadable cache file is removed and rebuilt, and an unwritable one costs time only (a cache, never an
     answer)."""
-    from ..config import current_settings
+    from ..config import reader_cache_dir
     from ..llm.embedding import EmbeddingCache
 
-    where = current_settings().reader_cache_dir()
+    where = reader_cache_dir()
     if where is None or not getattr(encoder, "model_id", ""):
         return encoder.embed(texts)
     path = where / "embeddings.npz"
@@ -49,10 +49,10 @@ def _known_embeddings(encoder: Any, texts: list[str]) -> Any:
 
 def _encoder() -> Any:
     """MiniLM when the ``embed`` extra is installed and ``COAT_READER`` is not ``lexical``; else None (word overlap)."""
-    from ..config import current_settings
+    from ..config import current_setting
     from ..llm.embedding import default_encoder, embed_available
 
-    if current_settings().reader == "lexical":
+    if current_setting("reader") == "lexical":
         return None
     return default_encoder() if embed_available() else None
 

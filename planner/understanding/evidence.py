@@ -6,7 +6,7 @@ together (a liquid needs a vessel, "too dark" a light)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -131,6 +131,19 @@ class _Evidence:
     """The request's words say all it asks (a state set, or every clause read whole): no role is borrowed from a
     similar example, the role classifier or the nearest COAT task."""
 
+    def set_state(self, types: tuple[str, ...], state: tuple[str, bool]) -> bool:
+        """A thing of ``types`` ends in ``state``: a new ``switched`` target (never ``target``: that is the thing
+        another clause acts on), or the one set before ("open the fridge ... and close the fridge": the last state
+        holds). True when the target is new."""
+        same = next((t.name for t in self.targets if t.name in self.set_states and set(t.types) == set(types)), None)
+        if same is None:
+            taken = {t.name for t in self.targets}
+            same = next(n for n in ("switched", *(f"switched{i}" for i in range(2, 99))) if n not in taken)
+            self.targets.append(Target(name=same, types=types))
+        new = same not in self.set_states
+        self.set_states[same] = state
+        return new
+
 
 _ANY = re.compile(r"\b(?:anything|anywhere|something|somewhere|another|else)\b")
 _EXCEPT = re.compile(r"\b(?:not|never|with no|without|don't use|dont use|do not use|except|instead of|rather than|"
@@ -174,6 +187,7 @@ class _EvidenceReader:
     task_utilities: dict[str, tuple[str, ...]]
     examples: tuple[Request, ...]
     _excluded: frozenset[str]
+    _types_with: Callable[[str], frozenset[str]]
 
     def _evidence(self, text: str, tasks: list[str], task_sims: list[float], ex_sims: list[float],
                   role_scores: dict[str, float], target_scores: dict[str, float] | None = None) -> _Evidence:
@@ -478,21 +492,22 @@ class _EvidenceReader:
         if new:
             ev.notes.append(f"{', '.join(new)}: COAT's {task!r} acts on the {target.types[0]} too")
 
+    def _role_sets(self, state: tuple[str, bool], u: str | None, types: Iterable[str]) -> bool:
+        """Whether a thing of ``types`` set to ``state`` is the object of its role ``u`` instead of a target: a light
+        source or a screen switched on or opened (blinds) is, another may stand in for it; a thing that both opens
+        and switches (a laptop, a microwave) opened is not: there, open and on differ."""
+        both = self._types_with("openable") & self._types_with("toggleable")
+        return state[1] and u in SWITCHED and not (state[0] == "isOpen" and set(types) <= both)
+
     def _set_state(self, m: Mention, verb: str, u: str | None, ev: _Evidence) -> bool:
         """A state verb on a named thing ("turn off the lamp", "open the fridge", "shut the laptop"): the thing is a
         target that ends in the verb's state (:data:`STATE_VERBS`), unless it is switched on or opened to light the
-        room or entertain (a light source or a screen: the role's object, which another may stand in for)."""
+        room or entertain (:meth:`_role_sets`)."""
         state = STATE_VERBS.get(verb)
-        if state is None or (state[1] and u in SWITCHED):
+        if state is None or self._role_sets(state, u, m.types):
             return False
-        same = next((t.name for t in ev.targets if t.name in ev.set_states and set(t.types) == set(m.types)), None)
-        if same is not None:  # "open the fridge, take the milk out and close the fridge": the last state holds
-            ev.set_states[same] = state
+        if not ev.set_state(m.types, state):
             return True
-        taken = {t.name for t in ev.targets}  # never "target": that is the thing another clause acts on
-        name = next(n for n in ("switched", *(f"switched{i}" for i in range(2, 99))) if n not in taken)
-        ev.targets.append(Target(name=name, types=m.types))
-        ev.set_states[name] = state
         ev.explicit += 1
         ev.frame = True
         ev.notes.append(f"{m.words!r} {'on' if state == ('isToggled', True) else verb}: it ends {STATE_WORDS[state]}")

@@ -9,7 +9,8 @@
 2. Checks of the words (:mod:`.request_checks`): a request that does not say what to do ("the blue mug") or asks
    for opposite end states of one thing ("heat the milk and keep it cold") is "not understood" with the reason.
 3. The model is asked for a :class:`ModelReading`: is it a household request, the roles it needs (COAT utilities,
-   each with the object types the request names for it), its targets and where something is put. The JSON schema
+   each with the object types the request names for it), its targets, where something is put and the things it
+   sets on, off, open or closed ("turn off the lamp"). The JSON schema
    sent with the question (:func:`reading_schema`) is pydantic's schema of :class:`ModelReading` with enums: the
    utilities are COAT's 22, the targets and places are the types the request names (:meth:`Vocabulary.mentions`)
    and a role's types those of them COAT knows objects of, so a reply decoded under the schema is valid by
@@ -21,11 +22,12 @@
    has none), and then counted as failed: "not understood", with the last error, never a guess. How the model
    was asked (decoding, replies asked for, re-asks, failed, seconds) is the reading's
    :attr:`~planner.schemas.TaskReading.asked`, which ``coat bench understanding`` sums.
-5. A reading the model calls not understood, or with no role, is "not understood". Otherwise it becomes a TaskSpec
-   as the offline reader's evidence does (the same :func:`~planner.knowledge.task_specs.build_spec`: goals from
-   the utilities, the steps' implied roles, each role borrowing the nearest COAT task's annotations), so
-   everything after reading is shared. The confidence is the offline reader's calibrated confidence in the same
-   text (the model's reading has no calibration of its own).
+5. A reading the model calls not understood, or with no role and no state set, is "not understood". Otherwise it
+   becomes a TaskSpec as the offline reader's evidence does (the same
+   :func:`~planner.knowledge.task_specs.build_spec`: goals from the utilities, the steps' implied roles, each role
+   borrowing the nearest COAT task's annotations; a thing set to a state is a ``switched`` target whose goal is that
+   state), so everything after reading is shared. The confidence is the offline reader's calibrated confidence in
+   the same text (the model's reading has no calibration of its own).
 
 A world or model outcome is never raised: a reply that never validates, or a server that refuses the request, is
 a "not understood" reading. A server that cannot be reached raises :class:`~planner.errors.ModelUnavailableError`
@@ -42,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from ..errors import SelectionError
+from ..knowledge.task_specs import STATE_WORDS
 from ..schemas import Contract, ModelAsked, Target, TaskReading, TaskSpec, canonical_object_name
 from .calibration import confidence
 from .evidence import _Evidence
@@ -58,6 +61,9 @@ MAX_ROLES = 4
 MAX_TYPES = 3
 MAX_TARGETS = 3
 MAX_PLACES = 2
+MAX_STATES = 3
+STATES: dict[str, tuple[str, bool]] = {word: state for state, word in STATE_WORDS.items()}
+"""The states a reading may set a thing to (``on``, ``off``, ``open``, ``closed``) -> AI2-THOR's property and value."""
 READING_CONTEXT = ("utilities", "names", "role_types")
 """The validation context of a :class:`ModelReading`: COAT's utilities, the types and liquids the request names, and
 those of them a role may have (the types COAT knows objects of: its knowledge decides a role)."""
@@ -73,10 +79,12 @@ SYSTEM = (
     "types: the object types the request names for that role (the knife to cut with, the fridge to store in), "
     "else [].\n"
     "targets: the object types or liquids the request acts on (the apple to cut, the water to boil), else [].\n"
-    "place: where the request wants a thing put when no role above is for it, else []."
+    "place: where the request wants a thing put when no role above is for it, else [].\n"
+    "states: each thing the request sets on, off, open or closed (turn off the lamp, close the fridge), else []; "
+    "a light or screen switched on to be used is a role, not a state."
 )
 FALLBACK_EXAMPLE = ("slice the bread with a knife", {"understood": True, "roles": [{"utility": "cutting",
-                    "types": ["Knife"]}], "targets": ["Bread"], "place": []})
+                    "types": ["Knife"]}], "targets": ["Bread"], "place": [], "states": []})
 """The worked example shown when no labelled request shares a content word with the request."""
 
 
@@ -122,6 +130,25 @@ def _named(values: tuple[str, ...], info: ValidationInfo, what: str, key: str = 
     return tuple(dict.fromkeys(values))
 
 
+class SetState(Contract):
+    """A thing the request sets to a state ("turn off the lamp": the lamp, off)."""
+
+    thing: str = Field(description="an object type the request names")
+    state: str = Field(description="on, off, open or closed")
+
+    @field_validator("thing")
+    @classmethod
+    def _named_thing(cls, v: str, info: ValidationInfo) -> str:
+        return _named((v,), info, "thing")[0]
+
+    @field_validator("state")
+    @classmethod
+    def _known_state(cls, v: str) -> str:
+        if v not in STATES:
+            raise ValueError(f"unknown state {v!r}; valid: {', '.join(STATES)}")
+        return v
+
+
 class ModelReading(Contract):
     """A model's reading of a request: what it needs objects for, what it acts on, where a thing goes."""
 
@@ -131,6 +158,8 @@ class ModelReading(Contract):
                                      description="object types or liquids the request acts on")
     place: tuple[str, ...] = Field(default=(), max_length=MAX_PLACES,
                                    description="where a thing is put when no role is for it")
+    states: tuple[SetState, ...] = Field(default=(), max_length=MAX_STATES,
+                                         description="things the request sets on, off, open or closed")
 
     @field_validator("targets")
     @classmethod
@@ -155,7 +184,8 @@ class ModelReading(Contract):
     @model_validator(mode="after")
     def _uses_what_it_names(self, info: ValidationInfo) -> ModelReading:
         names = _context(info, "names")
-        used = {t for r in self.roles for t in r.types} | set(self.targets) | set(self.place)
+        used = ({t for r in self.roles for t in r.types} | set(self.targets) | set(self.place)
+                | {s.thing for s in self.states})
         if self.understood and names and not used & set(names):
             raise ValueError(f"the request names {', '.join(names)}: say what each is for (a role's types, a "
                              "target or the place)")
@@ -183,6 +213,10 @@ def reading_schema(utilities: Sequence[str], names: Sequence[str],
     role["required"] = ["utility", "types"]
     props["targets"] = _choice(names, MAX_TARGETS)
     props["place"] = _choice(names, MAX_PLACES)
+    state = props["states"]["items"]
+    state["properties"] = {"thing": _choice(names, 1)["items"], "state": {"type": "string", "enum": list(STATES)}}
+    state["required"] = ["thing", "state"]
+    props["states"]["maxItems"] = MAX_STATES if names else 0
     schema["required"] = list(props)
     return schema
 
@@ -259,7 +293,8 @@ def nearest_examples(text: str, reader: TaskReader, k: int) -> list[tuple[str, d
                  for u in e.roles[:MAX_ROLES]]
         sensible = e.kind != "nonsense" and bool(roles)
         out.append((e.request, {"understood": sensible, "roles": roles if sensible else [],
-                                "targets": list(e.targets[:MAX_TARGETS]) if sensible else [], "place": []}))
+                                "targets": list(e.targets[:MAX_TARGETS]) if sensible else [], "place": [],
+                                "states": []}))
     return out[::-1]  # the nearest last, just before the request
 
 
@@ -359,7 +394,7 @@ def read_with_model(text: str, llm: LLMBackend, reader: TaskReader, *, borrow: b
                                        f"{'reply' if asked.asked == 1 else 'replies'} ({last})", asked)
     if not reading.understood:
         return _refused(text, closest, f"not understood: {model} says this is not a household request", asked)
-    if not reading.roles:
+    if not reading.roles and not reading.states:
         return _refused(text, closest, f"not understood: {model} read no object role; say what the robot should "
                                        "do, or with what", asked)
     return _understood(text, norm, reading, reader, closest, asked, f"read by {model} ({asked.decoding})",
@@ -373,6 +408,10 @@ def _understood(text: str, norm: str, reading: ModelReading, reader: TaskReader,
     for r in reading.roles:
         ev.roles[r.utility] = r.types
     ev.place = reading.place
+    for s in reading.states:  # a light switched on to be used is its role's object, as the offline reader reads it
+        role = next((u for u, types in ev.roles.items() if s.thing in types), None)
+        if not reader._role_sets(STATES[s.state], role, (s.thing,)) and ev.set_state((s.thing,), STATES[s.state]):
+            ev.notes.append(f"the {s.thing} ends {s.state}")
     a = reader.assess(norm)
     spec = reader._spec(text, ev, a.tasks, a.task_sims, borrow=borrow)
     if borrow:  # a role the spec adds (toast: the bread sliced first) borrows too

@@ -140,9 +140,9 @@ def build_index(source: Path, path: Path) -> None:
 
 def cache_root() -> Path | None:
     """Where the indexes are kept (None: ``COAT_READER_CACHE=off``)."""
-    from ..config import current_settings
+    from ..config import reader_cache_dir
 
-    where = current_settings().reader_cache_dir()
+    where = reader_cache_dir()
     return None if where is None else where / FOLDER
 
 

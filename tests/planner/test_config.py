@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from planner.config import ENV_VARS, PlannerConfig, Settings, current_settings, use_settings
+from planner.config import ENV_VARS, PlannerConfig, Settings, current_setting, current_settings, use_settings
 from planner.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -111,6 +111,28 @@ def test_the_core_acts_on_the_settings_it_is_handed_not_on_the_environment(
         assert local._default_threads() == 2 and local.model_dir() == tmp_path / "m"
     with use_settings(Settings(reader_cache="off")):
         assert wordlists.cache_root() is None and parse_store._root() is None
+
+
+def test_a_core_module_reads_its_own_variable_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from planner.understanding import parse_store, wordlists
+
+    env = {"COAT_READER": "lexical", "COAT_READER_CACHE": str(tmp_path), "COAT_LLM_THREADS": "0",
+           "COAT_LLM_CACHE": "~/calls.sqlite", "COAT_MODEL_DIR": str(tmp_path / "m")}
+    for name in ENV_VARS:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    whole = Settings.from_env()
+    assert {f: current_setting(f) for f in Settings.model_fields} == whole.model_dump()  # read as from_env reads
+    monkeypatch.setenv("COAT_ENCODER_RUNTIME", "onnx")  # a bad value of another variable
+    assert parse_store._root() == tmp_path and wordlists.cache_root() == tmp_path / "wordfreq"
+    assert current_setting("reader") == "lexical"
+    with pytest.raises(ConfigError, match="COAT_ENCODER_RUNTIME='onnx': expected one of numpy, torch"):
+        current_setting("encoder_runtime")
+    with use_settings(Settings(encoder_runtime="torch")):  # a block's settings, as current_settings()
+        assert current_setting("encoder_runtime") == "torch" and current_setting("reader") == "auto"
+    with pytest.raises(ConfigError, match="Settings has no field 'colour'; its fields are reader, reader_cache, "):
+        current_setting("colour")
 
 
 def test_the_variables_keep_their_names() -> None:

@@ -15,10 +15,8 @@ from planner.bench.directives import exact, gold_spec, reset_options, run_direct
 from planner.cli import main
 from planner.errors import ConfigError, DataError
 from planner.goals import check_any
-from planner.knowledge import load_knowledge
 from planner.knowledge.alfred import object_types, types_with
 from planner.schemas import GoalCondition
-from planner.understanding import TaskReader
 from planner.understanding.directives import read_directive, tokens
 from planner.understanding.examples import DirectiveRequest, load_directives
 from planner.understanding.reader import MAX_WORDS
@@ -37,11 +35,6 @@ def props(data_dir):
     root = str(data_dir)
     return {"pickupable": types_with("pickupable", root), "sliceable": types_with("sliceable", root),
             "receptacles": types_with("receptacle", root)}
-
-
-@pytest.fixture(scope="module")
-def reader(data_dir):
-    return TaskReader(load_knowledge(data_dir), object_types=object_types(str(data_dir)), encoder=None)
 
 
 def _read(text, vocab, props):

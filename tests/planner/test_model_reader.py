@@ -12,12 +12,9 @@ from pydantic import ValidationError
 from planner._optional import is_available
 from planner.api import plan
 from planner.bench.understanding import Request, model_figures, sample_requests, score, summarize
-from planner.knowledge import load_knowledge
-from planner.knowledge.alfred import object_types
 from planner.llm import LLMStats
 from planner.llm.constrained import decoding_of, invoke_kwargs
 from planner.llm.fakes import DeterministicLLM, FakeLLM
-from planner.understanding import TaskReader
 from planner.understanding.model_reader import (
     MAX_ROLES,
     ModelReading,
@@ -32,19 +29,10 @@ from planner.understanding.model_reader import (
 from planner.understanding.request_checks import contradiction, says_what_to_do
 
 
-@pytest.fixture(scope="module")
-def kb(data_dir):
-    return load_knowledge(data_dir)
-
-
-@pytest.fixture(scope="module")
-def reader(kb, data_dir):
-    return TaskReader(kb, object_types=object_types(str(data_dir)), encoder=None)
-
-
-def _reply(understood: bool = True, roles: Any = (), targets: Any = (), place: Any = ()) -> str:
+def _reply(understood: bool = True, roles: Any = (), targets: Any = (), place: Any = (), states: Any = ()) -> str:
     return json.dumps({"understood": understood, "roles": [{"utility": u, "types": list(t)} for u, t in roles],
-                       "targets": list(targets), "place": list(place)})
+                       "targets": list(targets), "place": list(place),
+                       "states": [{"thing": t, "state": w} for t, w in states]})
 
 
 # ---------------------------------------------------------------- the schema
@@ -53,16 +41,20 @@ def _reply(understood: bool = True, roles: Any = (), targets: Any = (), place: A
 def test_the_schema_is_pydantic_s_with_the_utilities_and_the_named_types_as_enums(kb) -> None:
     schema = reading_schema(kb.utilities, ["Apple", "Knife"])
     assert "$ref" not in json.dumps(schema) and "$defs" not in schema
-    assert schema["required"] == ["understood", "roles", "targets", "place"]
+    assert schema["required"] == ["understood", "roles", "targets", "place", "states"]
     assert schema["additionalProperties"] is False  # a Contract forbids unknown fields, and so does the grammar
     role = schema["properties"]["roles"]
     assert role["maxItems"] == MAX_ROLES and role["items"]["properties"]["utility"]["enum"] == list(kb.utilities)
     assert role["items"]["properties"]["types"]["items"]["enum"] == ["Apple", "Knife"]
     assert schema["properties"]["targets"]["items"]["enum"] == ["Apple", "Knife"]
+    state = schema["properties"]["states"]["items"]
+    assert state["required"] == ["thing", "state"] and state["properties"]["thing"]["enum"] == ["Apple", "Knife"]
+    assert state["properties"]["state"]["enum"] == ["on", "off", "open", "closed"]
     none = reading_schema(kb.utilities, [])  # a request that names nothing: every list stays empty
     empty = {"type": "array", "items": {"type": "string"}, "maxItems": 0}
     assert none["properties"]["targets"] == empty
     assert none["properties"]["roles"]["items"]["properties"]["types"] == empty
+    assert none["properties"]["states"]["maxItems"] == 0
 
 
 @pytest.mark.skipif(not is_available("llama_cpp"), reason="llama-cpp-python (the local-llm extra) is not installed")
@@ -84,7 +76,9 @@ def test_validation_names_what_is_wrong(kb) -> None:
     cases = [(_reply(roles=[("slicing", [])], targets=["Apple"]), "unknown utility 'slicing'"),
              (_reply(roles=[("cutting", ["Fork"])], targets=["Apple"]), "object type 'Fork' is not one the request"),
              (_reply(roles=[("cutting", [])], targets=["Bread"]), "the target 'Bread' is not one the request names"),
-             (_reply(roles=[("cutting", [])]), "names Apple, Knife: say what each is for")]
+             (_reply(roles=[("cutting", [])]), "names Apple, Knife: say what each is for"),
+             (_reply(states=[("Apple", "dim")]), "unknown state 'dim'; valid: on, off, open, closed"),
+             (_reply(states=[("Fridge", "closed")]), "the thing 'Fridge' is not one the request names")]
     for raw, why in cases:
         with pytest.raises(ValidationError, match=why.replace("(", r"\(").replace(")", r"\)")):
             ModelReading.model_validate_json(raw, context=ctx)
@@ -109,7 +103,7 @@ def test_the_question_shows_the_nearest_worked_examples_and_the_named_types(read
     text = "slice the apple on the counter"
     shown = nearest_examples(text, reader, 3)
     assert len(shown) == 3 and all(request.casefold() != text for request, _ in shown)
-    assert all(set(reply) == {"understood", "roles", "targets", "place"} for _, reply in shown)
+    assert all(set(reply) == {"understood", "roles", "targets", "place", "states"} for _, reply in shown)
     msgs = reading_messages(text, reader, named_types(text, reader))
     assert msgs[0].type == "system" and "- cutting:" in msgs[0].content
     assert [m.type for m in msgs[1:]] == ["human", "ai"] * 2 + ["human"]
@@ -185,6 +179,32 @@ def test_a_valid_reading_becomes_the_spec_the_offline_reader_would_build(reader)
     water = read_with_model("water the plants", FakeLLM([_reply(roles=[("carrying", [])],
                                                                 targets=["HousePlant", "water"])]), reader)
     assert {t.name: t.liquid for t in water.spec.targets} == {"plant": False, "liquid": True}
+
+
+@pytest.mark.parametrize(("text", "word", "state"), [
+    ("turn off the lamp", "off", ("isToggled", False)), ("close the fridge", "closed", ("isOpen", False)),
+    ("open the laptop", "open", ("isOpen", True)), ("switch on the microwave", "on", ("isToggled", True))])
+def test_a_thing_set_to_a_state_is_a_switched_target_as_the_offline_reader_reads_it(
+        reader, text: str, word: str, state: tuple[str, bool]) -> None:
+    thing = named_types(text, reader)[0]
+    r = read_with_model(text, FakeLLM([_reply(states=[(thing, word)])]), reader)
+    assert r.understood and r.spec.roles == () and [(t.name, t.types) for t in r.spec.targets] == [("switched",
+                                                                                                  (thing,))]
+    goals = [(g.item, g.prop, g.value) for g in r.spec.goals]
+    assert goals == [("switched", *state)] == [(g.item, g.prop, g.value) for g in reader.read(text).spec.goals]
+
+
+def test_a_state_set_beside_a_role_keeps_the_role_s_target(reader) -> None:
+    text = "turn on the tap and wash the mug"  # the tap is switched, the mug washed
+    r = read_with_model(text, FakeLLM([_reply(roles=[("washing", [])], targets=["Mug"], states=[("Faucet", "on")])]),
+                        reader)
+    assert {t.name: t.types for t in r.spec.targets} == {"target": ("Mug",), "switched": ("Faucet",)}
+    assert {("target", "isDirty", False), ("switched", "isToggled", True)} <= {(g.item, g.prop, g.value)
+                                                                              for g in r.spec.goals}
+    tv = read_with_model("turn on the tv", FakeLLM([_reply(roles=[("entertainment", ["Television"])],
+                                                           states=[("Television", "on")])]), reader)
+    assert [t.name for t in tv.spec.targets] == []  # a screen switched on to be used is its role's object
+    assert [(g.item, g.prop, g.value) for g in tv.spec.goals] == [("entertainment", "isToggled", True)]
 
 
 def test_a_backend_without_constrained_decoding_reads_through_its_structured(reader) -> None:

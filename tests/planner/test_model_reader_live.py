@@ -28,23 +28,15 @@ START_TIMEOUT = 90.0
 REQUESTS = ("cut the apple with the knife", "put the mug in the sink and wash it", "tell me a joke")
 
 
-@pytest.fixture(scope="module")
-def reader(data_dir):
-    from planner.knowledge import load_knowledge
-    from planner.knowledge.alfred import object_types
-    from planner.understanding import TaskReader
-
-    return TaskReader(load_knowledge(data_dir), object_types=object_types(str(data_dir)), encoder=None)
-
-
 def _check_shape(raw: str, utilities: tuple[str, ...], names: list[str]) -> dict[str, Any]:
     """The reply is one JSON object with the schema's fields and only its values."""
     got = json.loads(raw)
-    assert list(got) == ["understood", "roles", "targets", "place"] and isinstance(got["understood"], bool)
+    assert list(got) == ["understood", "roles", "targets", "place", "states"] and isinstance(got["understood"], bool)
     for role in got["roles"]:
         assert set(role) == {"utility", "types"} and role["utility"] in utilities
         assert set(role["types"]) <= set(names)
     assert set(got["targets"]) <= set(names) and set(got["place"]) <= set(names)
+    assert all(s["thing"] in names and s["state"] in ("on", "off", "open", "closed") for s in got["states"])
     return got
 
 

@@ -3,7 +3,10 @@ model. The English pipeline is the `parse` extra; without it these tests are ski
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
+import signal
 import sqlite3
 from pathlib import Path
 
@@ -113,6 +116,14 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     parse_module.parse.cache_clear()
     yield tmp_path / parse_store.FILE
     parse_module.parse.cache_clear()
+    _new_process()
+
+
+def _new_process() -> None:
+    """Close this process's store connections, as a process that ends does (the next use opens them again)."""
+    for db in parse_store._DBS.values():
+        db.close()
+    parse_store._DBS.clear()
 
 
 def _no_spacy(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -185,7 +196,7 @@ def test_without_the_pipeline_nothing_is_read_from_the_store(store: Path, monkey
 def test_a_busy_store_is_left_alone_and_the_text_parsed_without_it(store: Path, monkeypatch) -> None:
     parse("wash the mug")  # the store exists
     before = store.stat().st_ino
-    parse_store._connect.cache_clear()
+    _new_process()
     monkeypatch.setattr(parse_store, "TIMEOUT", 0.05)
     holder = sqlite3.connect(store)
     holder.execute("BEGIN EXCLUSIVE")  # another process writes
@@ -196,5 +207,61 @@ def test_a_busy_store_is_left_alone_and_the_text_parsed_without_it(store: Path, 
     finally:
         holder.rollback()
         holder.close()
-        parse_store._connect.cache_clear()
+        _new_process()
     assert store.stat().st_ino == before and parse_store.load(["wash the mug"])  # not deleted, still read
+
+
+@needs_model
+@pytest.mark.parametrize("damage", ["garbage", "emptied", "cut"])
+def test_a_store_damaged_while_it_is_open_is_rebuilt(store: Path, damage: str) -> None:
+    p = parse("wash the mug")  # the store is open
+    if damage == "garbage":
+        store.write_bytes(b"not a database" * 100)
+    else:
+        with store.open("r+b") as f:
+            f.truncate(0 if damage == "emptied" else 1500)
+    assert parse_store.load(["wash the mug"]) == {}  # read as damaged, never raised
+    parse_store.save([p])
+    assert parse_store.load(["wash the mug"]) == {"wash the mug": p}  # rebuilt in this process
+    with contextlib.closing(sqlite3.connect(store)) as db:
+        assert db.execute("SELECT text FROM parses").fetchall() == [("wash the mug",)]
+
+
+@needs_model
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
+def test_a_forked_child_opens_its_own_store_even_when_forked_with_the_lock_held(store: Path) -> None:
+    p = parse("wash the mug")  # the parent's connection is open
+    inherited = dict(parse_store._DBS)
+    with parse_store._LOCK:  # as another thread of the parent could hold it at the fork
+        pid = os.fork()
+        if pid == 0:  # the child: a hang ends in the alarm, anything else in an exit code
+            code = 1
+            try:
+                signal.alarm(20)
+                got = parse_store.load(["wash the mug"])
+                code = 0 if got == {"wash the mug": p} and parse_store._DBS[store] is not inherited[store] else 2
+            finally:
+                os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+@needs_model
+def test_the_first_process_of_a_new_version_deletes_the_parses_of_the_others(store: Path, monkeypatch) -> None:
+    p = parse("wash the mug")
+    _new_process()
+    monkeypatch.setattr(parse_store, "version", lambda: "the next spaCy")
+    assert parse_store.load(["wash the mug"]) == {}
+    with contextlib.closing(sqlite3.connect(store)) as db:
+        assert db.execute("SELECT count(*) FROM parses").fetchone() == (0,)
+    parse_store.save([p])
+    with contextlib.closing(sqlite3.connect(store)) as db:
+        assert db.execute("SELECT DISTINCT version FROM parses").fetchall() == [("the next spaCy",)]
+
+
+@needs_model
+def test_a_bad_value_of_a_variable_the_parse_does_not_read_does_not_stop_it(store: Path, monkeypatch) -> None:
+    monkeypatch.setenv("COAT_LLM_THREADS", "many")
+    monkeypatch.setenv("COAT_ENCODER_RUNTIME", "onnx")
+    p = parse("wash the mug")
+    assert parse_store.load(["wash the mug"]) == {"wash the mug": p}  # and the store is still COAT_READER_CACHE's

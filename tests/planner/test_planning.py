@@ -165,3 +165,25 @@ def test_plan_keeps_one_planner_per_config(data_dir) -> None:
     backend = make_llm("fake")
     own = planner_for(kb=kb, llm=backend)  # a model object: a planner of its own, not kept
     assert own.llm is backend and own is not planner_for(kb=kb, llm=backend) and own.config.llm is None
+
+
+@pytest.mark.parametrize(("task", "lit", "chosen", "note"), [
+    ("turn off the lamp", ("FloorLamp|1",), "FloorLamp|1", ""),  # the lamp that is on is the one to turn off
+    ("turn off the lamp", ("DeskLamp|1",), "DeskLamp|1", ""),
+    ("turn off the lamp", (), "DeskLamp|1", "the DeskLamp is already off (every one here is): the goal holds"),
+    ("close the laptop", ("Laptop|1",), "Laptop|2", ""),  # isOpen here: the closed laptop stays as it is
+])
+def test_a_target_a_goal_switches_is_one_whose_state_the_goal_changes(task: str, lit: tuple[str, ...], chosen: str,
+                                                                     note: str) -> None:
+    from planner.steps import affordances_of
+
+    objs = [{"objectId": "DeskLamp|1", "objectType": "DeskLamp", "toggleable": True},
+            {"objectId": "FloorLamp|1", "objectType": "FloorLamp", "toggleable": True},
+            {"objectId": "Laptop|1", "objectType": "Laptop", "toggleable": True, "openable": True, "isOpen": False},
+            {"objectId": "Laptop|2", "objectType": "Laptop", "toggleable": True, "openable": True, "isOpen": True}]
+    for o in objs:
+        o["isToggled"] = o["objectId"] in lit and o["objectType"].endswith("Lamp")
+    state = SceneState(scene_id="two lamps", objects=tuple(_rec(o["objectId"], o["objectType"]) for o in objs))
+    p = Planner(_config(strategy="knowledge")).plan(task, state, affordances=affordances_of(objs))
+    assert p.feasible and p.bindings["switched"] == chosen
+    assert (note in p.reason) if note else "already" not in p.reason

@@ -43,6 +43,7 @@ def test_a_split_phrasal_verb_is_read_by_its_particle(text: str, verb: str) -> N
     ("open the microwave", KITCHEN, "Microwave", [{"object": ["Microwave"], "became": ["open"]}]),
     ("close the fridge", KITCHEN, "Fridge", [{"object": ["Fridge"], "became": ["closed"]}]),
     ("shut the laptop", BEDROOM, "Laptop", [{"object": ["Laptop"], "became": ["closed"]}]),
+    ("open the laptop", BEDROOM, "Laptop", [{"object": ["Laptop"], "became": ["open"]}]),
     ("close the fridge and turn off the tap", KITCHEN, "Fridge",
      [{"object": ["Fridge"], "became": ["closed"]}, {"object": ["Faucet"], "became": ["off"]}]),
 ])
@@ -95,6 +96,17 @@ def test_a_light_to_switch_on_stays_a_role_another_light_may_fill(data_dir: Any)
     p = plan("turn on the lamp", BEDROOM, llm=None, strategy="knowledge", data_dir=data_dir)
     assert [r.utility for r in p.spec.roles] == ["light_source"]
     assert [(g.prop, g.value) for g in p.spec.goals] == [("isToggled", True)]
+
+
+@pytest.mark.parametrize(("text", "scene", "goal"), [
+    ("open the laptop", BEDROOM, ("isOpen", True)), ("close the laptop", BEDROOM, ("isOpen", False)),
+    ("turn on the laptop", BEDROOM, ("isToggled", True)), ("close the tap", KITCHEN, ("isToggled", False)),
+    ("open the tap", KITCHEN, ("isToggled", True)), ("open the blinds", BEDROOM, ("isOpen", True))])
+def test_open_means_open_for_a_thing_that_opens_and_switched_only_for_one_that_cannot(
+        text: str, scene: str, goal: tuple[str, bool], data_dir: Any) -> None:
+    # a laptop both opens and switches on (AI2-THOR): its lid is opened; a tap cannot open, so it is switched
+    p = plan(text, scene, llm=None, strategy="knowledge", data_dir=data_dir)
+    assert p.feasible and [(g.prop, g.value) for g in p.spec.goals] == [goal]
 
 
 @pytest.mark.parametrize(("text", "scene", "role", "place"), [

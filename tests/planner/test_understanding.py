@@ -29,16 +29,6 @@ from planner.understanding.reader import MAX_WORDS
 from planner.understanding.vocabulary import Vocabulary, singular
 
 
-@pytest.fixture(scope="module")
-def kb(data_dir):
-    return load_knowledge(data_dir)
-
-
-@pytest.fixture(scope="module")
-def reader(kb, data_dir):
-    return TaskReader(kb, object_types=object_types(str(data_dir)), encoder=None)
-
-
 @pytest.mark.parametrize(("text", "english", "language"), [
     ("def toast(bread): return bread.heat()", False, "code"), ("https://example.com/recipe", False, "code"),
     ("select the big knife", True, "en"), ("cut the apple(s) into slices", True, "en"),
@@ -1077,3 +1067,28 @@ def test_reasons_never_quote_a_development_request(data_dir) -> None:
         lent += "similar labelled request (d" in said
         assert not any(d in said for d in dev), said
     assert lent >= 2  # the examples did lend their roles, by id
+
+
+def test_each_encoder_runtime_gets_its_own_reader(kb, monkeypatch: pytest.MonkeyPatch) -> None:
+    import planner.scene_planner as sp
+    from planner.config import Settings, use_settings
+    from planner.llm import embedding
+
+    class Encoder:
+        def __init__(self, runtime: str) -> None:
+            self.model_id = f"minilm-{runtime}"
+
+    made: dict[str, Encoder] = {}
+    monkeypatch.setattr(embedding, "embed_available", lambda: True)
+    monkeypatch.setattr(embedding, "default_encoder", lambda runtime=None: made.setdefault(runtime, Encoder(runtime)))
+    monkeypatch.setattr(sp, "_READERS", {})
+    readers = {}
+    for runtime in ("numpy", "torch", "numpy"):
+        with use_settings(Settings(reader="auto", encoder_runtime=runtime)):
+            readers.setdefault(runtime, sp.reader_for(kb))
+            assert sp.reader_for(kb) is readers[runtime] and readers[runtime].encoder is made[runtime]
+    assert readers["numpy"] is not readers["torch"]
+    with use_settings(Settings(reader="auto", encoder_runtime="torch")):
+        assert sp.reader_for(kb, "lexical").encoder is None  # word overlap needs no runtime
+        with pytest.raises(ConfigError, match="reader must be one of 'auto', 'lexical', got 'fast'"):
+            sp.reader_for(kb, "fast")  # type: ignore[arg-type]
