@@ -9,6 +9,7 @@ partner is decided again without it (:func:`partner_to_decide_again`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 
 from .fits import LIQUID_SOURCE_WORDS, has_liquid_source, misfits, no_fit, placements, vessel_for
@@ -41,6 +42,14 @@ def fitted_prop(prop: str, affords: Collection[str]) -> str:
     return swapped if need not in affords and other in affords else prop
 
 
+def kind_of(name: str, general: str) -> bool:
+    """Whether the AI2-THOR type ``name`` is a kind of the one-word type ``general``: its last word
+    (``SoapBottle``, ``WineBottle`` are bottles; ``ButterKnife`` a knife; ``HandTowel`` a towel). AI2-THOR names a
+    special kind by a word before the general one."""
+    words = re.findall(r"[A-Z][a-z]*", name)
+    return len(words) > 1 and words[-1] == general and re.fullmatch(r"[A-Z][a-z]+", general) is not None
+
+
 def _already(r: ObjectRecord, goals: Sequence[GoalCondition], sources: Affordances | None) -> bool:
     """Whether the object is already in the state each switch or open goal sets (as the observation says)."""
     affords = sources.get(r.object_id, frozenset()) if sources is not None else None
@@ -70,6 +79,12 @@ def bind_targets(spec: TaskSpec, state: SceneState, draft: Draft, kb: KnowledgeB
         wanted = {canonical_object_name(ty) for ty in t.types}
         found = [r for r in state.objects if r.category in wanted and r.object_id not in out.values()
                  and r.object_id not in exclude]  # found gone, broken or taken while executing
+        kinds = {r.category for r in state.objects if any(kind_of(r.category, w) for w in wanted)}
+        if not found and kinds:  # "bin the shampoo bottle": no Bottle here, the SoapBottle is one
+            wanted = kinds
+            found = [r for r in state.objects if r.category in wanted and r.object_id not in out.values()
+                     and r.object_id not in exclude]
+            draft.notes.append(f"no {' or '.join(t.types)} here: the {' or '.join(sorted(kinds))} is one")
         # prefer an object that does not already meet the goal (a dirty plate for "washing dishes", a lamp that is on
         # for "turn off the lamp")
         states = [g for g in spec.goals if g.item == t.name and g.prop in _SWAPPED]

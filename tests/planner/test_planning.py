@@ -187,3 +187,22 @@ def test_a_target_a_goal_switches_is_one_whose_state_the_goal_changes(task: str,
     p = Planner(_config(strategy="knowledge")).plan(task, state, affordances=affordances_of(objs))
     assert p.feasible and p.bindings["switched"] == chosen
     assert (note in p.reason) if note else "already" not in p.reason
+
+
+@pytest.mark.parametrize(("name", "general", "is_kind"), [
+    ("SoapBottle", "Bottle", True), ("WineBottle", "Bottle", True), ("ButterKnife", "Knife", True),
+    ("HandTowel", "Towel", True), ("Bottle", "Bottle", False), ("SoapBottle", "SoapBottle", False),
+    ("DeskLamp", "Bottle", False), ("TowelHolder", "Towel", False)])
+def test_a_kind_is_named_by_a_word_before_the_general_type(name: str, general: str, is_kind: bool) -> None:
+    from planner.binding import kind_of
+
+    assert kind_of(name, general) is is_kind
+
+
+def test_a_general_type_the_scene_lacks_is_bound_to_a_kind_of_it(data_dir: Any) -> None:
+    from planner.api import plan
+
+    p = plan("throw away the empty shampoo bottle", "embedded/FloorPlan411-v0", llm=None, strategy="knowledge",
+             data_dir=data_dir)
+    assert p.feasible and p.bindings["target"].startswith("SoapBottle|"), p.reason
+    assert "no Bottle here: the SoapBottle or SprayBottle is one" in p.reason
