@@ -158,14 +158,15 @@ def _heat(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], acted: list[tuple
     if vessel is not None and todo:  # the eggs into the pan, the pan onto the burner, once
         _heat_one(spec, s, roles, source, vessel, todo, met, liquid=False)
     else:
-        for one in todo:  # a slice at a time into the toaster
-            _heat_one(spec, s, roles, source, None, [one], met, liquid=False)
+        for k, one in enumerate(todo):  # a slice at a time into the toaster, each out again before the next
+            _heat_one(spec, s, roles, source, None, [one], met, liquid=False, more=k < len(todo) - 1)
 
 
 def _heat_one(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], source: str, vessel: str | None,
-              items: list[tuple[str, str]], met: Collection[GoalCondition], *, liquid: bool) -> None:
+              items: list[tuple[str, str]], met: Collection[GoalCondition], *, liquid: bool,
+              more: bool = False) -> None:
     """Heat ``items`` (name, object) on ``source``: in ``vessel`` when there is one (a liquid: the vessel itself),
-    then out of an appliance again when something else must hold them."""
+    then out of an appliance again when something else must hold them, or (``more``) another is heated next."""
     if liquid:
         assert vessel is not None
         hot_item = next((h for h in HOLDERS if roles.get(h) == vessel), "target")
@@ -185,12 +186,13 @@ def _heat_one(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], source: str, 
     names = {n for n, _ in items} | {"target"}
     takes_out = not liquid and (any(r in roles for r in ("carrying", "storage", "disposing", "surface_support"))
                                 or any(g.relation == "contained_in" and g.item in names for g in spec.goals))
-    if s.can(source, "openable") and takes_out:
+    appliance = s.can(source, "openable") or s.can(source, "toggleable")
+    if s.can(source, "openable") and takes_out and not more:
         s.add("open", source)         # to take the result out again
         if not liquid and vessel is not None:  # the bowl with the tomato comes out of the microwave too
             s.add("pickup", vessel)
             s.add("set_down", vessel)
-    elif not takes_out and (s.can(source, "openable") or s.can(source, "toggleable")):
+    elif (not takes_out or more) and appliance:  # a toaster holds one slice: out before the next goes in
         # an appliance (microwave, toaster, coffee machine) is no place to leave what it heated: out onto a surface
         inside = vessel if not liquid and vessel is not None else heated
         if s.can(source, "openable"):

@@ -136,3 +136,19 @@ def test_each_egg_is_cracked_and_the_knife_set_down_once() -> None:
     steps = plan_steps(spec, {"target": "Egg|1", "target2": "Egg|2", "breaking": "Knife|1"}, {})
     assert [(s.skill, s.target) for s in steps if s.skill != "prepare"] == [
         ("slice", "Egg|1"), ("slice", "Egg|2"), ("set_down", "Knife|1")]
+
+
+def test_pieces_of_a_thing_not_named_count_the_sliced_target(data_dir: Any) -> None:
+    p = plan("toast plz, 2 slices", KITCHEN, llm=None, strategy="knowledge", data_dir=data_dir)
+    assert [(t.name, t.same_as) for t in p.spec.targets] == [("target", None), ("target2", "target")]
+
+
+def test_a_toaster_takes_one_slice_at_a_time_each_is_taken_out_before_the_next(data_dir: Any) -> None:
+    # the toaster holds one slice (the embedded world refuses a second, as it is full)
+    p = plan("Could you toast a couple of slices of bread for my breakfast?", "embedded/FloorPlan12-v0", llm=None,
+             strategy="knowledge", data_dir=data_dir)
+    trace = execute_plan(p, llm=None, strategy="knowledge", data_dir=data_dir)
+    assert trace.achieved, trace.failure
+    done = [(r.skill, r.target) for r in trace.results if r.ok]
+    first, second = trace.bindings["target"], trace.bindings["target2"]
+    assert done.index(("pickup", first)) < done.index(("place", second))
