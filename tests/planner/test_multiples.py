@@ -138,9 +138,12 @@ def test_each_egg_is_cracked_and_the_knife_set_down_once() -> None:
         ("slice", "Egg|1"), ("slice", "Egg|2"), ("set_down", "Knife|1")]
 
 
-def test_pieces_of_a_thing_not_named_count_the_sliced_target(data_dir: Any) -> None:
-    p = plan("toast plz, 2 slices", KITCHEN, llm=None, strategy="knowledge", data_dir=data_dir)
-    assert [(t.name, t.same_as) for t in p.spec.targets] == [("target", None), ("target2", "target")]
+def test_pieces_of_a_thing_not_named_count_the_sliced_target() -> None:
+    from planner.understanding.counts import with_counts
+
+    assert counts_in("two slices", []) == {(): 2} and counts_in("two slices of bread", []) == {}
+    bread, knife = Target(name="target", types=("Bread",), sliced=True), Target(name="placed", types=("Knife",))
+    assert [t.count for t in with_counts([bread, knife], {(): 2})] == [2, 1]
 
 
 def test_a_toaster_takes_one_slice_at_a_time_each_is_taken_out_before_the_next(data_dir: Any) -> None:
