@@ -330,7 +330,8 @@ class Planner:
 
     def steps(self, reading: TaskReading, chosen: Assignment, world: World) -> Plan:
         """The steps stage: the goals fitted to the chosen objects, the skill calls that reach them, the Plan."""
-        spec = chosen.spec if world.affordances is None else fit_goals(chosen.spec, chosen.bindings, world.affordances)
+        spec = not_brought_back(chosen.spec, chosen.bindings)
+        spec = spec if world.affordances is None else fit_goals(spec, chosen.bindings, world.affordances)
         steps: list[SkillCall] = []
         if chosen.feasible:
             prep = {r.name: prepare_args(world.state, chosen.bindings[r.name], self.kb, r) for r in spec.roles}
@@ -410,6 +411,16 @@ def fit_goals(spec: TaskSpec, bindings: Mapping[str, str], affordances: Affordan
                               description=f"the {g.item} object is reached (it cannot be switched)")
         goals.append(g)
     return spec if goals == list(spec.goals) else spec.model_copy(update={"goals": tuple(goals)})
+
+
+def not_brought_back(spec: TaskSpec, bindings: Mapping[str, str]) -> TaskSpec:
+    """Without the goals that bring a role's object to the robot when that object is one the task puts somewhere
+    ("move the candle to the dresser" read a decoration role too, filled by the candle): bringing it would take it
+    back out of its place."""
+    placed = {bindings[g.item] for g in spec.goals if g.relation == "contained_in" and g.item in bindings}
+    goals = tuple(g for g in spec.goals if not (g.relation == "close_to" and g.other == "agent"
+                                                 and spec.role(g.item) is not None and bindings.get(g.item) in placed))
+    return spec if len(goals) == len(spec.goals) else spec.model_copy(update={"goals": goals})
 
 
 def prepare_args(state: SceneState, object_id: str, kb: KnowledgeBase, role: Role) -> dict[str, Any]:

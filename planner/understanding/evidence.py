@@ -140,6 +140,7 @@ class _EvidenceReader:
         ev.expected = tuple(dict.fromkeys(u for c in read for u in (*FRAMES.get(c.purpose or c.verb, ()),
                                                                     *(u for w in c.text.split() for u in
                                                                       STATES.get(w, ())))))
+        ev.asks = any(c.request for c in read)
         for clause in read:
             ev.request = ev.request or clause.request
             self._clause(clause, ev)
@@ -226,6 +227,7 @@ class _EvidenceReader:
         obj = self.vocab.mentions(c.obj)
         ev.counts.update(counts_in(c.obj, obj))
         ev.joined = c.joined
+        here = c.request or not ev.asks  # a statement's place is where a thing lies now, not where it goes
         made = dish(c.obj or c.text) if verb in MAKE or (not verb and not _PAST.search(c.text)) else ""
         if made and any(f" {made} " in f" {m.words} " and m.words != made for m in obj):
             made = ""  # "make the coffee table look nice"
@@ -282,7 +284,8 @@ class _EvidenceReader:
             ev.frame = True
             ev.notes.append(f"hang {hung[0].words!r}: on the {ev.place[0]}, the only place AI2-THOR hangs it")
             return
-        elif verb in PUT and where:
+        elif verb in PUT and where and (here or _negated(c.text, c.prep, where[0].words)
+                                        or _ruled_out(c.text, where[0].words)):
             for m in obj:
                 self._target(m, ev)
             order = ("surface_support", "storage") if c.prep in ("on", "onto", "at") else ("storage", "surface_support")
@@ -367,8 +370,9 @@ class _EvidenceReader:
                         u = self._utility_of(m.types, only=tuple(ev.roles)) or u  # "on the desk, not on the bed"
                         self._avoid(ev, u, m.types, f"not {prep} {m.words!r}")
                         continue
-                    ev.roles[u] = m.types
-                    ev.notes.append(f"{u}: {prep} {m.words!r}")
+                    if here:
+                        ev.roles[u] = m.types
+                        ev.notes.append(f"{u}: {prep} {m.words!r}")
         for u in utilities:
             self._task_roles(u, verb, ev)
         self._companions(verb, ev)

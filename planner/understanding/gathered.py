@@ -46,6 +46,9 @@ class _Evidence:
     ``isToggled`` false; :data:`~planner.understanding.frames.STATE_VERBS`)."""
     counts: dict[tuple[str, ...], int | str] = field(default_factory=dict)
     """Types -> how many the request asks for ("two eggs"; ``"every"``: "all the lights")."""
+    asks: bool = False
+    """Some clause of the request is worded as a request: a place in a clause that is not one says where a thing is
+    now ("Tom's left his dumbbells on the floor ... put them on a shelf"), not where it goes."""
     joined: bool = False
     """The clause being read is a thing joined by "and" to the one before: a second target of the same verb."""
     own_words: bool = False
