@@ -1092,3 +1092,27 @@ def test_each_encoder_runtime_gets_its_own_reader(kb, monkeypatch: pytest.Monkey
         assert sp.reader_for(kb, "lexical").encoder is None  # word overlap needs no runtime
         with pytest.raises(ConfigError, match="reader must be one of 'auto', 'lexical', got 'fast'"):
             sp.reader_for(kb, "fast")  # type: ignore[arg-type]
+
+
+def test_a_statements_place_is_where_a_thing_lies_not_where_it_goes(data_dir) -> None:
+    text = "Tom's left his dumbbells in the middle of the floor again. Can you put them away on a shelf?"
+    p = plan(text, "embedded/FloorPlan303-v0", data_dir=data_dir)
+    assert p.feasible and not any(oid.startswith("Floor|") for oid in p.bindings.values()), p.bindings
+    assert any(s.skill == "place" and (s.receptacle or "").startswith("Shelf|") for s in p.steps)
+    r = TaskReader(load_knowledge(data_dir), encoder=None, examples=None)
+    assert _roles(r.read("put the laptop on the floor")).get("surface_support") == ("Floor",)  # asked: a destination
+
+
+def test_a_role_whose_object_is_put_somewhere_is_not_brought_back() -> None:
+    from planner.planning import not_brought_back
+    from planner.schemas import GoalCondition, Role, Target, TaskSpec
+
+    spec = TaskSpec(task="t", roles=(Role(name="decoration", utility="decoration"),
+                                     Role(name="surface_support", utility="surface_support")),
+                    targets=(Target(name="target", types=("Candle",)),),
+                    goals=(GoalCondition(item="target", relation="contained_in", other="surface_support"),
+                           GoalCondition(item="decoration", relation="close_to", other="agent")))
+    same = {"target": "Candle|1", "decoration": "Candle|1", "surface_support": "Dresser|1"}
+    assert [g.item for g in not_brought_back(spec, same).goals] == ["target"]
+    other = {**same, "decoration": "Vase|1"}
+    assert not_brought_back(spec, other) is spec
