@@ -263,7 +263,8 @@ def _devices(spec: TaskSpec, s: _Steps, roles: Mapping[str, str], target: str | 
             s.add("bring", oid)
     liquid = [t for t in spec.targets if t.liquid]
     carrier = roles.get("carrying")
-    if liquid and carrier and "heating(source)" not in roles and not s.bindings.get("plant"):
+    put = any(g.relation == "contained_in" and g.item == "carrying" for g in spec.goals)  # it stays where it is put
+    if liquid and carrier and "heating(source)" not in roles and not s.bindings.get("plant") and not put:
         s.add("bring", carrier)       # drinking water, wine: the filled glass is handed over
 
 

@@ -186,6 +186,9 @@ def _role_goals(role: Role, solids: list[Target], has_liquid: bool, spec_roles: 
         return [GoalCondition(item=role.name, prop="isToggled", value=True, description=f"the {u} object is on")]
     if u == "carrying" and has_liquid:
         return []  # the liquid goals say what the carrier holds
+    if has_liquid and main is None and u in ("surface_support", "storage") and "carrying" in spec_roles:
+        return [GoalCondition(item="carrying", relation="contained_in", other=role.name,  # "a glass of water on the
+                              description=f"the carrying object is in / on the {u} object")]  # dining table"
     last_container = next((c for c in reversed(CONTAINING) if c in spec_roles), None)
     if u == last_container and main is not None:
         return [GoalCondition(item="target", relation="contained_in", other=role.name,

@@ -1116,3 +1116,11 @@ def test_a_role_whose_object_is_put_somewhere_is_not_brought_back() -> None:
     assert [g.item for g in not_brought_back(spec, same).goals] == ["target"]
     other = {**same, "decoration": "Vase|1"}
     assert not_brought_back(spec, other) is spec
+
+
+def test_a_drink_set_on_a_table_ends_there_not_in_the_robots_hand(data_dir) -> None:
+    p = plan("pour me a glass of water and set it on the dining table", "embedded/FloorPlan26-v0", data_dir=data_dir)
+    goals = {(g.item, g.relation, g.other) for g in p.spec.goals}
+    assert ("carrying", "contained_in", "surface_support") in goals
+    assert [s.skill for s in p.steps if s.skill != "prepare"] == ["fill", "place"]
+    assert p.bindings["surface_support"].startswith("DiningTable|")
