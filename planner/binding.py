@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 
-from .fits import LIQUID_SOURCE_WORDS, has_liquid_source, misfits, no_fit, placements, vessel_for
+from .fits import LIQUID_SOURCE_WORDS, LIQUID_SOURCES, has_liquid_source, misfits, no_fit, placements, vessel_for
 from .knowledge import KnowledgeBase
 from .knowledge.task_specs import STATE_WORDS, TASK_TARGETS
 from .pipeline import DecisionPipeline
@@ -101,6 +101,28 @@ def bind_targets(spec: TaskSpec, state: SceneState, draft: Draft, kb: KnowledgeB
         draft.notes.append(f"no {' or '.join(t.types)} in scene {state.scene_id!r} to act on ({t.name})")
         draft.alternatives += tasks_with_targets_here(spec, state, kb)
     return out
+
+
+def made_here(spec: TaskSpec, state: SceneState, affordances: Affordances, kb: KnowledgeBase) -> TaskSpec:
+    """A liquid no vessel here holds must be made, and some are made only by one device ("brew me a coffee": in
+    AI2-THOR coffee comes only from a coffee machine, into a mug, :data:`planner.fits.LIQUID_SOURCES`): the heat
+    source role is then that device and the vessel that mug. A liquid a vessel already holds (cold coffee in a mug,
+    to reheat) leaves the roles as they are."""
+    roles = {r.name: r for r in spec.roles}
+    heaters = {canonical_object_name(t) for t in kb.utility_objects("heating(source)")}
+    for t in spec.targets:
+        held = any(f"holds:{t.types[0]}" in affordances.get(r.object_id, ()) for r in state.objects)
+        if not t.liquid or held or "heating(source)" not in roles:
+            continue
+        for devices, vessels in LIQUID_SOURCES.get(t.types[0], ()):
+            if not heaters & {canonical_object_name(d) for d in devices}:
+                continue  # water runs from a tap: not a heat source's doing
+            for name, types in (("heating(source)", devices), ("heating(vessel)", vessels), ("carrying", vessels)):
+                if name in roles and (not roles[name].types or not set(roles[name].types) <= set(types)):
+                    roles[name] = roles[name].model_copy(update={"types": tuple(types), "prefer": ()})
+            break
+    new = tuple(roles[r.name] for r in spec.roles)
+    return spec if new == spec.roles else spec.model_copy(update={"roles": new})
 
 
 def check_target_places(spec: TaskSpec, bindings: Mapping[str, str], state: SceneState, kb: KnowledgeBase,
@@ -231,5 +253,5 @@ def tasks_with_targets_here(spec: TaskSpec, state: SceneState, kb: KnowledgeBase
 
 __all__ = [
     "MAX_PARTNER_TRIES", "MAX_SOURCE_TRIES", "add_vessel", "bind_targets", "check_target_places", "fitted_prop",
-    "partner_to_decide_again", "tasks_with_targets_here", "with_vessel",
+    "made_here", "partner_to_decide_again", "tasks_with_targets_here", "with_vessel",
 ]

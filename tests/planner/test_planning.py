@@ -206,3 +206,24 @@ def test_a_general_type_the_scene_lacks_is_bound_to_a_kind_of_it(data_dir: Any) 
              data_dir=data_dir)
     assert p.feasible and p.bindings["target"].startswith("SoapBottle|"), p.reason
     assert "no Bottle here: the SoapBottle or SprayBottle is one" in p.reason
+
+
+def test_coffee_to_make_comes_from_the_coffee_machine_into_a_mug(data_dir: Any) -> None:
+    from planner.binding import made_here
+    from planner.knowledge import load_knowledge
+    from planner.schemas import Role, Target, TaskSpec
+
+    kb = load_knowledge(data_dir)
+    spec = TaskSpec(task="brew me a coffee", targets=(Target(name="liquid", types=("coffee",), liquid=True),),
+                    roles=(Role(name="heating(source)", utility="heating(source)"),
+                           Role(name="heating(vessel)", utility="heating(vessel)"),
+                           Role(name="carrying", utility="carrying")))
+    state = SceneState(scene_id="s", objects=(_rec("Microwave|1", "Microwave"), _rec("Mug|1", "Mug"),
+                                              _rec("CoffeeMachine|1", "CoffeeMachine"), _rec("Cup|1", "Cup")))
+    made = made_here(spec, state, {}, kb)
+    assert {r.name: r.types for r in made.roles} == {"heating(source)": ("CoffeeMachine",),
+                                                     "heating(vessel)": ("Mug",), "carrying": ("Mug",)}
+    # cold coffee already in a mug is reheated with whatever heats: the roles stay open
+    assert made_here(spec, state, {"Mug|1": frozenset({"holds:coffee"})}, kb) is spec
+    water = spec.model_copy(update={"targets": (Target(name="liquid", types=("water",), liquid=True),)})
+    assert made_here(water, state, {}, kb) is water  # water runs from a tap: no heat source makes it
