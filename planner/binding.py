@@ -106,8 +106,9 @@ def bind_targets(spec: TaskSpec, state: SceneState, draft: Draft, kb: KnowledgeB
 def made_here(spec: TaskSpec, state: SceneState, affordances: Affordances, kb: KnowledgeBase) -> TaskSpec:
     """A liquid no vessel here holds must be made, and some are made only by one device ("brew me a coffee": in
     AI2-THOR coffee comes only from a coffee machine, into a mug, :data:`planner.fits.LIQUID_SOURCES`): the heat
-    source role is then that device and the vessel that mug. A liquid a vessel already holds (cold coffee in a mug,
-    to reheat) leaves the roles as they are."""
+    source role is then that device and the vessel that mug, unless the request names them ("heat a coffee in the
+    microwave": made in the machine, heated in the microwave). A liquid a vessel already holds (cold coffee in a
+    mug, to reheat) leaves the roles as they are."""
     roles = {r.name: r for r in spec.roles}
     heaters = {canonical_object_name(t) for t in kb.utility_objects("heating(source)")}
     for t in spec.targets:
@@ -118,7 +119,7 @@ def made_here(spec: TaskSpec, state: SceneState, affordances: Affordances, kb: K
             if not heaters & {canonical_object_name(d) for d in devices}:
                 continue  # water runs from a tap: not a heat source's doing
             for name, types in (("heating(source)", devices), ("heating(vessel)", vessels), ("carrying", vessels)):
-                if name in roles and (not roles[name].types or not set(roles[name].types) <= set(types)):
+                if name in roles and not roles[name].types:  # a device the request names stays its choice
                     roles[name] = roles[name].model_copy(update={"types": tuple(types), "prefer": ()})
             break
     new = tuple(roles[r.name] for r in spec.roles)

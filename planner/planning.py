@@ -238,7 +238,7 @@ class Planner:
         if reading.spec is None:
             raise ConfigError(f"{reading.text!r} was not understood ({reading.reason}): there is nothing to decide")
         spec = expand_targets(reading.spec, (o.category for o in world.state.objects))  # "two eggs": two targets
-        if world.affordances is not None:  # coffee to make comes from the coffee machine
+        if world.affordances is not None and reading.method not in ("exact", "given"):  # COAT's task decides
             spec = made_here(spec, world.state, world.affordances, self.kb)
         reading = reading.model_copy(update={"spec": spec}) if spec is not reading.spec else reading
         with use_settings(self.config.settings):
