@@ -238,8 +238,8 @@ class Planner:
         if reading.spec is None:
             raise ConfigError(f"{reading.text!r} was not understood ({reading.reason}): there is nothing to decide")
         spec = expand_targets(reading.spec, (o.category for o in world.state.objects))  # "two eggs": two targets
-        if world.affordances is not None and reading.method not in ("exact", "given"):  # COAT's task decides
-            spec = made_here(spec, world.state, world.affordances, self.kb)
+        if world.affordances is not None and reading.method not in ("exact", "given") and not _reheats(reading):
+            spec = made_here(spec, world.state, world.affordances, self.kb)  # coffee to make: the coffee machine
         reading = reading.model_copy(update={"spec": spec}) if spec is not reading.spec else reading
         with use_settings(self.config.settings):
             pipe = self.pipeline()
@@ -414,6 +414,14 @@ def fit_goals(spec: TaskSpec, bindings: Mapping[str, str], affordances: Affordan
                               description=f"the {g.item} object is reached (it cannot be switched)")
         goals.append(g)
     return spec if goals == list(spec.goals) else spec.model_copy(update={"goals": tuple(goals)})
+
+
+def _reheats(reading: TaskReading) -> bool:
+    """The request heats what it names ("heat my coffee up", "my coffee's gone cold"): the liquid is there to be
+    heated, not made (a verb whose frame is a heat source)."""
+    from .understanding.frames import FRAMES, clauses
+
+    return any("heating(source)" in FRAMES.get(c.verb, ()) for c in clauses(reading.text))
 
 
 def not_brought_back(spec: TaskSpec, bindings: Mapping[str, str]) -> TaskSpec:

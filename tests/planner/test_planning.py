@@ -227,3 +227,13 @@ def test_coffee_to_make_comes_from_the_coffee_machine_into_a_mug(data_dir: Any) 
     assert made_here(spec, state, {"Mug|1": frozenset({"holds:coffee"})}, kb) is spec
     water = spec.model_copy(update={"targets": (Target(name="liquid", types=("water",), liquid=True),)})
     assert made_here(water, state, {}, kb) is water  # water runs from a tap: no heat source makes it
+
+
+def test_coffee_to_heat_is_not_made_again(data_dir: Any) -> None:
+    from planner.api import plan
+
+    brew = plan("brew me a coffee", "embedded/kitchen-v0", llm=None, strategy="knowledge", data_dir=data_dir)
+    assert brew.bindings["heating(source)"].startswith("CoffeeMachine|")
+    heat = plan("my coffee's gone cold, heat it up", "embedded/kitchen-v0", llm=None, strategy="knowledge",
+                data_dir=data_dir)
+    assert not heat.bindings["heating(source)"].startswith("CoffeeMachine|")
