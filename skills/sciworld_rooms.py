@@ -8,7 +8,8 @@ start). The room graph is learnt from what the agent sees: every ``look around``
 memory keeps them (:class:`skills.sciworld.TextMemory` ``doors``: per room looked at, ``{next room: open}``).
 
 :func:`route` is a breadth-first search over the doors seen so far; a room no seen door leads to is looked
-for by walking to the nearest room not looked at yet (:func:`nearest_unseen`), whose doors may name it.
+for by walking to the nearest room not looked at yet (:func:`nearest_unseen`), whose doors may name it; a
+little common sense about houses (:data:`LIKELY_VIA`) says which to look into first.
 
 Example:
     >>> doors = {"kitchen": {"hallway": False, "outside": True}, "hallway": {"kitchen": False, "workshop": False}}
@@ -31,6 +32,11 @@ from .sciworld import TextSkill, TextSkillContext, send
 Doors = Mapping[str, Mapping[str, bool]]
 """Per room looked at, its doors: ``{next room: door open}``."""
 
+LIKELY_VIA: dict[str, tuple[str, ...]] = {"outside": ("kitchen", "greenhouse"), "foundry": ("outside",)}
+"""Common sense about houses, used only to choose which unseen room to look into first when no door seen names
+the room wanted: the outdoors opens off a kitchen or a greenhouse, a foundry is an outbuilding; any other room
+is looked for through a hallway (:data:`INDOOR_VIA`). A wrong guess costs a detour, never the way."""
+INDOOR_VIA: tuple[str, ...] = ("hallway",)
 WALK_STEPS = 60
 """Step budget of one walk (each hop is ``open door to`` and ``go to``; exploring may take several hops)."""
 
@@ -77,11 +83,20 @@ def route(doors: Doors, here: str, target: str) -> list[str] | None:
     return _path(parent, target) if target in parent else None
 
 
-def nearest_unseen(doors: Doors, here: str) -> list[str] | None:
-    """The route to the nearest room a door names but the agent has not looked at; None when none is left."""
+def nearest_unseen(doors: Doors, here: str, prefer: tuple[str, ...] = ()) -> list[str] | None:
+    """The route to the nearest room a door names but the agent has not looked at (one of ``prefer`` first, if a
+    door names one); None when none is left."""
     parent = _bfs(doors, here)
     unseen = [r for r in parent if r not in doors and r != here]  # BFS order: nearest first
+    unseen.sort(key=lambda r: r not in prefer)  # stable: the nearest of the preferred ones, then the nearest
     return _path(parent, unseen[0]) if unseen else None
+
+
+def likely_via(room: str) -> tuple[str, ...]:
+    """Rooms to look into first for ``room`` (:data:`LIKELY_VIA`, two levels: the foundry via the outside via
+    the kitchen or greenhouse)."""
+    first = LIKELY_VIA.get(room, INDOOR_VIA)
+    return tuple(dict.fromkeys([*first, *(r for f in first for r in LIKELY_VIA.get(f, ()))]))
 
 
 def walk_order(doors: Doors, here: str, rooms: list[str]) -> list[str]:
@@ -111,7 +126,7 @@ class GoTo(TextSkill):
             return (True, "") if ok else (False, f"cannot reach the {room}: {reply.strip()}")
         while ctx.memory.room != room:
             here = ctx.memory.room or ""
-            path = route(ctx.memory.doors, here, room) or nearest_unseen(ctx.memory.doors, here)
+            path = route(ctx.memory.doors, here, room) or nearest_unseen(ctx.memory.doors, here, likely_via(room))
             if not path:
                 return False, f"cannot reach the {room}: no door seen leads there"
             reply = self._hop(ctx, here, path[0])
@@ -131,4 +146,5 @@ class GoTo(TextSkill):
         return reply.strip()
 
 
-__all__ = ["WALK_STEPS", "Doors", "GoTo", "nearest_unseen", "route", "walk_order"]
+__all__ = ["INDOOR_VIA", "LIKELY_VIA", "WALK_STEPS", "Doors", "GoTo", "likely_via", "nearest_unseen", "route",
+           "walk_order"]

@@ -13,7 +13,7 @@ from planner.schemas import SkillCall
 from scenes.base import Action, SceneEnv, SceneObs
 from skills import get_skill
 from skills.sciworld import TextSkillContext
-from skills.sciworld_rooms import nearest_unseen, route, walk_order
+from skills.sciworld_rooms import likely_via, nearest_unseen, route, walk_order
 
 HALLWAY = """This room is called the hallway. In it, you see: 
 \tthe agent
@@ -72,6 +72,8 @@ def test_the_route_takes_the_fewest_doors_over_what_was_seen() -> None:
     # exploring: the nearest room a door names but nobody looked at (ties: in the order the doors were seen)
     assert nearest_unseen(doors, "living room") == ["hallway", "art studio"]
     assert nearest_unseen({"living room": {"hallway": False}}, "living room") == ["hallway"]
+    assert likely_via("foundry") == ("outside", "kitchen", "greenhouse") and likely_via("bedroom") == ("hallway",)
+    assert nearest_unseen(doors, "living room", likely_via("foundry")) == ["hallway", "greenhouse"]
     assert nearest_unseen({r: {n: True for n in ns} for r, ns in HOUSE.items()}, "kitchen") is None
     assert walk_order(doors, "hallway", ["foundry", "kitchen", "moon", "workshop"]) == [
         "kitchen", "workshop", "foundry", "moon"]
@@ -161,9 +163,14 @@ def test_go_to_explores_for_a_room_no_seen_door_names() -> None:
     env = House()
     ok, _, _ = _go(env, "foundry")
     assert ok and env.room == "foundry"
-    gone = [c.removeprefix("go to ") for c in env.sent if c.startswith("go to ")]
-    assert gone[-3:] == ["greenhouse" if "greenhouse" in gone[:-2] else "kitchen", "outside", "foundry"]
-    assert "bathroom" not in gone  # the outside was named (and taken) before the kitchen's far side
+    # the hallway names no foundry: the greenhouse is looked into first (the outdoors opens off it, LIKELY_VIA),
+    # its doors name the outside, whose doors name the foundry
+    assert [c.removeprefix("go to ") for c in env.sent if c.startswith("go to ")] == [
+        "hallway", "greenhouse", "outside", "foundry"]
+    env = House()
+    env.open = {d: True for d in env.open}
+    ok, _, _ = _go(env, "bathroom")  # an indoor room: through the hallway, then the nearest unseen rooms
+    assert ok and env.sent[:2] == ["go to hallway", "go to art studio"] and env.sent[-1] == "go to bathroom"
 
 
 def test_go_to_opens_a_door_it_thought_open_and_says_why_a_room_is_out_of_reach() -> None:

@@ -73,6 +73,12 @@ def play_life_stages(p: TaskPlayer, spec: TaskSpec) -> None:
                  and i > last]
         if later:
             i, name, prefer = min(later, key=lambda t: t[0])
+            if 0 <= last < i - 1 and _PLANT_STAGE.search(name.lower()) and waits < MAX_STAGE_WAITS:
+                # a plant passes through every stage: the one between grows from the younger one (its adult
+                # stage lasts 5 ticks; walking there may have taken longer), and focusing on a later one fails
+                grow_wait(p, "wait1")
+                waits += 1
+                continue
             p.must("sw_focus_on", referent(name), prefer=[prefer])
             p._run.answer += f"{name}; "
             last = i
