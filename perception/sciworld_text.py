@@ -47,6 +47,7 @@ _DOOR = re.compile(r"The (.+?) door is (open|closed)")
 _READING = re.compile(r"currently reading a temperature of (-?\d+(?:\.\d+)?) degrees celsius")
 _BROKEN = re.compile(r"The (.+?) appears broken", re.I)
 _MOVED = re.compile(r"^You move to the (.+?)\.", re.I)
+_ROOM_DOOR = re.compile(r"^\s*A door to the (.+?) \(that is (open|closed)\)\s*$", re.M)
 _SKIP_NAMES: frozenset[str] = frozenset({"agent", "air"})
 
 THERMOMETER_READING = re.compile(
@@ -216,6 +217,25 @@ def moved_to(text: str) -> str | None:
     return m.group(1).strip() if m else None
 
 
+def read_doors(look: str) -> tuple[str | None, dict[str, bool]]:
+    """The room a ``look around`` text describes and its doors: ``{next room: door open}``.
+
+    ScienceWorld lists a room's doors after ``You also see:`` (``A door to the hallway (that is closed)``);
+    a door names the room behind it, seen or not. Without a room description: ``(None, {})``.
+
+    >>> read_doors("This room is called the kitchen. In it, you see: \\n\\tthe agent\\nYou also see:\\n"
+    ...            "\\tA door to the hallway (that is closed)\\n\\tA door to the outside (that is open)\\n")
+    ('kitchen', {'hallway': False, 'outside': True})
+    """
+    if not isinstance(look, str):
+        return None, {}
+    room = _ROOM.search(look + " ")
+    if room is None:
+        return None, {}
+    tail = look[room.end():]
+    return room.group(1).strip(), {m.group(1).strip(): m.group(2) == "open" for m in _ROOM_DOOR.finditer(tail)}
+
+
 def broken_names(text: str) -> list[str]:
     """Lower-case names of the things a reply reports broken (``The stove appears broken, ...``)."""
     return [strip_article(m.group(1)).lower() for m in _BROKEN.finditer(text)]
@@ -231,6 +251,7 @@ __all__ = [
     "parse_description",
     "parse_look",
     "parse_sections",
+    "read_doors",
     "split_list",
     "strip_article",
 ]

@@ -7,7 +7,8 @@ Importing ``skills`` registers the built-in skills:
 - task skills (:mod:`skills.tasks`, :mod:`skills.thermal`): slice, set_down, place, fill, bring,
   hold_near_light, heat, cool;
 - the ScienceWorld text skills of :mod:`skills.sciworld` (``sw_teleport``, ``sw_take``, ``sw_fill``, ...) and
-  :mod:`skills.sciworld_objects` (``sw_focus_on``, ``sw_move``, ``sw_connect``, ``sw_thermometer``, ...).
+  :mod:`skills.sciworld_objects` (``sw_focus_on``, ``sw_move``, ``sw_connect``, ``sw_thermometer``, ...), and
+  :mod:`skills.sciworld_rooms` (``sw_go_to``: teleport, or walk the doors seen).
 
 Every call returns a :class:`SkillResult` whose ``fault`` and ``blame`` say which object let it down.
 ``run_skill`` runs one call (the closed loop's step); ``execute`` runs a whole plan open-loop. Add your own
@@ -20,6 +21,7 @@ from . import composite as _composite  # noqa: F401  (registers wash, prepare, u
 from . import primitives as _primitives  # noqa: F401  (registers the built-in primitives)
 from . import sciworld as _sciworld  # noqa: F401  (registers the ScienceWorld text skills)
 from . import sciworld_objects as _sciworld_objects  # noqa: F401  (focus, move, connect, thermometer...)
+from . import sciworld_rooms as _sciworld_rooms  # noqa: F401  (sw_go_to: teleport or walk)
 from . import tasks as _tasks  # noqa: F401  (registers slice, set_down, place, fill, bring, hold_near_light)
 from . import thermal as _thermal  # noqa: F401  (registers heat, cool)
 from .base import (

@@ -24,7 +24,7 @@ Example:
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
@@ -49,6 +49,11 @@ class TextMemory(Protocol):
         """The room the agent is in, as last seen."""
         ...
 
+    @property
+    def doors(self) -> Mapping[str, Mapping[str, bool]]:
+        """Per room looked at, its doors: ``{next room: door open}`` (:mod:`skills.sciworld_rooms` walks them)."""
+        ...
+
     def holds(self, name: str) -> bool:
         """True when the agent carries an object of this name."""
         ...
@@ -70,6 +75,8 @@ class TextSkillContext(SkillContext):
         transcript: Every command and reply so far (appended to by the skills).
         placed: The device the vessel was last put in/on; None while it is carried.
         last_reading: What the last ``sw_measure`` read, or None.
+        teleport: ScienceWorld offers ``teleport to`` (its ``easy`` or ``teleportAction`` simplification);
+            False: ``sw_go_to`` walks through doors.
     """
 
     memory: TextMemory
@@ -79,6 +86,7 @@ class TextSkillContext(SkillContext):
     transcript: list[str] = field(default_factory=list)
     placed: str | None = None
     last_reading: float | None = None
+    teleport: bool = True
     _budget_end: int = field(default=0, init=False, repr=False)
 
     @property

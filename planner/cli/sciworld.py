@@ -6,7 +6,11 @@ Examples:
     coat sciworld --tasks boil melt freeze change-the-state-of-matter-of --split test --llm none \\
         --out runs/sciworld
     coat sciworld --tasks boil --variations 1,3 --policies coat --no-device-specs
+    coat sciworld --tasks all --split dev --per-task 3 --simplification none   # walk, open doors, water pots
 
+``--simplification`` is ScienceWorld's: ``easy`` (the default: teleport, doors open, self-watering flower pots,
+no electrical actions except on the electrical tasks), ``none``, or a comma list of its labels. It is recorded
+in every row's options and in ``runs.jsonl``; a resume never takes a row played with another one.
 ``--tasks all`` takes the 30 task names (an unknown name lists them). Tasks the agent has no play for yet
 are reported as not played, never scored. Prints the per-task table and the change-of-state table
 (``benchmarks/sciworld_tasks.md`` shows them for the full benchmark); ``--json`` prints one summary document
@@ -53,6 +57,9 @@ def register(sub: Any) -> None:
     p.add_argument("--policies", nargs="+", default=["coat", "default"], choices=["coat", "default"])
     p.add_argument("--no-device-specs", action="store_true", help="find weak devices only by trying them")
     p.add_argument("--step-limit", type=POSITIVE_ARG, default=150, help="ScienceWorld's envStepLimit (moves)")
+    p.add_argument("--simplification", default="easy", type=_simplification,
+                   help="easy (default), none, or a comma list of ScienceWorld's labels: teleportAction, "
+                        "selfWateringFlowerPots, openContainers, openDoors, noElectricalAction")
     p.add_argument("--max-replans", type=COUNT_ARG, default=10, help="re-plan budget per episode (COAT agent)")
     p.add_argument("--out", default=None, help="directory for episodes.jsonl and summary.md")
     p.add_argument("--no-resume", action="store_true",
@@ -78,6 +85,17 @@ def _variations(text: str) -> str:
     return text
 
 
+def _simplification(text: str) -> str:
+    """``--simplification``: checked here (argparse reports a bad label as a usage error naming the valid ones)."""
+    from ..agents.sciworld.bench import read_simplification
+    from ..errors import ConfigError
+
+    try:
+        return read_simplification(text)
+    except ConfigError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _run(args: argparse.Namespace) -> int:
     from ..agents.sciworld import AgentConfig, run_benchmark, summarize
     from ..agents.sciworld.bench import expand_tasks, not_played
@@ -99,8 +117,9 @@ def _run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     with ray_pool(ray, _data_root(args) if ray is not None else None) as pool:
         results = run_benchmark(names, split=args.split, limit=args.limit, variations=variations, configs=configs,
-                                step_limit=args.step_limit, out=args.out, data_dir=args.data_dir,
-                                progress=not args.no_progress, resume=not args.no_resume, pool=pool)
+                                step_limit=args.step_limit, simplification=args.simplification, out=args.out,
+                                data_dir=args.data_dir, progress=not args.no_progress, resume=not args.no_resume,
+                                pool=pool)
     if args.json:
         doc = summary_json(results, skipped)
         doc["seconds"] = round(time.perf_counter() - t0, 1)
@@ -117,6 +136,7 @@ def _run(args: argparse.Namespace) -> int:
                 "variations": args.variations,
                 "llm": args.llm, "interpret": args.interpret, "policies": args.policies,
                 "device_specs": not args.no_device_specs, "step_limit": args.step_limit,
+                "simplification": args.simplification,
                 "max_replans": args.max_replans, "resume": not args.no_resume,
                 "seconds": round(time.perf_counter() - t0, 1), "ended": datetime.now(timezone.utc).isoformat()}
         with ResultsFile(Path(args.out) / "runs.jsonl", RunIdentity({"results": "coat sciworld invocations"}),

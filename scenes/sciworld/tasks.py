@@ -147,6 +147,13 @@ def check_simplification(task: str, simplification: str) -> str:
     return ",".join(flags)
 
 
+def has_teleport(simplification: str) -> bool:
+    """True when a simplification string gives ScienceWorld's ``teleport to`` action (``easy`` or
+    ``teleportAction``); without it the agent walks through doors."""
+    flags = {f.strip() for f in str(simplification).split(",")}
+    return bool(flags & {"easy", "teleportAction"})
+
+
 def broken_devices(task: str, variation: int) -> tuple[str, ...]:
     """The devices a variation breaks, as ``"room:device"`` (empty for most tasks and variations).
 
@@ -186,6 +193,7 @@ __all__ = [
     "TASKS",
     "broken_devices",
     "check_simplification",
+    "has_teleport",
     "resolve_task",
     "split_variations",
     "substitute_variations",

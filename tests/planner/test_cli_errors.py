@@ -94,6 +94,10 @@ def test_usage_errors_stay_argparse_and_are_escaped(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["sciworld", "--variations", "a,b"])
     assert "variations are comma-separated numbers" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["sciworld", "--simplification", "openDoors,doorsOpen"])
+    err = capsys.readouterr().err
+    assert "unknown ScienceWorld simplification 'doorsOpen'" in err and "teleportAction" in err
 
 
 def test_python_dash_m_entry_point_gives_the_same_line(tmp_path) -> None:

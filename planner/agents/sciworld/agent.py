@@ -5,7 +5,7 @@ tasks breaks the kitchen stove and variations 2-3 break the kitchen sink (``scen
 Nothing in the text says so; ``activate stove`` answers "The stove appears broken". The agent closes the loop
 that COAT describes:
 
-1. **perceive**: ``look around`` text of every room (teleporting, ScienceWorld's ``easy`` simplification) ->
+1. **perceive**: ``look around`` text of every room (``sw_go_to``: teleporting, or walking through doors) ->
    :class:`perception.text.TextEstimator` -> one SceneState per room, kept in a
    :class:`~.memory.RoomMemory` and merged with room-qualified ids (``kitchen/stove``, ``foundry/blast furnace``).
 2. **decide**: :func:`planner.api.plan_in_state` picks the heat source (COAT utility ``heating(source)``) and
@@ -37,7 +37,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from perception.text import TextEstimator
-from scenes.sciworld import broken_devices, parse_choices
+from scenes.sciworld import broken_devices, has_teleport, parse_choices
 from skills import SkillResult, get_skill
 from skills.sciworld import TextSkillContext
 
@@ -45,7 +45,7 @@ from ...schemas import SkillCall
 from ..loop import ClosedLoop
 from .contracts import AgentConfig, DeviceChoice, EpisodeResult
 from .decide import Role, coat_choice, rank_coolers, rank_water_sources
-from .episode import Episode, EpisodeOver, Stuck, Tap, blamed, read_temperature
+from .episode import Episode, EpisodeOver, Stuck, Tap, blamed, read_temperature, stalled
 from .facts import (
     AMBIENT_C,
     COAT_ROLES,
@@ -53,8 +53,6 @@ from .facts import (
     DEFAULT_VESSEL,
     FIXTURES,
     HEATER_MAX_C,
-    PLATEAU_MIN_CHANGE_C,
-    PLATEAU_WINDOW,
     ROOM_ORDER,
     Goal,
     Phase,
@@ -147,7 +145,8 @@ class SciWorldAgent(ClosedLoop[Episode, EpisodeResult]):
         self.memory.record(obs)
         self._ctx = TextSkillContext(env=tap, obs=obs, max_steps=100_000,  # type: ignore[arg-type]
                                      memory=self.memory, parse_choices=parse_choices,
-                                     read_temperature=read_temperature, substance_in=self._substance_name)
+                                     read_temperature=read_temperature, substance_in=self._substance_name,
+                                     teleport=has_teleport(getattr(env, "simplification", "easy")))
         self._choices: list[DeviceChoice] = []
         self._used: list[str] = []
         self._has_thermometer = False
@@ -239,9 +238,9 @@ class SciWorldAgent(ClosedLoop[Episode, EpisodeResult]):
         return self.step(self._run, SkillCall(skill=skill, target=target, receptacle=receptacle, args=args))
 
     def _goto(self, room: str) -> None:
-        res = self._skill("sw_teleport", room)
+        res = self._skill("sw_go_to", room)
         if not res.ok:
-            raise Stuck(res.reason)
+            raise Stuck(f"sw_go_to({room}): {res.reason}")
 
     def _open(self, e: SeenObject) -> None:
         if e.obj.is_open is False:
@@ -286,8 +285,12 @@ class SciWorldAgent(ClosedLoop[Episode, EpisodeResult]):
 
     # ------------------------------------------------------------ episode parts
     def _explore(self) -> None:
-        """Visit every room (kitchen first); open the kitchen's closed storage, where vessels and food are."""
-        for room in ROOM_ORDER:
+        """Visit every room (teleporting: kitchen first; walking: the nearest next, skipping those seen on the way);
+        open the kitchen's closed storage, where vessels and food are."""
+        walk = not self._ctx.teleport
+        for room in self.memory.tour(ROOM_ORDER, walk=walk):
+            if walk and room in self.memory.rooms and room != "kitchen":
+                continue  # looked at on the way
             self._goto(room)
             if room == "kitchen":
                 self._open_storage(room)
@@ -449,7 +452,7 @@ class SciWorldAgent(ClosedLoop[Episode, EpisodeResult]):
         run.device = e
         run.choice = DeviceChoice(role="water", object_id=e.gid, method=method, excluded=dict(run.excluded),
                                   reason="nearest working sink")
-        return [SkillCall(skill="sw_teleport", target=e.room),
+        return [SkillCall(skill="sw_go_to", target=e.room),
                 SkillCall(skill="sw_fill", target=vessel, receptacle=e.obj.name, args={"room": e.room})]
 
     def _pick_device(self, ph: Phase) -> DeviceChoice:
@@ -500,7 +503,7 @@ class SciWorldAgent(ClosedLoop[Episode, EpisodeResult]):
         self._choices.append(choice)  # recorded before use: the episode may end while the device runs
         run.device, run.choice = e, choice
         steps = [] if self.memory.holds(vessel) else [SkillCall(skill="sw_take", target=vessel)]
-        steps.append(SkillCall(skill="sw_teleport", target=e.room))
+        steps.append(SkillCall(skill="sw_go_to", target=e.room))
         if e.obj.is_open is False:
             steps.append(SkillCall(skill="sw_open", target=e.obj.name))
         activate = ph.direction == "heat" or e.obj.device_on is False
@@ -515,7 +518,7 @@ class SciWorldAgent(ClosedLoop[Episode, EpisodeResult]):
         e = run.device
         if e is None:
             return res
-        if call.skill == "sw_teleport" and run.phase is not None and not self.memory.holds(run.vessel):
+        if call.skill == "sw_go_to" and run.phase is not None and not self.memory.holds(run.vessel):
             return blamed(call, "failed: lost the vessel", "missing", e.gid)
         if call.skill == "sw_fill":
             self._used.append(e.gid)
@@ -535,8 +538,8 @@ class SciWorldAgent(ClosedLoop[Episode, EpisodeResult]):
     def recover(self, run: Episode, call: SkillCall, res: SkillResult) -> bool:
         """A room the agent cannot reach ends its play; a device that failed has its decision's outcome
         recorded, then the shared loop judges it."""
-        if call.skill == "sw_teleport" and not res.ok:
-            raise Stuck(res.reason)
+        if call.skill == "sw_go_to" and not res.ok:
+            raise Stuck(f"sw_go_to({call.target}): {res.reason}")
         self._settle(run, res.reason)
         return super().recover(run, call, res)
 
@@ -581,17 +584,9 @@ class SciWorldAgent(ClosedLoop[Episode, EpisodeResult]):
             t = self._measure(vessel)
             if t is not None:
                 readings.append(t)
-            if self._stalled(readings, ph):
+            if stalled(readings, ph):
                 return "too weak"
         return "too weak"
-
-    def _stalled(self, readings: list[float], ph: Phase) -> bool:
-        if len(readings) <= PLATEAU_WINDOW:
-            return False
-        change = readings[-1] - readings[-1 - PLATEAU_WINDOW]
-        if ph.direction == "cool":
-            change = -change
-        return change < PLATEAU_MIN_CHANGE_C
 
 
 __all__ = ["SciWorldAgent"]

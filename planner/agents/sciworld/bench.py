@@ -19,7 +19,15 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scenes.sciworld import CHANGE_OF_STATE_TASKS, broken_devices, resolve_task, split_variations, tasks
+from scenes.sciworld import (
+    CHANGE_OF_STATE_TASKS,
+    SIMPLIFICATIONS,
+    broken_devices,
+    check_simplification,
+    resolve_task,
+    split_variations,
+    tasks,
+)
 
 from ...arguments import POSITIVE_COUNT, Range, check_number
 from ...errors import ConfigError, DataError, SimulatorError
@@ -86,10 +94,36 @@ def select_variations(task: str, split: str, limit: int | None = None,
     return out[:limit] if limit is not None else out
 
 
-def _make_sciworld_env(task: str, step_limit: int) -> Any:
+def read_simplification(text: str) -> str:
+    """A ``--simplification`` value, normalised: ``easy``, ``none`` (ScienceWorld's empty string: no
+    simplification) or a comma list of ScienceWorld's own labels (:data:`scenes.sciworld.SIMPLIFICATIONS`).
+
+    Raises:
+        ConfigError: an unknown label (the message names it and the valid ones), or ``easy`` combined with
+            others (ScienceWorld then fails with "Unknown simplification label: easy").
+    """
+    flags = [f.strip() for f in str(text).split(",") if f.strip()]
+    if flags in ([], ["none"]):
+        return "none"
+    bad = [f for f in flags if f not in (*SIMPLIFICATIONS, "easy")]
+    if bad:
+        raise ConfigError(f"unknown ScienceWorld simplification {bad[0]!r}; valid: 'easy' or 'none' alone, or a "
+                          f"comma list of {', '.join(SIMPLIFICATIONS)}")
+    if "easy" in flags and len(flags) > 1:
+        raise ConfigError(f"simplification {text!r}: 'easy' cannot be combined with other labels in ScienceWorld "
+                          f"1.2; spell the labels out instead ({', '.join(SIMPLIFICATIONS)})")
+    return ",".join(dict.fromkeys(flags))
+
+
+def env_simplification(simplification: str) -> str:
+    """The string ScienceWorld takes for a :func:`read_simplification` value (``none`` -> ``""``)."""
+    return "" if simplification == "none" else simplification
+
+
+def _make_sciworld_env(task: str, step_limit: int, simplification: str = "easy") -> Any:
     from scenes.sciworld import ScienceWorldEnv
 
-    return ScienceWorldEnv(task, simplification="easy", step_limit=step_limit)
+    return ScienceWorldEnv(task, simplification=env_simplification(simplification), step_limit=step_limit)
 
 
 def episode_line(r: EpisodeResult) -> str:
@@ -98,13 +132,15 @@ def episode_line(r: EpisodeResult) -> str:
             f"done={r.completed!s:5} moves {r.moves:>3} used {list(r.devices_used)} {r.failure}")
 
 
-def run_options(config: AgentConfig, step_limit: int) -> dict[str, int]:
-    """The settings an episode's outcome depends on beyond its task, variation and agent identity."""
+def run_options(config: AgentConfig, step_limit: int, simplification: str = "easy") -> dict[str, int | str]:
+    """The settings an episode's outcome depends on beyond its task, variation and agent identity (ScienceWorld's
+    simplification among them: rows of an ``easy`` run and of one without it are never mixed on resume)."""
     return {"step_limit": step_limit, "max_heat_waits": config.max_heat_waits,
-            "max_cool_waits": config.max_cool_waits, "max_replans": config.max_replans}
+            "max_cool_waits": config.max_cool_waits, "max_replans": config.max_replans,
+            "simplification": simplification}
 
 
-def episode_key(task: str, variation: int, config: AgentConfig, options: dict[str, int]) -> str:
+def episode_key(task: str, variation: int, config: AgentConfig, options: dict[str, int | str]) -> str:
     """The resume key: task, variation, policy and every option that changes the episode."""
     agent = {"policy": config.policy, "llm": config.llm, "interpret": config.interpretation,
              "device_specs": config.device_specs}
@@ -113,7 +149,8 @@ def episode_key(task: str, variation: int, config: AgentConfig, options: dict[st
 
 def _row_key(r: EpisodeResult) -> str:
     agent = {"policy": r.policy, "llm": r.llm, "interpret": r.interpret, "device_specs": r.device_specs}
-    return json.dumps([r.task, r.variation, agent, r.options], sort_keys=True)
+    options = {"simplification": "easy", **r.options}  # rows written before the option were all played with easy
+    return json.dumps([r.task, r.variation, agent, options], sort_keys=True)
 
 
 def read_episodes(path: str | Path) -> list[EpisodeResult]:
@@ -146,7 +183,7 @@ def latest(rows: Iterable[EpisodeResult]) -> list[EpisodeResult]:
     return list(by_key.values())
 
 
-def dead_episode(task: str, variation: int, config: AgentConfig, options: dict[str, int],
+def dead_episode(task: str, variation: int, config: AgentConfig, options: dict[str, int | str],
                  error: BaseException) -> EpisodeResult:
     """The row of an episode whose simulator died: a failure with the reason."""
     try:
@@ -206,6 +243,7 @@ def run_benchmark(
     variations: Sequence[int] | None = None,
     configs: Sequence[AgentConfig] = (AgentConfig(),),
     step_limit: int = 150,
+    simplification: str = "easy",
     out: str | Path | None = None,
     make_env: Callable[[str, int], Any] | None = None,
     data_dir: Any = None,
@@ -230,9 +268,10 @@ def run_benchmark(
         variations: Explicit variations (override ``split``).
         configs: One agent per config; each plays every variation.
         step_limit: ScienceWorld's ``envStepLimit`` (moves).
+        simplification: ScienceWorld's simplification (:func:`read_simplification`: ``easy``, ``none`` or a
+            comma list of its labels); part of every row's options, so a resume never mixes two.
         out: Directory for ``episodes.jsonl`` (one row per episode, appended as it ends) and ``summary.md``.
-        make_env: ``(task, step_limit) -> SceneEnv`` (default: a ScienceWorldEnv with the ``easy``
-            simplification).
+        make_env: ``(task, step_limit) -> SceneEnv`` (default: a ScienceWorldEnv with ``simplification``).
         data_dir: Data directory for the knowledge base and perception priors.
         progress: Show a tqdm progress bar over episodes (each episode is also logged at INFO).
         resume: Skip episodes ``out`` already holds (False: play them all again; rows are still appended).
@@ -245,18 +284,22 @@ def run_benchmark(
         (task, variation, config).
 
     Raises:
-        ConfigError: an unknown task (the message lists the 30), or an unknown split; ``make_env`` with ``pool``.
+        ConfigError: an unknown task (the message lists the 30), an unknown split or simplification (or one a
+            task does not allow); ``make_env`` with ``pool``.
         SimulatorError: a new JVM could not be started.
     """
     from ...progress import progress as progress_bar
 
     check_number("step_limit", step_limit, POSITIVE_COUNT)
+    simplification = read_simplification(simplification)
     if pool is not None and make_env is not None:
         raise ConfigError("run_benchmark: make_env runs in this process only; give it without pool, or pool "
                           "without make_env (the actors start ScienceWorld's JVMs)")
     names = expand_tasks(tasks)
     plan = [(task, select_variations(task, split, limit, variations))  # validated before a JVM starts
             for task in names if is_played(task)]
+    for task, _vs in plan:
+        check_simplification(task, env_simplification(simplification))  # noElectricalAction on a circuit task
     episodes: list[Episode] = [(task, v, k) for task, vs in plan for v in vs for k, c in enumerate(configs)
                                if c.policy != "default" or task in CHANGE_OF_STATE_TASKS]  # the baseline: stove tasks
     rows = _Rows(out, resume, data_dir)  # locked before the agents load: a second run on ``out`` is refused at once
@@ -267,14 +310,17 @@ def run_benchmark(
         try:
             if pool is None:
                 player = EpisodePlayer([ScienceWorldPlayer(c, data_dir=data_dir) for c in configs], step_limit,
-                                       make_env or _make_sciworld_env)
+                                       make_env or functools.partial(_make_sciworld_env,
+                                                                     simplification=simplification),
+                                       simplification)
                 try:
                     _play_here(episodes, player, done, rows, results, bar)
                 finally:
                     player.close()
             else:
-                _play_remote(episodes, pool, functools.partial(episode_player, list(configs), step_limit, data_dir),
-                             (configs, step_limit), done, rows, results, bar)
+                _play_remote(episodes, pool, functools.partial(episode_player, list(configs), step_limit, data_dir,
+                                                               simplification),
+                             (configs, step_limit, simplification), done, rows, results, bar)
         finally:
             bar.close()
             if out:
@@ -297,12 +343,14 @@ class EpisodePlayer:
         agents: One player per config (an episode names its config by index).
         step_limit: ScienceWorld's ``envStepLimit``.
         make_env: ``(task, step_limit) -> SceneEnv``.
+        simplification: What ``make_env`` plays with (:func:`read_simplification`), for the rows' options.
     """
 
     def __init__(self, agents: Sequence[ScienceWorldPlayer], step_limit: int,
-                 make_env: Callable[[str, int], Any]) -> None:
+                 make_env: Callable[[str, int], Any], simplification: str = "easy") -> None:
         self.agents = list(agents)
         self.step_limit = step_limit
+        self.simplification = simplification
         self.make_env = make_env
         self.task: str | None = None
         self.env: Any = None
@@ -310,7 +358,7 @@ class EpisodePlayer:
     def __call__(self, episode: Episode) -> EpisodeResult:
         task, v, k = episode
         agent = self.agents[k]
-        options = run_options(agent.config, self.step_limit)
+        options = run_options(agent.config, self.step_limit, self.simplification)
         if task != self.task:
             self.close()
             self.task = task
@@ -330,15 +378,16 @@ class EpisodePlayer:
             self.env = None
 
 
-def episode_player(configs: Sequence[AgentConfig], step_limit: int, data_dir: Any = None) -> EpisodePlayer:
+def episode_player(configs: Sequence[AgentConfig], step_limit: int, data_dir: Any = None,
+                   simplification: str = "easy") -> EpisodePlayer:
     """A Ray actor's worker for ``coat sciworld --ray``: its own agents, its own JVMs."""
     return EpisodePlayer([ScienceWorldPlayer(c, data_dir=data_dir) for c in configs], step_limit,
-                         _make_sciworld_env)
+                         functools.partial(_make_sciworld_env, simplification=simplification), simplification)
 
 
-def _key(episode: Episode, configs: Sequence[AgentConfig], step_limit: int) -> str:
+def _key(episode: Episode, configs: Sequence[AgentConfig], step_limit: int, simplification: str) -> str:
     task, v, k = episode
-    return episode_key(task, v, configs[k], run_options(configs[k], step_limit))
+    return episode_key(task, v, configs[k], run_options(configs[k], step_limit, simplification))
 
 
 def _done(r: EpisodeResult, rows: _Rows, results: list[EpisodeResult], bar: Any) -> None:
@@ -354,7 +403,7 @@ def _play_here(episodes: Sequence[Episode], player: EpisodePlayer, done: dict[st
     """The episodes in this process, in order (those ``done`` holds taken from it)."""
     configs = [a.config for a in player.agents]
     for ep in episodes:
-        earlier = done.get(_key(ep, configs, player.step_limit))
+        earlier = done.get(_key(ep, configs, player.step_limit, player.simplification))
         if earlier is not None:
             results.append(earlier)
             bar.update()
@@ -363,16 +412,16 @@ def _play_here(episodes: Sequence[Episode], player: EpisodePlayer, done: dict[st
 
 
 def _play_remote(episodes: Sequence[Episode], pool: RayPool, make_player: Callable[[], EpisodePlayer],
-                 run: tuple[Sequence[AgentConfig], int], done: dict[str, EpisodeResult], rows: _Rows,
+                 run: tuple[Sequence[AgentConfig], int, str], done: dict[str, EpisodeResult], rows: _Rows,
                  results: list[EpisodeResult], bar: Any) -> None:
     """The episodes on Ray actors, appended as they end; ``results`` in the episodes' order at the end."""
     from ...bench.scale import Done
 
-    configs, step_limit = run
+    configs, step_limit, simplification = run
     slots: list[EpisodeResult | None] = []
     todo: list[tuple[int, Episode]] = []
     for ep in episodes:
-        earlier = done.get(_key(ep, configs, step_limit))
+        earlier = done.get(_key(ep, configs, step_limit, simplification))
         slots.append(earlier)
         if earlier is not None:
             results.append(earlier)
@@ -387,7 +436,7 @@ def _play_remote(episodes: Sequence[Episode], pool: RayPool, make_player: Callab
             r = out.value
         else:  # the actor died on it twice: a failure with the reason, played again by a resume
             why = SimulatorError(f"the Ray actor playing it died: {out.reason}")
-            r = dead_episode(task, v, configs[k], run_options(configs[k], step_limit), why)
+            r = dead_episode(task, v, configs[k], run_options(configs[k], step_limit, simplification), why)
         slots[pos] = r
         _done(r, rows, results, bar)
     results[:] = [r for r in slots if r is not None]
@@ -440,6 +489,6 @@ def not_played(names: Sequence[str]) -> list[str]:
     return [t for t in expand_tasks(names) if not is_played(t)]
 
 
-__all__ = ["SPLITS", "EpisodePlayer", "dead_episode", "episode_key", "episode_line", "episode_player", "expand_tasks",
-           "latest", "not_played", "read_episodes", "run_benchmark", "run_identity", "run_options", "select_variations",
-           "summarize"]
+__all__ = ["SPLITS", "EpisodePlayer", "dead_episode", "env_simplification", "episode_key", "episode_line",
+           "episode_player", "expand_tasks", "latest", "not_played", "read_episodes", "read_simplification",
+           "run_benchmark", "run_identity", "run_options", "select_variations", "summarize"]

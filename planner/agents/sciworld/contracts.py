@@ -70,9 +70,9 @@ class EpisodeResult(Contract):
     devices_used: tuple[str, ...] = ()
     found_broken: tuple[str, ...] = ()
     excluded: dict[str, str] = Field(default_factory=dict)
-    options: dict[str, int] = Field(default_factory=dict)
-    """The run's settings beyond the agent's identity (step limit, wait and re-plan budgets): part of the
-    benchmark's resume key."""
+    options: dict[str, int | str] = Field(default_factory=dict)
+    """The run's settings beyond the agent's identity (step limit, wait and re-plan budgets, ScienceWorld's
+    simplification; rows without one were played with ``easy``): part of the benchmark's resume key."""
     failure: str = ""
     error: str = ""
     seconds: float = 0.0

@@ -11,7 +11,7 @@ from skills import SkillResult
 from ...schemas import SkillCall
 from ..loop import LoopRun
 from .contracts import DeviceChoice
-from .facts import Phase
+from .facts import PLATEAU_MIN_CHANGE_C, PLATEAU_WINDOW, Phase
 from .memory import SeenObject
 
 if TYPE_CHECKING:
@@ -50,6 +50,16 @@ def read_temperature(reply: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
+def stalled(readings: list[float], ph: Phase) -> bool:
+    """The temperature has stopped moving towards the phase's target (the device is too weak)."""
+    if len(readings) <= PLATEAU_WINDOW:
+        return False
+    change = readings[-1] - readings[-1 - PLATEAU_WINDOW]
+    if ph.direction == "cool":
+        change = -change
+    return change < PLATEAU_MIN_CHANGE_C
+
+
 @dataclass(kw_only=True)
 class Episode(LoopRun):
     """One episode's loop record, plus the role being served: its device, the decision, the vessel."""
@@ -71,4 +81,4 @@ def blamed(call: SkillCall, reason: str, fault: Literal["missing", "faulty"], bl
     return SkillResult(skill=call.skill, target=call.target, ok=False, reason=reason, fault=fault, blame=blame)
 
 
-__all__ = ["Episode", "EpisodeOver", "Stuck", "Tap", "blamed", "read_temperature"]
+__all__ = ["Episode", "EpisodeOver", "Stuck", "Tap", "blamed", "read_temperature", "stalled"]

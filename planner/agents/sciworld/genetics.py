@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from .contracts import DeviceChoice
 from .episode import Stuck
+from .garden import grow_wait
 from .heredity import Pedigree, dominance_probability
 from .memory import SeenObject
 from .player import TaskPlayer
@@ -339,7 +340,7 @@ def _experiment(p: TaskPlayer, cross: Cross, free: list[str], room: str) -> floa
         left = _moves_left(p)
         if read_all or (left is not None and left < WAIT_MOVES + ANSWER_MOVES):
             return prob
-        p.skill("sw_wait", ticks=1, command="wait")
+        grow_wait(p)
         if p.memory.room != room:
             p.goto(room)
     return prob

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from perception.sciworld_text import read_doors
+from skills.sciworld_rooms import walk_order
 
 from ...schemas import ObjectRecord, SceneState
 from .facts import ROOM_ORDER
@@ -42,9 +45,14 @@ class RoomMemory:
     rooms: dict[str, list[SeenObject]] = field(default_factory=dict)
     inventory: list[SeenObject] = field(default_factory=list)
     room: str | None = None
+    doors: dict[str, dict[str, bool]] = field(default_factory=dict)
+    """The room graph as seen: per room looked at, its doors (``{next room: door open}``)."""
 
     def record(self, obs: SceneObs) -> None:
         """Update from one observation (reply + look + inventory)."""
+        looked, doors = read_doors(str(obs.extra.get("look", "")))
+        if looked:
+            self.doors[looked] = doors
         state = self.estimator.estimate(obs)
         parsed = self.estimator.parsed_objects()
         entries = [
@@ -56,6 +64,15 @@ class RoomMemory:
         here = [e for e in entries if e.room != "inventory"]
         if self.room and here:
             self.rooms[self.room] = here
+
+    def tour(self, rooms: Sequence[str], *, walk: bool) -> Iterator[str]:
+        """``rooms`` in turn (each once): in their order, or when walking the nearest of those left next (by the
+        doors seen from where the agent is then); the caller goes there between two rooms."""
+        todo = list(dict.fromkeys(rooms))
+        while todo:
+            room = walk_order(self.doors, self.room or "", todo)[0] if walk else todo[0]
+            todo.remove(room)
+            yield room
 
     def entries(self) -> list[SeenObject]:
         """Every object seen, rooms in exploration order (kitchen first), then the inventory."""

@@ -16,6 +16,7 @@ Requires: the ``sciworld`` extra and Java on PATH (through the env passed in).
 
 from __future__ import annotations
 
+import itertools
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from perception.text import TextEstimator
-from scenes.sciworld import parse_choices
+from scenes.sciworld import has_teleport, parse_choices
 from skills import SkillResult, get_skill
 from skills.sciworld import TextSkillContext
 
@@ -90,7 +91,8 @@ class TaskPlayer(ClosedLoop[PlayRun, EpisodeResult]):
         self.memory.record(obs)
         self.ctx = TextSkillContext(env=tap, obs=obs, max_steps=100_000,  # type: ignore[arg-type]
                                     memory=self.memory, parse_choices=parse_choices,
-                                    read_temperature=read_temperature, substance_in=lambda _v: None)
+                                    read_temperature=read_temperature, substance_in=lambda _v: None,
+                                    teleport=has_teleport(getattr(env, "simplification", "easy")))
         task = str(getattr(env, "task", ""))
         try:
             run.spec = read_task(str(obs.extra.get("task_description", "")), task)
@@ -172,15 +174,17 @@ class TaskPlayer(ClosedLoop[PlayRun, EpisodeResult]):
 
     # ------------------------------------------------------------ perceiving
     def goto(self, room: str) -> bool:
-        """Go to a room (teleport); False when it cannot be reached."""
-        return bool(room) and self.skill("sw_teleport", room).ok
+        """Go to a room (``sw_go_to``: teleport, or walk through doors); False when it cannot be reached."""
+        return bool(room) and self.skill("sw_go_to", room).ok
 
     def explore(self, first: Sequence[str] = (), until: Callable[[], bool] | None = None) -> None:
-        """Visit rooms (``first`` ones first, then ScienceWorld's others) until ``until()`` holds."""
-        rooms = list(dict.fromkeys([*first, *ROOM_ORDER]))
+        """Visit rooms not seen yet (``first`` ones first, then ScienceWorld's others; walking, the nearest of
+        those next) until ``until()`` holds."""
         if until is not None and until():
             return
-        for room in rooms:
+        walk = not self.ctx.teleport
+        rest = [r for r in ROOM_ORDER if r not in first]
+        for room in itertools.chain(self.memory.tour(first, walk=False), self.memory.tour(rest, walk=walk)):
             if room in self.memory.rooms and room != self.memory.room:
                 continue
             self.goto(room)

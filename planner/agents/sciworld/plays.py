@@ -130,9 +130,9 @@ def _gather(p: TaskPlayer, items: list[SeenObject], site: str) -> list[SkillCall
     away = [e for e in items if e.room != site]
     for e in away:
         if e.room != "inventory":
-            steps += [_call("sw_teleport", e.room), _call("sw_pick_up", referent(e.obj.name), prefer=[where(e)])]
+            steps += [_call("sw_go_to", e.room), _call("sw_pick_up", referent(e.obj.name), prefer=[where(e)])]
     if away:
-        steps.append(_call("sw_teleport", site))
+        steps.append(_call("sw_go_to", site))
         steps += [_call("sw_drop", referent(e.obj.name)) for e in away]
     return steps
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from .episode import Stuck
+from .garden import grow_wait
 from .memory import SeenObject
 from .player import TaskPlayer, where
 from .select import choose, referent
@@ -72,13 +73,19 @@ def play_life_stages(p: TaskPlayer, spec: TaskSpec) -> None:
                  and i > last]
         if later:
             i, name, prefer = min(later, key=lambda t: t[0])
+            if 0 <= last < i - 1 and _PLANT_STAGE.search(name.lower()) and waits < MAX_STAGE_WAITS:
+                # a plant passes through every stage: the one between grows from the younger one (its adult
+                # stage lasts 5 ticks; walking there may have taken longer), and focusing on a later one fails
+                grow_wait(p, "wait1")
+                waits += 1
+                continue
             p.must("sw_focus_on", referent(name), prefer=[prefer])
             p._run.answer += f"{name}; "
             last = i
             continue
         if waits >= MAX_STAGE_WAITS:
             raise Stuck(f"no later stage of the {organism} appeared after {waits} ticks")
-        p.skill("sw_wait", ticks=1)  # the organism grows: the next stage replaces this one in the text
+        grow_wait(p, "wait1")  # the organism grows: the next stage replaces this one in the text
         waits += 1
 
 
@@ -87,8 +94,8 @@ MAX_GROW_WAITS = 12
 
 
 def play_grow(p: TaskPlayer, spec: TaskSpec) -> None:
-    """Plant a seed of the task's plant in a pot with soil and wait until it reproduces (pots water
-    themselves under ScienceWorld's ``easy`` simplification)."""
+    """Plant a seed of the task's plant in a pot with soil and wait until it reproduces (watering the pot when
+    it shows no water: pots water themselves only under ScienceWorld's ``easy`` simplification)."""
     plant = re.sub(r"\s+plant$", "", spec.target)
 
     def seeds() -> list[SeenObject]:
@@ -121,7 +128,7 @@ def play_grow(p: TaskPlayer, spec: TaskSpec) -> None:
             p._run.answer = f"{plant} reproducing in {pot.obj.name}"
             p.skill("sw_wait", ticks=1)
             return
-        p.skill("sw_wait", ticks=1, command="wait")
+        grow_wait(p)
     raise Stuck(f"the {plant} did not reach the reproducing stage")
 
 
@@ -181,7 +188,7 @@ def play_grow_fruit(p: TaskPlayer, spec: TaskSpec) -> None:
             if p.skill("sw_focus_on", fruit, prefer=["tree", "in flower pot"]).ok:
                 return
             p._run.answer = ""
-        p.skill("sw_wait", ticks=1, command="wait")
+        grow_wait(p)
     raise Stuck(f"no {fruit} grew")
 
 

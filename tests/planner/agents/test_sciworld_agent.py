@@ -430,9 +430,41 @@ def test_benchmark_appends_and_resumes(data_dir: Any, tmp_path: Any) -> None:
     assert [r.variation for r in read_episodes(tmp_path / "episodes.jsonl")] == [0, 1]
     other = _bench(tmp_path, envs, [0], step_limit=90)  # another option is another episode
     assert envs.made == 3 and other[0].options["step_limit"] == 90
+    walked = _bench(tmp_path, envs, [0], simplification="none")  # so is another simplification: kept apart
+    assert envs.made == 4 and walked[0].options["simplification"] == "none"
+    assert first[0].options["simplification"] == "easy"
     _bench(tmp_path, envs, [0], resume=False)
-    assert envs.made == 4 and len(read_episodes(tmp_path / "episodes.jsonl")) == 4
+    assert envs.made == 5 and len(read_episodes(tmp_path / "episodes.jsonl")) == 5
     assert "| boil | nothing broken | 1 |" in (tmp_path / "summary.md").read_text()
+
+
+def test_rows_from_before_the_simplification_option_resume_as_easy(data_dir: Any, tmp_path: Any) -> None:
+    envs = _Envs()
+    row = _bench(tmp_path, envs, [0])[0]
+    old = row.model_copy(update={"options": {k: v for k, v in row.options.items() if k != "simplification"}})
+    (tmp_path / "episodes.jsonl").write_text(old.model_dump_json() + "\n")
+    assert _bench(tmp_path, envs, [0])[0] == old and envs.made == 1  # easy, the only one then: not played again
+    _bench(tmp_path, envs, [0], simplification="none")
+    assert envs.made == 2
+
+
+def test_the_simplification_is_checked_before_a_jvm_starts(tmp_path: Any) -> None:
+    from planner.agents.sciworld.bench import env_simplification, read_simplification
+    from planner.errors import ConfigError
+
+    assert read_simplification("none") == read_simplification("") == "none" and env_simplification("none") == ""
+    assert read_simplification(" openDoors, teleportAction ") == "openDoors,teleportAction"
+    with pytest.raises(ConfigError, match="'teleport'; valid: 'easy' or 'none' alone, or a comma list of"):
+        read_simplification("openDoors,teleport")
+    with pytest.raises(ConfigError, match="'easy' cannot be combined"):
+        read_simplification("easy,openContainers")
+    envs = _Envs()
+    with pytest.raises(ConfigError, match="needs electrical actions"):
+        from planner.agents.sciworld import run_benchmark
+
+        run_benchmark(["power-component"], variations=[0], make_env=envs, progress=False,
+                      simplification="noElectricalAction")
+    assert envs.made == 0
 
 
 def test_a_row_cut_short_by_a_crash_is_skipped_and_played_again(data_dir: Any, tmp_path: Any) -> None:

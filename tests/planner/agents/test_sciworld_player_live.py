@@ -47,6 +47,16 @@ def test_player_completes_a_train_episode(task: str, variation: int, answer: str
     assert answer in r.answer
 
 
+def test_player_walks_and_waters_without_easy() -> None:
+    # no simplification: doors start closed, no teleport, flower pots do not water themselves
+    with ScienceWorldEnv("grow-plant", simplification="", step_limit=150) as env:
+        r = ScienceWorldPlayer(AgentConfig()).run(env, 0)
+    assert r.completed and r.score == 100, (r.failure, r.transcript[-6:])
+    sent = [t.split("\n")[0] for t in r.transcript]
+    assert not any(c.startswith("> teleport") for c in sent) and any(c.startswith("> open door to") for c in sent)
+    assert any(c.startswith("> pour ") for c in sent)  # the pot was watered
+
+
 def test_split_sizes_match_scienceworld() -> None:
     with ScienceWorldEnv("find-plant") as env:
         env.reset(options={"variation": 0})
