@@ -97,7 +97,9 @@ def _forced(task: str, kb: KnowledgeBase, utility: str, interpret: Interpret) ->
     if exact:
         spec = coat_spec(roles[0].task or task, kb)
         keep = [r for r in spec.roles if r.utility == roles[0].utility]
-        spec = build_spec(spec.task, keep, [t for t in spec.targets if t.name != "place"], note=spec.note)
+        # the task's goals stand in for it as much with one role forced ("melting butter": the heat source reached)
+        spec = build_spec(spec.task, keep, [t for t in spec.targets if t.name != "place"],
+                          note=spec.note).model_copy(update={"proxy": spec.proxy})
         return TaskReading(text=task, understood=True, confidence=1.0, spec=spec, method="exact")
     notes: list[str] = [f"utility {utility!r} forced by the caller"]
     spec_roles = [Role(name=m.utility, utility=m.utility, task=_reading(task, m, interpret, notes)) for m in roles]

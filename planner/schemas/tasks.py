@@ -39,6 +39,12 @@ the heated apple, the microwave warms the cooled one)."""
 
 
 
+HEATING_UTILITIES = frozenset({"heating(source)", "heating(vessel)"})
+"""Utilities whose effect is heat: whatever heats enough (or holds the thing while it heats) has it, so a proxy goal
+that has such an object reached, for a thing AI2-THOR lacks (butter, wax), does not name it
+(:meth:`TaskSpec.named_roles`)."""
+
+
 class Role(Contract):
     """One thing the task needs an object for: a COAT utility, decided by the planner's two stages."""
 
@@ -163,9 +169,14 @@ class TaskSpec(Contract):
     def named_roles(self) -> frozenset[str]:
         """The roles the goal conditions name (where the clothes end up, what is brought): the goal holds only with
         what the task means there, so a stand-in must be one the object selector accepts for the task. A tool or
-        device the goal does not name is judged by its effect (the egg cooked)."""
+        device the goal does not name is judged by its effect (the egg cooked), and so is a heating object that a
+        proxy goal only has reached (:data:`HEATING_UTILITIES`): the heat source of "melting butter" stands for the
+        butter melted, which AI2-THOR cannot show, so an oven melts it when the stove is broken. What a person is
+        handed (the towel after a bath, the knife for the cake) stays named: the person judges it."""
         names = {r.name for r in self.roles}
-        return frozenset(n for c in self.goals for n in (c.item, c.other) if n in names)
+        heating = {r.name for r in self.roles if r.utility in HEATING_UTILITIES} if self.proxy else set()
+        return frozenset(n for c in self.goals for n in (c.item, c.other)
+                         if n in names and not (n in heating and c.relation == "close_to" and c.other == "agent"))
 
 
 class GoalStatus(Contract):
@@ -377,6 +388,7 @@ __all__ = [
     "Relation",
     "Role",
     "Target",
+    "HEATING_UTILITIES",
     "TaskSpec",
     "WHENS",
     "When",

@@ -359,6 +359,54 @@ def test_extra_carries_the_command(data_dir: Any) -> None:
     env.close()
 
 
+KITCHEN = ("This room is called the kitchen. In it, you see: \n\tthe agent\n\ta substance called air\n"
+           "\tan oven, which is turned off. The oven door is open. In the oven is: nothing.\n"
+           "\ta stove, which is turned off. On the stove is: nothing.\n"
+           "\ta metal pot (containing a substance called ice cream)\n"
+           "You also see:\n\tA door to the hallway (that is open)\n")
+
+
+@pytest.mark.parametrize("key", ["heat:liquid", "heat:gas"])
+def test_the_heat_source_after_a_broken_stove_is_the_oven(kb: Any, key: str) -> None:
+    """Melting (COAT's "melting butter", a proxy goal: AI2-THOR has no butter, so the heat source is reached) and
+    boiling ("boil water") alike: once the stove is recorded broken, the oven is chosen. The proxy goal does not
+    make the heat source a role the goal names, which would take only COAT's context objects of the task (the
+    stove) and leave none (the 'no usable device left' of melt dev variation 15 and of the test split)."""
+    from perception.text import TextEstimator
+    from planner.agents.sciworld.decide import coat_choice
+    from planner.agents.sciworld.memory import RoomMemory
+    from scenes.base import SceneObs
+
+    memory = RoomMemory(TextEstimator(priors="default"))
+    memory.record(SceneObs(text=KITCHEN, extra={"look": KITCHEN}))
+    memory.record(SceneObs(text="The stove appears broken, and can't be activated or deactivated.",
+                           extra={"action": "activate stove", "look": KITCHEN}))
+    memory.record(SceneObs(text=KITCHEN, extra={"look": KITCHEN}))
+    assert memory.is_broken("kitchen/stove")
+
+    def heaters(e: Any) -> bool:
+        return e.record.category in ("StoveBurner", "Oven")
+
+    excluded: dict[str, str] = {}
+    choice, replanned = coat_choice("heater", key, memory, heaters, excluded, substance="ice cream",
+                                    wording="mapped", kb=kb, llm=None, phase=key)
+    assert choice.object_id == "kitchen/oven", choice.reason
+    assert "kitchen/stove is unusable (broken)" in choice.reason or excluded == {"kitchen/stove": "broken"}
+    assert choice.plan is not None and choice.plan.spec is not None
+    assert not choice.plan.spec.named_roles()  # with the utility forced too, the proxy goal names no heating object
+
+
+def test_a_proxy_goal_does_not_name_a_heating_object(kb: Any) -> None:
+    from planner.knowledge.task_specs import coat_spec
+    from planner.scene_planner import read_task
+
+    assert coat_spec("melting butter", kb).proxy and not coat_spec("melting butter", kb).named_roles()
+    forced = read_task("melting butter", kb, utility="heating(source)").spec
+    assert forced is not None and forced.proxy and not forced.named_roles()
+    assert coat_spec("boil water", kb).named_roles() == {"heating(vessel)"}  # the water in it is hot: named
+    assert "storage" in coat_spec("storing dog treats", kb).named_roles()  # where the treats go: still named
+
+
 # ---------------------------------------------------------------- the real thing (skipped without Java)
 @pytest.mark.sciworld_live
 def test_real_broken_stove_episode(data_dir: Any) -> None:
@@ -373,6 +421,22 @@ def test_real_broken_stove_episode(data_dir: Any) -> None:
     heaters = [(c.object_id, c.outcome) for c in r.choices if c.role == "heater"]
     assert heaters[0] == ("kitchen/stove", "broken") and heaters[1][0] != "kitchen/stove"
     assert r.substituted and r.score >= 75  # 1.2.3's heat transfer is not deterministic; it reached 100 here
+
+
+@pytest.mark.sciworld_live
+def test_real_broken_stove_melt_episode(data_dir: Any) -> None:
+    """Melt, dev variation 15 (ice cream, kitchen stove broken): the heat source after the stove is another one."""
+    pytest.importorskip("scienceworld")
+    from scenes.sciworld import java_version
+
+    if not java_version():
+        pytest.skip("ScienceWorld needs Java on PATH")
+    with ScienceWorldEnv("melt", step_limit=150) as env:
+        r = SciWorldAgent().run(env, variation=15)
+    assert r.broken == ("kitchen:stove",)
+    heaters = [(c.object_id, c.outcome) for c in r.choices if c.role == "heater"]
+    assert heaters[0] == ("kitchen/stove", "broken") and heaters[1][0] not in (None, "kitchen/stove"), heaters
+    assert r.completed and r.score == 100, r.failure
 
 
 # ---------------------------------------------------------------- the benchmark: append, resume, a dead JVM
