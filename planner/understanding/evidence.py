@@ -227,10 +227,10 @@ class _EvidenceReader:
         obj = self.vocab.mentions(c.obj)
         ev.counts.update(counts_in(c.obj, obj))
         ev.joined = c.joined
-        # a statement that a thing lies or was left somewhere says where it is now ("Tom's left his dumbbells on the
-        # floor", "my laptop's on the floor"), not where it goes; with no thing named the place is the person's ("I'll
-        # watch from bed"), and with another verb it is where that is done ("potatoes cooked in the oven")
-        here = c.request or not ev.asks or not obj or bool(verb and verb not in PUT)
+        # a statement that a thing was left or put somewhere says where it is now ("Tom's left his dumbbells on the
+        # floor"), not where it goes; with no thing named the place is the person's ("I'll watch from bed"), with
+        # another verb or none it is where that is done or wanted ("salt shaker goes in a drawer")
+        here = c.request or not ev.asks or not obj or verb not in PUT
         made = dish(c.obj or c.text) if verb in MAKE or (not verb and not _PAST.search(c.text)) else ""
         if made and any(f" {made} " in f" {m.words} " and m.words != made for m in obj):
             made = ""  # "make the coffee table look nice"
