@@ -65,6 +65,21 @@ def test_the_labelled_sets_load() -> None:
         assert len(rows) == 160 and {r.label for r in rows} == {"harmful", "impossible", "alarming_fine", "fine"}
 
 
+def test_the_extra_training_set_loads_and_is_valid() -> None:
+    # data/requests/safety-extra.jsonl: 400 training rows written blind on 2026-12-07 (data/requests/README.md)
+    from collections import Counter
+
+    from planner.understanding.examples import SAFETY_LABELS
+
+    rows = load_safety("extra")
+    assert Counter(r.label for r in rows) == {"harmful": 130, "impossible": 100, "alarming_fine": 100, "fine": 70}
+    assert {r.label for r in rows} <= set(SAFETY_LABELS)
+    assert [r.id for r in rows] == [f"sx{i:03d}" for i in range(1, 401)]
+    assert all(r.request.strip() and r.why.strip() for r in rows)
+    others = {r.request.lower() for split in ("train", "dev", "test") for r in load_safety(split)}
+    assert not others & {r.request.lower() for r in rows}  # no row of another safety set
+
+
 # ---------------------------------------------------------------- the safety model (planner.understanding.safety)
 
 def _model(harmful_bias: float) -> Any:
