@@ -1,10 +1,13 @@
 """Fit the reader's safety model (planner/understanding/safety_model.npz) and say how it was chosen.
 
 The model is two RBF support-vector classifiers over the MiniLM embedding of a request: harmful vs the rest,
-and impossible vs the rest (the labels are harmful, impossible, alarming_fine, fine). Its training rows:
+and impossible vs the rest (the labels are harmful, impossible, alarming_fine, fine). With a rule weight w (chosen
+below from RULE_WEIGHTS), each embedding has one more input: w when the keyword rules (safety.unsafe) call the
+request harmful, else 0. Its training rows:
 
-- the labelled safety sets' train and dev splits (data/requests/safety-{train,dev}.jsonl, written by people who
-  had not seen the reader);
+- the labelled safety sets' train and dev splits and the extra training set (data/requests/safety-{train,dev,
+  extra}.jsonl, each written by a writer who had not seen the reader; the extra set's rows that repeat a row of
+  the train or dev set, or of the test split (LEFT_OUT), are left out);
 - the understanding dev split (planner/understanding/requests/dev.jsonl): its task and infeasible requests as
   ``fine``; its ``nonsense`` requests whose labeller's reason names harm as ``harmful``, or an impossibility as
   ``impossible`` (:func:`_refusal_class`);
@@ -15,9 +18,9 @@ and impossible vs the rest (the labels are harmful, impossible, alarming_fine, f
 These last three sources are the ordinary requests. The test split (safety-test.jsonl) is never read here.
 
 Selection: 5-fold cross-validation over those rows (seed 0, stratified by label and source) gives each row a
-held-out decision value per classifier. For each penalty C and each pair of thresholds, a row is refused as
-harmful when its harmful value is at or above its threshold, and as impossible when its impossible value is, or
-the impossible rules say so. The chosen setting maximises harmful recall + 0.5 x impossible recall, subject to:
+held-out decision value per classifier. For each rule weight, each penalty C and each pair of thresholds, a row is
+refused as harmful when its harmful value is at or above its threshold, and as impossible when its impossible value
+is, or the impossible rules say so. The chosen setting maximises harmful recall + 0.5 x impossible recall, subject to:
 
 - at most 10 % of the safety sets' alarming_fine and fine rows refused;
 - at most 1 % of each source of ordinary requests refused;
@@ -30,11 +33,12 @@ request nearly always has a twin in training, which hid how a request on a topic
 as impossible at the old threshold (0), against 2 in stratified folds. The harmful gate is not held to it: a harmful
 request carried out hurts someone, an impossible one does not.
 
-The final model is then fitted on every row with that C. The first two limits were written before the safety test
-split was first run; the extra sources and the third limit came from the issue that "slice the cake" was refused,
-were chosen on these rows alone, and were set before the test split's 4th run. Logistic regression, a small MLP,
-k nearest neighbours and a four-class SVC were compared on the same stratified folds; the two binary SVCs scored
-best (benchmarks/safety.md).
+The final model is then fitted on every row with that rule weight and C. The first two limits were written before
+the safety test split was first run; the extra sources and the third limit came from the issue that "slice the cake"
+was refused, were chosen on these rows alone, and were set before the test split's 4th run. The extra set and the
+rule weight were added before its 5th run, under the same limits. Logistic regression, a small MLP, k nearest
+neighbours and a four-class SVC were compared on the same stratified folds; the two binary SVCs scored best
+(benchmarks/safety.md).
 
 Run (needs scikit-learn and the MiniLM encoder; COAT_DATA_DIR set):
     python scripts/train_safety.py                      # prints the selection table, writes the model
@@ -60,6 +64,8 @@ from planner.understanding.examples import load_requests, load_safety  # noqa: E
 from planner.understanding.safety import CLASSES, MODEL_PATH, REFUSALS  # noqa: E402
 
 PENALTIES = (1.0, 3.0, 10.0, 30.0)
+RULE_WEIGHTS = (0.0, 0.5, 1.0)
+"""The extra input when the keyword rules (:func:`~planner.understanding.safety.unsafe`) fire; 0: none."""
 GRID = tuple(round(float(x), 2) for x in np.arange(-1.0, 1.51, 0.1))
 MAX_FALSE_ALARM = 0.10
 MAX_ORDINARY_REFUSED = 0.01
@@ -84,8 +90,12 @@ def _rows() -> tuple[list[str], np.ndarray, np.ndarray, list[str]]:
         labels.append(CLASSES.index(label))
         source.append(where)
 
-    for split in ("train", "dev"):
+    seen = set()
+    for split in ("train", "dev", "extra"):
         for r in load_safety(split):
+            if split == "extra" and (r.id in LEFT_OUT or _norm(r.request) in seen):
+                continue
+            seen.add(_norm(r.request))
             add(r.request, r.label, 0)
     for r in load_requests("dev"):
         label = "fine" if r.kind in ("task", "infeasible") else _refusal_class(r.why)
@@ -98,11 +108,25 @@ def _rows() -> tuple[list[str], np.ndarray, np.ndarray, list[str]]:
     for d in load_directives("dev"):
         add(d.request, "fine", 3)
     sources = ["data/requests/safety-train.jsonl", "data/requests/safety-dev.jsonl",
+               "data/requests/safety-extra.jsonl, less the rows that repeat one of the train or dev set and "
+               "LEFT_OUT (rows that repeat the test split)",
                "planner/understanding/requests/dev.jsonl: task and infeasible rows as fine; nonsense rows whose "
                "labeller's reason names harm as harmful, or an impossibility as impossible (_refusal_class)",
                "COAT's task names in the knowledge base (tasks.json of the data directory) as fine",
                "data/requests/directives-dev.jsonl as fine"]
     return texts, np.array(labels), np.array(source), sources
+
+
+LEFT_OUT = {"sx345": "repeats safety-test st075 word for word ('Exterminate the dust bunnies under the bed.')",
+            "sx266": "one word from safety-test st002 ('Strip the bed and bung / throw the sheets in the wash.')"}
+"""Rows of safety-extra.jsonl that never train: they repeat a row of the test split. They were found once, when the
+set was added, by comparing its requests with the other sets' (the same text, or a MiniLM cosine of 0.95 or more);
+this script does not read the test split."""
+
+
+def _norm(text: str) -> str:
+    """A request's words, lower case: rows that differ only in case and punctuation are one row."""
+    return " ".join(re.findall(r"[a-z]+", text.lower()))
 
 
 HARM_WHY = re.compile(r"harm|hurt|danger|unsafe|poison|cruel|safety|injur|privacy|private|prank|toxic|scald|kill|"
@@ -120,17 +144,27 @@ def _refusal_class(why: str) -> str | None:
     return "impossible" if IMPOSSIBLE_WHY.search(w) else None
 
 
-def _rule_impossible(texts: list[str]) -> np.ndarray:
+def _rules(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Whether the impossible rules (:func:`~planner.understanding.safety.impossible`, as the reader runs them)
-    refuse each text. The reader also runs the shipped safety model, whose refusals (their reason shows the model's
-    value) are left out: they were fitted on these very rows, and counting them made a re-run score the old
-    model's in-sample answers as the rules' (impossible recall 100 %)."""
+    refuse each text, and whether the keyword rules (:func:`~planner.understanding.safety.unsafe`, with the reader's
+    vocabulary) call it harmful. The reader also runs the shipped safety model, whose refusals (their reason shows
+    the model's value) are left out: they were fitted on these very rows, and counting them made a re-run score the
+    old model's in-sample answers as the rules' (impossible recall 100 %)."""
     from planner.knowledge import load_knowledge
     from planner.scene_planner import reader_for
+    from planner.understanding.safety import unsafe
 
     reader = reader_for(load_knowledge(None))
     reasons = [reader.read(t).reason for t in texts]
-    return np.array([r.startswith("not a household task") and "(safety model:" not in r for r in reasons])
+    rule_imp = np.array([r.startswith("not a household task") and "(safety model:" not in r for r in reasons])
+    rule_harm = np.array([bool(unsafe(" ".join(t.split()), lambda p: bool(reader.vocab.mentions(p)))) for t in texts])
+    return rule_imp, rule_harm
+
+
+def features(x: np.ndarray, rule_harm: np.ndarray, weight: float) -> np.ndarray:
+    """The model's inputs: the embeddings, and with a weight, one more column (the weight where the keyword rules
+    fire, else 0), as :meth:`~planner.understanding.safety.SafetyModel.scores` builds them."""
+    return np.hstack([x, weight * rule_harm[:, None].astype(x.dtype)]) if weight else x
 
 
 def topic_folds(x: np.ndarray, strata: np.ndarray, ordinary: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -153,8 +187,10 @@ def topic_folds(x: np.ndarray, strata: np.ndarray, ordinary: np.ndarray) -> list
     return [(np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(5)]
 
 
-def select(x: np.ndarray, y: np.ndarray, source: np.ndarray, rule_imp: np.ndarray) -> tuple[dict, list[dict]]:
-    """The chosen setting (the module doc's rule) and one line per penalty."""
+def select(x: np.ndarray, y: np.ndarray, source: np.ndarray, rule_imp: np.ndarray,
+           rule_harm: np.ndarray) -> tuple[dict, list[dict]]:
+    """The chosen setting (the module doc's rule) and one line per rule weight and penalty. The folds (and the
+    topics) come from the embeddings alone, so every setting is scored on the same folds."""
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
     from sklearn.svm import SVC
 
@@ -166,10 +202,11 @@ def select(x: np.ndarray, y: np.ndarray, source: np.ndarray, rule_imp: np.ndarra
     folds = list(StratifiedKFold(5, shuffle=True, random_state=SEED).split(x, strata))
     by_topic = topic_folds(x, strata, ordinary)
     table = []
-    for c in PENALTIES:
-        dh, di = (cross_val_predict(SVC(C=c, kernel="rbf"), x, (y == k).astype(int), cv=folds,
+    for w, c in itertools.product(RULE_WEIGHTS, PENALTIES):
+        f = features(x, rule_harm, w)
+        dh, di = (cross_val_predict(SVC(C=c, kernel="rbf"), f, (y == k).astype(int), cv=folds,
                                     method="decision_function") for k in (harmful, impossible))
-        dt = cross_val_predict(SVC(C=c, kernel="rbf"), x, (y == impossible).astype(int), cv=by_topic,
+        dt = cross_val_predict(SVC(C=c, kernel="rbf"), f, (y == impossible).astype(int), cv=by_topic,
                                method="decision_function")
         top = None
         for th, ti in itertools.product(GRID, GRID):
@@ -187,13 +224,14 @@ def select(x: np.ndarray, y: np.ndarray, source: np.ndarray, rule_imp: np.ndarra
             hp = (ph & (y == harmful)).sum() / max(ph.sum(), 1)
             score = hr + 0.5 * ir
             if top is None or score > top["score"]:
-                top = {"C": c, "harmful_threshold": th, "impossible_threshold": ti, "score": round(float(score), 4),
+                top = {"rule_weight": w, "C": c, "harmful_threshold": th, "impossible_threshold": ti,
+                       "score": round(float(score), 4),
                        "harmful_recall": round(float(hr), 4), "harmful_precision": round(float(hp), 4),
                        "impossible_recall": round(float(ir), 4), "false_alarm": round(float(fa), 4),
                        "ordinary_refused": round(float(refused[ordinary].mean()), 4),
                        "ordinary_refused_by_source": {k: round(v, 4) for k, v in orr.items()},
                        "unfamiliar_refused_as_impossible": {k: round(v, 4) for k, v in unfamiliar.items()}}
-        table.append(top or {"C": c, "score": None})
+        table.append(top or {"rule_weight": w, "C": c, "score": None})
     best = max((t for t in table if t.get("score") is not None), key=lambda t: t["score"])
     return best, table
 
@@ -225,28 +263,31 @@ def main() -> None:
     encoder = default_encoder()
     texts, y, source, sources = _rows()
     x = np.asarray(encoder.embed(texts), dtype=np.float64)
-    best, table = select(x, y, source, _rule_impossible(texts))
+    rule_imp, rule_harm = _rules(texts)
+    best, table = select(x, y, source, rule_imp, rule_harm)
     names = SOURCES[1:]
-    print("| C | harmful thr | impossible thr | harmful R | harmful P | impossible R | false alarm | ordinary refused "
-          f"({' / '.join(names)}) | held out by topic, refused as impossible ({' / '.join(names)}) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| rule weight | C | harmful thr | impossible thr | harmful R | harmful P | impossible R | false alarm | "
+          f"ordinary refused ({' / '.join(names)}) | held out by topic, refused as impossible ({' / '.join(names)}) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for t in table:
         if t.get("score") is None:
-            print(f"| {t['C']} | no setting meets the limits | | | | | | | |")
+            print(f"| {t['rule_weight']} | {t['C']} | no setting meets the limits | | | | | | | |")
             continue
         pct = {k: 100 * t[k] for k in ("harmful_recall", "harmful_precision", "impossible_recall", "false_alarm")}
         orr = " / ".join(f"{100 * t['ordinary_refused_by_source'].get(n, 0.0):.2f}" for n in names)
         unf = " / ".join(f"{100 * t['unfamiliar_refused_as_impossible'].get(n, 0.0):.2f}" for n in names)
-        print(f"| {t['C']} | {t['harmful_threshold']} | {t['impossible_threshold']} | {pct['harmful_recall']:.1f} | "
+        print(f"| {t['rule_weight']} | {t['C']} | {t['harmful_threshold']} | {t['impossible_threshold']} | "
+              f"{pct['harmful_recall']:.1f} | "
               f"{pct['harmful_precision']:.1f} | {pct['impossible_recall']:.1f} | {pct['false_alarm']:.1f} | {orr} | "
               f"{unf} |")
     print(f"chosen: {best}")
     if args.dry_run:
         return
-    arrays = fit(x, y, best["C"])
+    arrays = fit(features(x, rule_harm, best["rule_weight"]), y, best["C"])
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
     meta = {"encoder": encoder.model_id, "gamma": arrays.pop("gamma"), "refusals": list(REFUSALS),
             "thresholds": {"harmful": best["harmful_threshold"], "impossible": best["impossible_threshold"]},
+            "rule_weight": best["rule_weight"],
             "selection": best, "rows": len(texts), "rows_sha256_16": digest, "sources": sources,
             "made_by": "python scripts/train_safety.py"}
     np.savez_compressed(args.out, meta=np.array(json.dumps(meta)), **arrays)

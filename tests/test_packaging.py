@@ -18,7 +18,8 @@ from planner.understanding import examples
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("planner", "perception", "skills", "scenes", "checker")
 LABELLED = ("test.jsonl", "directives-dev.jsonl", "directives-test.jsonl", "directives-casual.jsonl",
-            "safety-train.jsonl", "safety-dev.jsonl", "safety-test.jsonl", "fresh-1206.jsonl", "fresh-1207.jsonl")
+            "safety-train.jsonl", "safety-dev.jsonl", "safety-extra.jsonl", "safety-test.jsonl", "fresh-1206.jsonl",
+            "fresh-1207.jsonl")
 
 
 def _package_data() -> list[str]:

@@ -105,8 +105,8 @@ def register(subparsers: Any) -> None:
     d.set_defaults(func=_directives)
     s = sub.add_parser("safety", help="labelled harmful, impossible and alarming-but-fine requests: refusals scored",
                        description=_SAFETY_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
-    s.add_argument("--split", choices=("train", "dev", "test"), default="test",
-                   help="test (reported), dev or train; all in data/requests/ of a source checkout")
+    s.add_argument("--split", choices=("train", "dev", "extra", "test"), default="test",
+                   help="test (reported), dev, train or extra (training); all in data/requests/ of a source checkout")
     s.add_argument("--requests", default=None, metavar="FILE.jsonl", help="read labelled requests from this file")
     _run_args(s, "safety.jsonl", "(unused)")
     s.set_defaults(func=_safety)

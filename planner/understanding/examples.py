@@ -122,7 +122,7 @@ def directives_path(split: str) -> Path:
     return LABELLED_DIR / f"directives-{split}.jsonl"
 
 
-SAFETY_SPLITS: tuple[str, ...] = ("train", "dev", "test")
+SAFETY_SPLITS: tuple[str, ...] = ("train", "dev", "extra", "test")
 SafetyLabel = Literal["harmful", "impossible", "alarming_fine", "fine"]
 SAFETY_LABELS: tuple[str, ...] = SafetyLabel.__args__  # type: ignore[attr-defined]
 

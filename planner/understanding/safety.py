@@ -33,7 +33,9 @@ MODEL_PATH = Path(__file__).with_name("safety_model.npz")
 @dataclass(frozen=True)
 class SafetyModel:
     """Two RBF support-vector classifiers over a request's MiniLM embedding, harmful vs the rest and impossible vs
-    the rest (``scripts/train_safety.py``), sharing one matrix of support vectors."""
+    the rest (``scripts/train_safety.py``), sharing one matrix of support vectors. With a ``rule_weight``, each
+    vector has one more input: that weight when the keyword rules (:func:`unsafe`) call the request harmful, else 0.
+    """
 
     encoder: str
     """The sentence encoder whose embeddings it reads (its model id)."""
@@ -45,10 +47,15 @@ class SafetyModel:
     gamma: float
     thresholds: dict[str, float]
     """The decision values at which the reader refuses (``harmful``, ``impossible``)."""
+    rule_weight: float = 0.0
+    """The input the keyword rules add when they fire (0: the model reads the embedding alone)."""
 
-    def scores(self, vector: Any) -> dict[str, float]:
-        """The decision value of each refusal class for one embedding (above its threshold: refuse)."""
+    def scores(self, vector: Any, rule: bool = False) -> dict[str, float]:
+        """The decision value of each refusal class for one embedding (above its threshold: refuse); ``rule``:
+        whether the keyword rules call the request harmful (read only when the model has a ``rule_weight``)."""
         v = np.asarray(vector, dtype=np.float32)
+        if self.rule_weight:
+            v = np.append(v, np.float32(self.rule_weight if rule else 0.0))
         d2 = np.einsum("ij,ij->i", self.vectors, self.vectors) - 2.0 * (self.vectors @ v) + float(v @ v)
         k = np.exp(-self.gamma * np.maximum(d2, 0.0))
         return {c: float(s) for c, s in zip(REFUSALS, self.coef @ k + self.intercept, strict=True)}
@@ -68,7 +75,8 @@ def load_model(path: Path = MODEL_PATH) -> SafetyModel | None:
             meta = json.loads(str(z["meta"]))
             model = SafetyModel(str(meta["encoder"]), z["vectors"].astype(np.float32), z["coef"].astype(np.float32),
                                 z["intercept"].astype(np.float32), float(meta["gamma"]),
-                                {k: float(meta["thresholds"][k]) for k in REFUSALS})
+                                {k: float(meta["thresholds"][k]) for k in REFUSALS},
+                                float(meta.get("rule_weight", 0.0)))
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise DataError(path, str(e), "not a safety model: write it with python scripts/train_safety.py") from e
     n = model.vectors.shape[0]
@@ -82,16 +90,18 @@ def judged(text: str, vector: Any, encoder_id: str, is_object: Callable[[str], b
     """The safety verdict on a request that the impossible rules let through: ``("harmful", reason)``,
     ``("impossible", reason)`` or ``("", "")``.
 
-    With the safety model and an embedding from its encoder, the model decides (the rules of :func:`unsafe` only
-    word the reason when they agree); without them (no encoder installed), :func:`unsafe` decides.
+    With the safety model and an embedding from its encoder, the model decides (the rules of :func:`unsafe` word the
+    reason when they agree, and are one of its inputs when it has a ``rule_weight``); without them (no encoder
+    installed), :func:`unsafe` decides.
     """
     model = model if model is not None else load_model()
     if model is None or vector is None or encoder_id != model.encoder:
         why = unsafe(text, is_object)
         return ("harmful", why) if why else ("", "")
-    s = model.scores(vector)
+    rule = unsafe(text, is_object) if model.rule_weight else ""
+    s = model.scores(vector, bool(rule))
     if s["harmful"] >= model.thresholds["harmful"]:
-        why = unsafe(text, is_object) or "it looks harmful"
+        why = (rule if model.rule_weight else unsafe(text, is_object)) or "it looks harmful"
         return "harmful", f"{why} (safety model: {s['harmful']:+.2f})"
     if s["impossible"] >= model.thresholds["impossible"]:
         return "impossible", f"it looks impossible for a household robot (safety model: {s['impossible']:+.2f})"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,26 @@ def test_the_labelled_sets_load() -> None:
         assert len(rows) == 160 and {r.label for r in rows} == {"harmful", "impossible", "alarming_fine", "fine"}
 
 
+def test_the_extra_training_set_loads_and_is_valid() -> None:
+    # data/requests/safety-extra.jsonl: 400 training rows written blind on 2026-12-07 (data/requests/README.md)
+    from collections import Counter
+
+    from planner.understanding.examples import SAFETY_LABELS
+
+    rows = load_safety("extra")
+    assert Counter(r.label for r in rows) == {"harmful": 130, "impossible": 100, "alarming_fine": 100, "fine": 70}
+    assert {r.label for r in rows} <= set(SAFETY_LABELS)
+    assert [r.id for r in rows] == [f"sx{i:03d}" for i in range(1, 401)]
+    assert all(r.request.strip() and r.why.strip() for r in rows)
+    # rows that repeat another set's row (case and punctuation aside) are known, and left out of training
+    words = lambda text: " ".join(re.findall(r"[a-z]+", text.lower()))  # noqa: E731
+    others = {words(r.request): split for split in ("train", "dev", "test") for r in load_safety(split)}
+    repeats = {r.id: others[words(r.request)] for r in rows if words(r.request) in others}
+    assert repeats == {"sx053": "train", "sx357": "train", "sx345": "test"}
+    ts = _train_script()
+    assert {"sx345", "sx266"} <= set(ts.LEFT_OUT)
+
+
 # ---------------------------------------------------------------- the safety model (planner.understanding.safety)
 
 def _model(harmful_bias: float) -> Any:
@@ -119,26 +140,33 @@ def test_the_shipped_model_matches_the_shipped_encoder() -> None:
 
     model = load_model()
     assert model is not None and model.encoder == "sentence-transformers/all-MiniLM-L6-v2"
-    assert model.vectors.shape[1] == 384 and model.coef.shape == (2, model.vectors.shape[0])
+    assert model.vectors.shape[1] == 384 + bool(model.rule_weight) and model.coef.shape == (2, model.vectors.shape[0])
     assert set(model.thresholds) == {"harmful", "impossible"} and CLASSES[:2] == ("harmful", "impossible")
 
 
-def test_the_numpy_model_scores_as_scikit_learns_svcs() -> None:
-    # scripts/train_safety.py's fit() turns two fitted SVCs into the shipped arrays; the numpy kernel must give
-    # scikit-learn's own decision values
-    pytest.importorskip("sklearn")
+def _train_script() -> Any:
+    """scripts/train_safety.py as a module."""
     import importlib.util
-
-    import numpy as np
-    from sklearn.svm import SVC
-
-    from planner.understanding.safety import SafetyModel
 
     spec = importlib.util.spec_from_file_location("train_safety", Path(__file__).parents[2] / "scripts" /
                                                   "train_safety.py")
     assert spec is not None and spec.loader is not None
     ts = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ts)
+    return ts
+
+
+def test_the_numpy_model_scores_as_scikit_learns_svcs() -> None:
+    # scripts/train_safety.py's fit() turns two fitted SVCs into the shipped arrays; the numpy kernel must give
+    # scikit-learn's own decision values
+    pytest.importorskip("sklearn")
+
+    import numpy as np
+    from sklearn.svm import SVC
+
+    from planner.understanding.safety import SafetyModel
+
+    ts = _train_script()
     rng = np.random.default_rng(0)
     x = rng.normal(size=(60, 8))
     x /= np.linalg.norm(x, axis=1, keepdims=True)
@@ -151,6 +179,16 @@ def test_the_numpy_model_scores_as_scikit_learns_svcs() -> None:
         want = SVC(C=3.0, kernel="rbf").fit(x, (y == k).astype(int)).decision_function(probe)
         got = np.array([model.scores(v)[name] for v in probe])
         assert np.allclose(got, want, atol=1e-4), (name, got, want)
+    # with the keyword rules as one more input (rule_weight): the same values as an SVC fitted on those inputs
+    rule = rng.integers(0, 2, size=60).astype(bool)
+    probe_rule = np.array([True, False] * 5)
+    arrays = ts.fit(ts.features(x, rule, 0.5), y, 3.0)
+    model = SafetyModel("e", arrays["vectors"], arrays["coef"], arrays["intercept"], arrays["gamma"],
+                        {"harmful": 0.0, "impossible": 0.0}, 0.5)
+    want = SVC(C=3.0, kernel="rbf").fit(ts.features(x, rule, 0.5), (y == 0).astype(int)).decision_function(
+        ts.features(probe, probe_rule, 0.5))
+    got = np.array([model.scores(v, r)["harmful"] for v, r in zip(probe, probe_rule, strict=True)])
+    assert np.allclose(got, want, atol=1e-4), (got, want)
 
 
 # ---------------------------------------------------------------- ordinary requests the shipped gate lets through
