@@ -240,12 +240,13 @@ def physical_roles(roles: list[Role], targets: list[Target], *, placed: Iterable
 
 def build_spec(task: str, roles: list[Role], targets: list[Target], place: tuple[str, ...] = (),
                note: str = "", family: str = "", placed: str = "",
-               states: Mapping[str, tuple[str, bool]] | None = None) -> TaskSpec:
+               states: Mapping[str, tuple[str, bool]] | None = None, brought: Iterable[str] = ()) -> TaskSpec:
     """A TaskSpec from roles and targets, with the goal conditions their utilities imply (module table).
 
     ``place``: the types of a place target; a decoration role goes there, else the target named ``placed`` (the
     first solid target by default). ``states``: target name -> the (property, value) it ends in, set by AI2-THOR's
-    toggle and open actions ("turn off the lamp": ``isToggled`` false)."""
+    toggle and open actions ("turn off the lamp": ``isToggled`` false). ``brought``: targets fetched for the person
+    ("bring me the mug"), each ends with the robot unless a goal puts it somewhere."""
     roles, targets = _cut_to_cook(roles, targets)
     dec = next((r.name for r in roles if r.utility == "decoration"), None)
     roles = physical_roles(roles, targets, placed=[dec] if place and dec else [])
@@ -268,6 +269,10 @@ def build_spec(task: str, roles: list[Role], targets: list[Target], place: tuple
     for name, (prop, value) in (states or {}).items():
         goals.append(GoalCondition(item=name, prop=prop, value=value,
                                    description=f"the {kinds[name]} is {STATE_WORDS[(prop, value)]}"))
+    for name in brought:
+        if not any(g.item == name and g.relation == "contained_in" for g in goals):
+            goals.append(GoalCondition(item=name, relation="close_to", other="agent", distance=1.5,
+                                       description=f"the {kinds[name]} is brought to the robot"))
     all_targets = list(targets)
     if place:
         all_targets.append(Target(name="place", types=place))

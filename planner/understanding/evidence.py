@@ -63,6 +63,8 @@ while a role acts on one ("toast pls": Bread). ``scripts/target_classifier_cv.py
 :data:`~planner.understanding.classifier.TARGET_L2` (10 folds over the ``dev`` requests the reader leaves with no
 target)."""
 
+_FROM = frozenset({"off", "from", "out"})
+"""Words before a thing named in an object phrase that make it where the object is, not a second object."""
 _FOOD = frozenset({"Apple", "Bread", "Egg", "Potato", "Tomato", "Lettuce", "Cake"})
 _PAST = re.compile(r"^(?:i|we|you|they)\s+(?:had|ate|made|cooked)\b|\byesterday\b|\blast night\b")
 """A dish in a clause with these words is told about, not asked for ("I had pasta for lunch yesterday")."""
@@ -117,7 +119,7 @@ def _negated(text: str, prep: str, words: str) -> bool:
 
 def _unit(m: Mention, phrase: str) -> bool:
     """Whether ``m`` is a measure word ("a glass of", "a cup of"), not the thing asked for."""
-    return not m.liquid and f"{m.words} of" in phrase
+    return not m.liquid and f"{m.words} of " in f"{phrase} "  # not "the mug off the desk"
 
 
 class _EvidenceReader:
@@ -174,7 +176,7 @@ class _EvidenceReader:
         """The target classifier's best type when the request names no target and places nothing, but a role acts on
         a target (:data:`~planner.knowledge.task_specs.ACTS_ON_TARGET`): "toast pls" toasts bread, "I'm thirsty"
         wants water; without one such a role's object would only be brought."""
-        if ev.targets or ev.place or not scores or not ACTS_ON_TARGET & set(ev.roles):
+        if ev.targets or ev.place or ev.fetched or not scores or not ACTS_ON_TARGET & set(ev.roles):
             return
         best = max(scores, key=lambda t: (scores[t], t))
         if scores[best] < TARGET_SCORE:
@@ -224,7 +226,9 @@ class _EvidenceReader:
     def _clause(self, c: Clause, ev: _Evidence) -> None:
         verb = c.purpose or c.verb
         ev.verbs.add(verb)
-        obj = self.vocab.mentions(c.obj)
+        said = re.findall(r"[a-z]+", c.obj)
+        obj = [m for m in self.vocab.mentions(c.obj)  # "the mug off the desk": the desk is where it is
+               if not (m.start and said[m.start - 1] in _FROM)]
         ev.counts.update(counts_in(c.obj, obj))
         ev.joined = c.joined
         # a statement that a thing was left or put somewhere says where it is now ("Tom's left his dumbbells on the
@@ -255,9 +259,9 @@ class _EvidenceReader:
             u = self._utility_of(ruled_out[0].types, prefer=(*ev.expected, *ev.roles))
             if u is not None:
                 self._avoid(ev, u, ruled_out[0].types, f"not {ruled_out[0].words!r}")
-        named = {w for m in obj for w in m.words.split()}
+        named, alone = {w for m in obj for w in m.words.split()}, False
         if not verb and not made and obj and not c.places and len(set(c.obj.split()) - named) <= 1:
-            verb = "get"  # "lights pls", "loo roll", "the big towel": a thing named alone is asked for
+            verb, alone = "get", True  # "lights pls", "loo roll", "the big towel": a thing named alone is asked for
         if not made and (verb in ("switch", "off", *OPEN) or (verb in FETCH and not c.purpose)):
             for m in obj:  # the named device or thing is the role's object
                 switch = verb in ("switch", "off", *OPEN)  # a fetched laptop is for the email the request writes
@@ -267,12 +271,17 @@ class _EvidenceReader:
                     ev.roles.setdefault("carrying", ())
                 elif switch and self._set_state(m, verb, u, ev):
                     pass
+                elif not switch and not alone and u in SWITCHED:  # "fetch my phone": not switched on ("lights pls" is)
+                    self._bring(m, ev)
                 elif u is not None:  # "turn on the lamp and open the blinds": both can light the room
                     ev.roles[u] = tuple(dict.fromkeys((*ev.roles.get(u, ()), *m.types)))
                     ev.notes.append(f"{u}: {m.words!r} named ({verb})")
                     ev.frame = True
+                    ev.fetched |= not switch  # "bring me the mug": the mug is what is asked for, no other target
                 elif m.types[0] in _FOOD:
                     self._target(m, ev)
+                elif not switch:  # "bring me the hairdryer": no role of COAT's, the thing itself is brought
+                    self._bring(m, ev)
             if verb in FETCH and not obj and not c.places:
                 return
             if verb == "switch" and not obj:  # "put some music on": what is switched on names the utility
@@ -472,6 +481,14 @@ class _EvidenceReader:
             return same
         ev.targets.append(Target(name="placed", types=m.types))
         return "placed"
+
+    def _bring(self, m: Mention, ev: _Evidence) -> None:
+        """The named thing is a target fetched for the person: it ends with the robot."""
+        self._target(m, ev)
+        ev.brought += [t.name for t in ev.targets if t.types == m.types and t.name not in ev.brought][:1]
+        ev.explicit += 1
+        ev.frame = True
+        ev.notes.append(f"bring {m.words!r}")
 
     def _target(self, m: Mention, ev: _Evidence) -> None:
         if m.liquid:

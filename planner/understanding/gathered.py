@@ -49,6 +49,10 @@ class _Evidence:
     asks: bool = False
     """Some clause of the request is worded as a request: a place in a clause that is not one says where a thing is
     now ("Tom's left his dumbbells on the floor ... put them on a shelf"), not where it goes."""
+    fetched: bool = False
+    """A thing the request fetches was read as a role's object ("bring me the mug"): no target is guessed."""
+    brought: list[str] = field(default_factory=list)
+    """Targets fetched for the person ("bring me the mug"): each ends with the robot."""
     joined: bool = False
     """The clause being read is a thing joined by "and" to the one before: a second target of the same verb."""
     own_words: bool = False

@@ -200,7 +200,7 @@ class TaskReader(_EvidenceReader, _SpecBuilder):
             return TaskReading(text=text, understood=True, confidence=DIRECTIVE_CONFIDENCE, spec=spec,
                                method="directive", closest=tuple(closest), evidence=tuple(notes))
         conf = confidence(a.features, self.calibration)
-        if conf < THRESHOLD or not (ev.roles or ev.place or ev.set_states):
+        if conf < THRESHOLD or not (ev.roles or ev.place or ev.set_states or ev.brought):
             why = (f"confidence {conf:.2f} < {THRESHOLD}" if conf < THRESHOLD else
                    "no object role read: say what the robot should do, or with what")
             return self._refuse(text, conf, f"not understood ({why})", closest, evidence=ev.notes)

@@ -46,7 +46,7 @@ class _SpecBuilder:
             out.append(r)
         roles = out
         note = "" if ev.targets else "no target named: the chosen objects are brought"
-        return build_spec(text, roles, ev.targets, place=ev.place, placed=ev.placed, note=note,
+        return build_spec(text, roles, ev.targets, place=ev.place, placed=ev.placed, note=note, brought=ev.brought,
                           states=ev.set_states)
 
     def _nearest_task(self, role: Role, sims: dict[str, float], verbs: Iterable[str] = ()) -> str | None:
