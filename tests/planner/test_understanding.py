@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planner.api import plan
+from planner.api import execute_plan, plan
 from planner.bench.understanding import (
     Request,
     leave_one_task_out,
@@ -1124,3 +1124,18 @@ def test_a_drink_set_on_a_table_ends_there_not_in_the_robots_hand(data_dir) -> N
     assert ("carrying", "contained_in", "surface_support") in goals
     assert [s.skill for s in p.steps if s.skill != "prepare"] == ["fill", "place"]
     assert p.bindings["surface_support"].startswith("DiningTable|")
+
+
+@pytest.mark.parametrize(("text", "scene", "kind"), [
+    ("fetch my phone", "embedded/FloorPlan301-v0", "CellPhone"),
+    ("bring me the laptop", "embedded/FloorPlan301-v0", "Laptop"),
+    ("Could you bring me the mug off the desk?", "embedded/FloorPlan301-v0", "Mug"),
+])
+def test_a_thing_fetched_ends_in_the_robots_hand_and_where_it_lies_is_no_role(text, scene, kind, data_dir) -> None:
+    p = plan(text, scene, data_dir=data_dir)
+    assert p.feasible and not any(oid.startswith("Desk|") for oid in p.bindings.values()), p.reason
+    assert any(g.relation == "close_to" and g.other == "agent" for g in p.spec.goals)
+    assert not any(g.prop == "isToggled" for g in p.spec.goals)  # fetched, not switched on
+    trace = execute_plan(p, data_dir=data_dir)
+    held = [o["objectId"] for o in trace.final_objects if o.get("isPickedUp")]
+    assert trace.achieved and held and held[0].startswith(f"{kind}|"), (trace.failure, held)
