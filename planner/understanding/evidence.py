@@ -271,17 +271,18 @@ class _EvidenceReader:
                     ev.roles.setdefault("carrying", ())
                 elif switch and self._set_state(m, verb, u, ev):
                     pass
-                elif not switch and not alone and u in SWITCHED:  # "fetch my phone": not switched on ("lights pls" is)
+                elif not switch and not alone and u in SWITCHED and set(m.types) & self._types_with("pickupable"):
+                    # "fetch my phone": brought, not switched on ("lights pls", "get the tv on" are)
                     self._bring(m, ev)
                 elif u is not None:  # "turn on the lamp and open the blinds": both can light the room
                     ev.roles[u] = tuple(dict.fromkeys((*ev.roles.get(u, ()), *m.types)))
                     ev.notes.append(f"{u}: {m.words!r} named ({verb})")
                     ev.frame = True
-                    ev.fetched |= not switch  # "bring me the mug": the mug is what is asked for, no other target
+                    ev.fetched |= not switch and u == "carrying"  # "bring me the mug": the mug itself, no target
                 elif m.types[0] in _FOOD:
                     self._target(m, ev)
-                elif not switch:  # "bring me the hairdryer": no role of COAT's, the thing itself is brought
-                    self._bring(m, ev)
+                elif not switch and set(m.types) & self._types_with("pickupable"):  # no role of COAT's: the thing
+                    self._bring(m, ev)  # itself is brought ("bring me the hairdryer"; not "got out the shower")
             if verb in FETCH and not obj and not c.places:
                 return
             if verb == "switch" and not obj:  # "put some music on": what is switched on names the utility
