@@ -63,6 +63,8 @@ while a role acts on one ("toast pls": Bread). ``scripts/target_classifier_cv.py
 :data:`~planner.understanding.classifier.TARGET_L2` (10 folds over the ``dev`` requests the reader leaves with no
 target)."""
 
+_GIVE = frozenset({"bring", "fetch", "get", "grab", "pass", "hand", "give"})
+"""Verbs that hand a thing to the person (not "find somewhere to put my laptop")."""
 _FROM = frozenset({"off", "from", "out"})
 """Words before a thing named in an object phrase that make it where the object is, not a second object."""
 _FOOD = frozenset({"Apple", "Bread", "Egg", "Potato", "Tomato", "Lettuce", "Cake"})
@@ -271,7 +273,7 @@ class _EvidenceReader:
                     ev.roles.setdefault("carrying", ())
                 elif switch and self._set_state(m, verb, u, ev):
                     pass
-                elif not switch and not alone and u in SWITCHED and set(m.types) & self._types_with("pickupable"):
+                elif verb in _GIVE and not alone and u in SWITCHED and set(m.types) & self._types_with("pickupable"):
                     # "fetch my phone": brought, not switched on ("lights pls", "get the tv on" are)
                     self._bring(m, ev)
                 elif u is not None:  # "turn on the lamp and open the blinds": both can light the room
@@ -281,7 +283,7 @@ class _EvidenceReader:
                     ev.fetched |= not switch and u == "carrying"  # "bring me the mug": the mug itself, no target
                 elif m.types[0] in _FOOD:
                     self._target(m, ev)
-                elif not switch and set(m.types) & self._types_with("pickupable"):  # no role of COAT's: the thing
+                elif verb in _GIVE and set(m.types) & self._types_with("pickupable"):  # no role of COAT's: the thing
                     self._bring(m, ev)  # itself is brought ("bring me the hairdryer"; not "got out the shower")
             if verb in FETCH and not obj and not c.places:
                 return
