@@ -20,7 +20,7 @@ from ..schemas import Target
 from .lexicon import table
 from .vocabulary import Mention
 
-_PIECES = frozenset({"slice", "slices", "piece", "pieces", "rounds"})
+_PIECES = frozenset({"slice", "slices", "piece", "pieces", "round", "rounds"})
 _BETWEEN = frozenset("""a the my your our his her their these those of slice slices piece pieces round rounds bit bits
 lot lots""".split())
 """Words that may stand between a count word and what it counts."""

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 
 from ..errors import DataError
+from ..schemas.tasks import MAX_COUNT
 
 PATH = Path(__file__).with_name("lexicon.json")
 TABLES = ("frames", "states", "dishes", "dish_prefers", "word_prefers", "verb_prefers", "verb_requires", "phrasal",
@@ -48,7 +49,8 @@ _STATE = tuple[Literal["isToggled", "isOpen"], StrictBool]
 _SCHEMAS: dict[str, tuple[type[_Table[Any]], str]] = {
     "phrasal": (_Table[_Word], "a phrase"),
     "state_verbs": (_Table[_STATE], "[a state property, 'isToggled' or 'isOpen', and true or false]"),
-    "counts": (_Table[tuple[Annotated[int, Field(ge=2)] | Literal["every"]]], "[a count of 2 or more, or 'every']"),
+    "counts": (_Table[tuple[Annotated[int, Field(ge=2, le=MAX_COUNT)] | Literal["every"]]],
+               f"[a count from 2 to {MAX_COUNT}, or 'every']"),
 }
 _NAMES = (_Table[_Words], "a list of names")
 """What each table's ``to`` is (:data:`_SCHEMAS`, else :data:`_NAMES`), as checked and as said in an error."""

@@ -51,6 +51,8 @@ def test_every_table_loads_in_the_files_order() -> None:
      r"\(\[a state property, 'isToggled' or 'isOpen', and true or false\]\).*got \"false\""),
     ("state_verbs", [{"words": ["off"], "to": ["isLit", False]}],
      r"at state_verbs\.groups\[0\]\.to\[0\]: Input should be 'isToggled' or 'isOpen'"),
+    ("counts", [{"words": ["twenty"], "to": [20]}],  # more than a target may stand for (Target.count)
+     r"at counts\.groups\[0\]\.to\[0\].*(the group of 'twenty').*\[a count from 2 to 8, or 'every'\]"),
 ])
 def test_a_malformed_table_names_the_file_the_group_the_key_and_what_is_expected(
         tmp_path: Path, name: str, groups: list, error: str) -> None:
