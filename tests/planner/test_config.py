@@ -176,3 +176,30 @@ def test_only_the_config_and_the_listed_modules_read_the_environment() -> None:
     reading = {str(p.relative_to(REPO)) for p in (REPO / "planner").rglob("*.py") if _reads_environment(p)}
     core = {p for p in reading if not p.startswith(ROOTS)}
     assert core == set(READ_ELSEWHERE), "a core module reads the environment: give it a Settings field instead"
+
+
+@pytest.mark.parametrize(("cores", "load", "threads"), [
+    (2, 0.3, 2), (2, 1.2, 2),  # this process alone: both cores
+    (2, 2.0, 1), (2, 5.0, 1),  # another job (or several) on the cores: one thread, never 0
+    (8, 1.0, 4), (8, 6.0, 3),  # at most 4; the idle cores when fewer
+    (2, None, 1), (8, None, 4),  # no load average: half the cores
+])
+def test_llama_threads_are_the_cores_other_jobs_leave_idle(cores: int, load: float | None, threads: int) -> None:
+    from planner.llm.local import idle_threads
+
+    assert idle_threads(cores, load) == threads
+
+
+def test_llama_threads_set_by_the_variable_win_over_the_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    from planner.llm import local
+
+    monkeypatch.setattr(local, "_load_average", lambda: 0.0)
+    local._threads_by_load.cache_clear()
+    try:
+        with use_settings(Settings(llm_threads=1)):
+            assert local._default_threads() == 1
+        assert local._default_threads() == min(4, local._threads_by_load())
+        monkeypatch.setattr(local, "_load_average", lambda: 50.0)
+        assert local._default_threads() == local._threads_by_load()  # chosen once per process, not per call
+    finally:
+        local._threads_by_load.cache_clear()
