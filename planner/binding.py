@@ -10,7 +10,7 @@ partner is decided again without it (:func:`partner_to_decide_again`).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from .fits import LIQUID_SOURCE_WORDS, LIQUID_SOURCES, has_liquid_source, misfits, no_fit, placements, vessel_for
 from .knowledge import KnowledgeBase
@@ -88,7 +88,8 @@ def bind_targets(spec: TaskSpec, state: SceneState, draft: Draft, kb: KnowledgeB
         # prefer an object that does not already meet the goal (a dirty plate for "washing dishes", a lamp that is on
         # for "turn off the lamp")
         states = [g for g in spec.goals if g.item == t.name and g.prop in _SWAPPED]
-        found.sort(key=lambda r: (r.state.condition.value != "dirty", r.state.unusable_reason() != "",
+        holds = _holds(spec, t.name, out, state, kb)
+        found.sort(key=lambda r: (not holds(r), r.state.condition.value != "dirty", r.state.unusable_reason() != "",
                                   _already(r, states, sources)))
         if found:
             out[t.name] = found[0].object_id
@@ -101,6 +102,25 @@ def bind_targets(spec: TaskSpec, state: SceneState, draft: Draft, kb: KnowledgeB
         draft.notes.append(f"no {' or '.join(t.types)} in scene {state.scene_id!r} to act on ({t.name})")
         draft.alternatives += tasks_with_targets_here(spec, state, kb)
     return out
+
+
+def _holds(spec: TaskSpec, name: str, bound: Mapping[str, str], state: SceneState,
+           kb: KnowledgeBase) -> Callable[[ObjectRecord], bool]:
+    """Whether an object can be the place ``name`` for what the goals put in / on it that is bound already, by
+    AI2-THOR's compatible receptacles ("the loo roll on the holder": the toilet paper hanger, not a towel holder)."""
+    from .knowledge.alfred import compatible_receptacles
+
+    by_id = {r.object_id: r for r in state.objects}
+    sliced = {t.name for t in spec.targets if t.sliced}
+    things = []
+    for g in spec.goals:
+        if g.relation == "contained_in" and g.other == name and g.item in bound and bound[g.item] in by_id:
+            t = thor_object_name(by_id[bound[g.item]].category)
+            things.append(piece_type(t) if g.item in sliced else t)
+    if not things:
+        return lambda r: True
+    compat = compatible_receptacles(str(kb.root))
+    return lambda r: all(t not in compat or thor_object_name(r.category) in compat[t] for t in things)
 
 
 def made_here(spec: TaskSpec, state: SceneState, affordances: Affordances, kb: KnowledgeBase) -> TaskSpec:

@@ -66,6 +66,8 @@ target)."""
 _GIVE = frozenset({"bring", "fetch", "get", "grab", "pass", "hand", "give"})
 """Verbs that hand a thing to the person (not "find somewhere to put my laptop")."""
 _FROM = frozenset({"off", "from", "out"})
+_PLACES = frozenset({"storage", "surface_support", "disposing", "carrying"})
+"""Utilities whose role's object is where the target ends (their goals put it there)."""
 """Words before a thing named in an object phrase that make it where the object is, not a second object."""
 _FOOD = frozenset({"Apple", "Bread", "Egg", "Potato", "Tomato", "Lettuce", "Cake"})
 _PAST = re.compile(r"^(?:i|we|you|they)\s+(?:had|ate|made|cooked)\b|\byesterday\b|\blast night\b")
@@ -261,12 +263,24 @@ class _EvidenceReader:
             u = self._utility_of(ruled_out[0].types, prefer=(*ev.expected, *ev.roles))
             if u is not None:
                 self._avoid(ev, u, ruled_out[0].types, f"not {ruled_out[0].words!r}")
+        poured = [m for m in tool if m.liquid]
+        if verb == "fill" and poured and obj:  # "fill the kettle with water": the water goes in the kettle
+            self._target(poured[0], ev)
+            for m in obj:
+                ev.roles["carrying"] = tuple(dict.fromkeys((*ev.roles.get("carrying", ()), *m.types)))
+            ev.explicit += 1
+            ev.frame = True
+            ev.notes.append(f"carrying: fill {c.obj!r} with {poured[0].words!r}")
+            return
+        if (FRAMES.get(verb) == ("disposing",) and where and c.prep in ("in", "into", "on", "onto")
+                and self._utility_of(where[0].types, only=("disposing",)) is None):
+            verb = "put"  # "chuck them in the washing basket": the place named, not the bin
         named, alone = {w for m in obj for w in m.words.split()}, False
         if not verb and not made and obj and not c.places and len(set(c.obj.split()) - named) <= 1:
             verb, alone = "get", True  # "lights pls", "loo roll", "the big towel": a thing named alone is asked for
-        if not made and (verb in ("switch", "off", *OPEN) or (verb in FETCH and not c.purpose)):
+        if not made and (verb in STATE_VERBS or verb in OPEN or (verb in FETCH and not c.purpose)):
             for m in obj:  # the named device or thing is the role's object
-                switch = verb in ("switch", "off", *OPEN)  # a fetched laptop is for the email the request writes
+                switch = verb in STATE_VERBS or verb in OPEN  # a fetched laptop is for the email the request writes
                 u = self._utility_of(m.types, prefer=("light_source", "entertainment") if switch else ev.expected)
                 if m.liquid:
                     self._target(m, ev)
@@ -325,6 +339,11 @@ class _EvidenceReader:
             ev.roles[u] = tuple(dict.fromkeys(t for m in (where[0], *also) for t in m.types))
             ev.explicit += bool(obj)
             ev.notes.append(f"{u}: put {c.obj!r} {c.prep} " + " or ".join(repr(m.words) for m in (where[0], *also)))
+            solids = [m for m in obj if not m.liquid]
+            if u not in _PLACES and solids and not ev.place and self._receptacle(where[0].types):
+                # "leave the soap in the bath", "put the pan on the stove": a place that washes or heats still ends
+                # holding what was put there
+                ev.place, ev.placed = where[0].types, self._placed(solids[0], ev)
             return
         utilities = FRAMES.get(verb) or STATES.get(verb, ())
         if made:
@@ -344,7 +363,7 @@ class _EvidenceReader:
             ev.roles[u] = needed
             ev.notes.append(f"{u}: only {' or '.join(needed)} can {verb}" if verb in FRAMES else
                             f"{u}: only {' or '.join(needed)} helps when it is {verb!r}")
-        if verb not in FETCH and verb not in ("switch", "off", *OPEN):
+        if verb not in FETCH and verb not in STATE_VERBS and verb not in OPEN:
             heated = ("heating(vessel)",) if "heating(source)" in utilities else ()  # "zap the mug": it heats in it
             for m in obj:
                 serves = served if set(m.types) & {"Cup", "Mug"} else ()
@@ -466,7 +485,12 @@ class _EvidenceReader:
         target that ends in the verb's state (:data:`STATE_VERBS`), unless it is switched on or opened to light the
         room or entertain (:meth:`_role_sets`)."""
         state = STATE_VERBS.get(verb)
-        if state is None or self._role_sets(state, u, m.types):
+        if state is None:
+            return False
+        if self._role_sets(state, u, m.types):
+            n = ev.counts.get(m.types)
+            if n is not None and n != 1 and ev.set_state(m.types, state):  # "light all the candles": each one
+                ev.notes.append(f"{m.words!r} {verb}: {n} of them end {STATE_WORDS[state]}")
             return False
         if not ev.set_state(m.types, state):
             return True

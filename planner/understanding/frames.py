@@ -76,7 +76,7 @@ hoover": the vacuum cleaner cleans)."""
 STATE_VERBS: dict[str, tuple[str, bool]] = table("state_verbs")
 """Verbs that set a named thing's state as AI2-THOR's actions do ("turn off the lamp": ``isToggled`` false)."""
 PUT = frozenset({"put", "place", "set", "move", "leave", "lay", "stand", "hang", "stick", "pop", "drag", "shift",
-                 "slide", "shove"})
+                 "slide", "shove", "return", "drop", "stack", "replace"})
 """Verbs that put the object phrase in / on the place phrase."""
 HUNG_ON: dict[str, tuple[str, ...]] = table("hung_on")
 """Where a thing hangs when the request names no place: AI2-THOR's only receptacle for it."""
@@ -110,6 +110,8 @@ _VERB_COMPOUNDS = frozenset({("hand", "towel"), ("hand", "towels"), ("hand", "so
                              ("spray", "bottle"), ("mixing", "bowl"), ("cutting", "board"), ("serving", "bowl")})
 """A verb that opens an object's name is no verb ("hand towel please" asks for the towel)."""
 _DETERMINERS = frozenset({"a", "an", "the", "my", "your", "our", "his", "their", "this", "that", "these", "those"})
+_COUNT_WORDS = frozenset(table("counts"))
+"""Words that count the thing named after them ("every light", "both lamps": the lexicon's ``counts`` table)."""
 
 
 PETS = frozenset({"cat", "cats", "kitten", "dog", "dogs", "puppy", "goldfish", "fish", "hamster", "rabbit", "bunny",
@@ -162,13 +164,14 @@ def _verb_at(words: list[str], bases: tuple[str, ...], i: int) -> bool:
     if (i >= 2 and words[i - 2] in ("my", "your", "his", "her", "our", "their") and after not in _DETERMINERS
             and not after.endswith("'s") and not is_verb(bases[i - 1])):
         return False  # "my energy drink": a noun after a possessive and a modifier
-    return not ((bases[i] != w and after in _ARTICLES) or after in _DETERMINERS)  # "the shower", "a wash": nouns
+    # "the shower", "a wash", "every light": nouns after an article, a determiner or a count word
+    return not ((bases[i] != w and after in _ARTICLES) or after in _DETERMINERS or after in _COUNT_WORDS)
 
 
 def is_verb(word: str) -> bool:
     """Whether ``word`` (a base form) is a verb the reader knows (a frame, fetch, put, make ...)."""
-    return word in FRAMES or word in FETCH or word in PUT or word in ("switch", "off", "make", "prepare", "brew", "fix",
-                                                                       *OPEN)
+    return (word in FRAMES or word in FETCH or word in PUT or word in STATE_VERBS
+            or word in ("make", "prepare", "brew", "fix", "fill", *OPEN))
 
 
 _GAP = (r"(?:(?!\b(?:and|then|but|so|or|because|while|before|after|when|there's|there|it's|i've|i'm|we've|"
@@ -329,7 +332,7 @@ def _clauses(text: str) -> tuple[Clause, ...]:
     p = parse(t)
     for ids, part in zip(p.clauses, p.clause_texts(), strict=True):
         stripped = _POLITE.sub("", part).strip()
-        if stripped and out and _joined_thing(p, ids, out) and not (c := _clause(stripped)).verb:
+        if stripped and out and _joined_thing(p, ids, out) and not (c := _clause(stripped, out[-1].verb in PUT)).verb:
             out[-1], c = _share_place(out[-1], c._replace(verb=out[-1].verb, purpose=out[-1].purpose,
                                                           request=out[-1].request, joined=True))
             out.append(c)
@@ -350,15 +353,30 @@ def _clauses(text: str) -> tuple[Clause, ...]:
     return tuple(out)
 
 
+_TAKE = frozenset({"take", "grab", ""})
+"""Verbs (or none) that only take a thing in hand ("pick up the fork", "grab the mug"): what is done with it next is
+the request ("... and drop it in a drawer"); "get the toast going" is not one."""
+
+
 def with_referents(cs: list[Clause]) -> list[Clause]:
     """The clauses with "it" / "them" standing for the previous clause's object ("put the candle on the table and
-    light it": the candle is lit)."""
+    light it": the candle is lit); "them" stands for every thing joined by "and" there ("gather up the fork and the
+    spoon and drop them in a drawer": both go in). Things only taken or named to be acted on next are not fetched
+    for themselves: the clause that names them by pronoun is what is done with them."""
     out: list[Clause] = []
-    previous = ""
+    group: list[Clause] = []  # the last clause with an object, and the things joined to it
     for c in cs:
-        if not c.obj and previous and re.search(r"\b(it|them)\b", c.text):
-            c = c._replace(obj=previous)
-        previous = c.obj or previous
+        if not c.obj and group and re.search(r"\b(it|them)\b", c.text):
+            things = group if re.search(r"\bthem\b", c.text) else group[-1:]
+            if c.verb and c.verb not in FETCH and all(g.verb in _TAKE for g in group):
+                out = [o for o in out if all(o is not g for g in group)]  # "grab the fork ... drop it in a drawer"
+            c = c._replace(obj=things[0].obj)
+            out.append(c)
+            out += [c._replace(obj=g.obj, joined=True) for g in things[1:]]
+            group = [c]
+            continue
+        if c.obj:
+            group = [*group, c] if c.joined and group else [c]
         out.append(c)
     return out
 
@@ -381,9 +399,10 @@ _CHORES = frozenset({"scrub", "wipe", "clean", "wash", "rinse", "dust", "polish"
 """Chores given as a noun: "give the loo a good scrub" is "scrub the loo" ("give the dog a break" is not)."""
 
 
-SPLIT_PARTICLES = frozenset({("turn", "off"), ("switch", "off"), ("shut", "off"), ("power", "off"),
-                             ("power", "down"), ("turn", "on"), ("switch", "on"), ("power", "on"), ("power", "up")})
-"""Phrasal verbs whose particle may follow the object ("turn the lamp off"), found by the parse's ``prt`` arc."""
+SPLIT_PARTICLES = frozenset(tuple(p.split()) for p, verb in PHRASAL.items() if verb in STATE_VERBS
+                            and len(p.split()) == 2 and p.split()[1] in ("on", "off", "up", "down"))
+"""Phrasal verbs that set a state (the ``phrasal`` table's two-word entries that read as a state verb: "turn off",
+"flick on") and whose particle may follow the object ("turn the lamp off"), found by the parse's ``prt`` arc."""
 
 
 def _particle_after_verb(part: str) -> str:
@@ -392,14 +411,18 @@ def _particle_after_verb(part: str) -> str:
     toks = parse(part).tokens
     for t in toks:
         head = toks[t.head]
-        if (t.dep == "prt" and t.head < toks.index(t) - 1 and (head.lemma.lower(), t.text.lower()) in SPLIT_PARTICLES):
+        # the parse's particle arc, or the verb's last word ("flick both desk lamps on" parses "on" as a preposition)
+        if ((t.dep == "prt" or (t.dep == "prep" and t is toks[-1])) and t.head < toks.index(t) - 1
+                and (head.lemma.lower(), t.text.lower()) in SPLIT_PARTICLES):
             cut = part[:t.idx].rstrip() + part[t.idx + len(t.text):]
             at = head.idx + len(head.text)
             return f"{cut[:at]} {t.text}{cut[at:]}"
     return part
 
 
-def _clause(part: str) -> Clause:
+def _clause(part: str, put: bool = False) -> Clause:
+    """One clause's verb and phrases (``put``: a verbless part is a thing joined to a placing verb's object, so its
+    "to" names a place: "return the tomato and the lettuce to the fridge")."""
     part = _TRAILING.sub("", part)  # "telly on pls"
     # "put it away" is "put away it", "give the loo a good scrub" is "scrub the loo"
     part = re.sub(r"\b(throw|turn|switch|pick|heat|warm|clean|wash|dry|light|tidy|lock)\s+(it|them|this|that)\s+"
@@ -431,7 +454,11 @@ def _clause(part: str) -> Clause:
                     if (b := parse(part).base_at(m.start(1))) in FRAMES), "")
     vi = next((i for i in range(min(4, len(words))) if _verb_at(words, bases, i)), None)
     verb = bases[vi] if vi is not None else ""
+    if vi is not None and words[vi] in PUT and words[vi + 1:vi + 2] and words[vi + 1] in _DETERMINERS:
+        verb = words[vi]  # "lay the book on the table": the placing verb, not the past of "lie" the parse reads
     rest = words[vi + 1:] if vi is not None else words
+    if vi and words[vi] in ("on", "off") and verb in STATE_VERBS:  # "all the lights off": the words before it
+        rest = words[:vi] + rest
     if purpose:
         rest = rest[: next(i for i, w in enumerate(rest + ["to"]) if w == "to")]
     on = rest.index("on") if "on" in rest[:4] else -1
@@ -446,7 +473,7 @@ def _clause(part: str) -> Clause:
             and rest[1] not in LIVING
             and rest[1] not in ("down", "up", "back") and ("on" in rest or "in" in rest)):
         verb = "put"  # "sit the teddy bear on the bed": the teddy is put there ("sit on the sofa" is comfort)
-    obj, instrument, places = _phrases(rest, put=verb in PUT)
+    obj, instrument, places = _phrases(rest, put=verb in PUT or (put and not verb))
     where = places[0] if places else ("", "")
     return Clause(verb, obj, instrument, where[1], where[0], purpose, part, places=places)
 
@@ -459,7 +486,7 @@ def _phrases(words: list[str], put: bool = False) -> tuple[str, str, tuple[tuple
     for w in words:
         if w in ("with", "using"):
             into = instrument
-        elif w in _WHERE or (put and w == "under"):  # "put the shoes under the bed": the bed is the place
+        elif w in _WHERE or (put and w in ("under", "to")):  # "put the shoes under the bed", "return it to the fridge"
             places.append((w, []))
             into = places[-1][1]
         elif w in _REFERENCE:
