@@ -295,6 +295,14 @@ PREMISES: dict[str, tuple[str, str]] = {"clean": ("dirty", "dirtyable"), "on": (
 the AI2-THOR property a type must have for it: "wash the dirty mug" presumes a dirty mug, "it's gloomy, put a light
 on" lights that are off, "turn off the lamp" a lamp that is on, "close the fridge" an open fridge."""
 
+DISPLACED: tuple[str, str] = ("displaced", "pickupable")
+"""A placement the request asks for (``in``) -> the reset condition under which it makes sense and the AI2-THOR
+property a type must have for it: "put the book back on the shelf" presumes a book that is not on a shelf, so a book
+lying in one at reset is first moved elsewhere (a pickupable type: what the scene can move at reset)."""
+
+PREMISE_PROPERTIES: tuple[str, ...] = (*dict.fromkeys(prop for _, prop in PREMISES.values()), DISPLACED[1])
+"""Every AI2-THOR property :func:`preparation` asks ``has`` about."""
+
 
 def preparation(conditions: Sequence[Mapping[str, Any]], has: Callable[[str, str], bool]) -> list[dict[str, Any]]:
     """The scene preparation a labelled request presumes, as reset perturbations (``options["perturb"]``): every
@@ -303,15 +311,29 @@ def preparation(conditions: Sequence[Mapping[str, Any]], has: Callable[[str, str
     same way, so that the task is not done before it starts). Derived from the label alone; a type gets the
     condition only where AI2-THOR gives it that state (``has(type, property)``, from the type table: a dirtyable
     type, a toggleable one), so the prepared world is one AI2-THOR can show.
+
+    A condition with ``in`` (and neither ``held`` nor a cut: a piece cut during the run lay nowhere at reset) presumes
+    its objects are not there yet (:data:`DISPLACED`): every object of its pickupable types lying in a receptacle of
+    the ``in`` types at reset is moved to another place in the scene (``{"condition": "displaced", "from": [the in
+    types]}``; the simulator chooses a receptacle AI2-THOR allows the object in, of none of those types, and leaves
+    an object that has no such place). A type in several such conditions leaves the ``in`` types of all of them.
     """
     out: dict[tuple[str, str], None] = {}
+    leave: dict[str, dict[str, None]] = {}
     for cond in conditions:
         for state in cond.get("became") or ():
             if state not in PREMISES:
                 continue
             condition, prop = PREMISES[state]
             out.update({(t, condition): None for t in _types(cond, "object", "") if has(t, prop)})
-    return [{"type": t, "condition": c, "which": "all"} for t, c in out]
+        inside = _types(cond, "in", "")
+        if inside and not cond.get("held") and not {"sliced", "cracked"} & set(cond.get("became") or ()):
+            for t in _types(cond, "object", ""):
+                if has(t, DISPLACED[1]):
+                    out[(t, DISPLACED[0])] = None
+                    leave.setdefault(t, {}).update(dict.fromkeys(inside))
+    return [{"type": t, "condition": c, "which": "all", **({"from": list(leave[t])} if c == DISPLACED[0] else {})}
+            for t, c in out]
 
 
 def unreachable(conditions: Sequence[Mapping[str, Any]], track: Track) -> str:
@@ -337,5 +359,5 @@ def unreachable(conditions: Sequence[Mapping[str, Any]], track: Track) -> str:
     return ""
 
 
-__all__ = ["AtEnd", "BECAME", "Changed", "Emptied", "FIELDS", "FilledAny", "HoldsAtEnd", "IS", "LIQUIDS", "PREMISES",
-           "goal_at_reset", "item_of", "preparation", "request_goal", "unreachable"]
+__all__ = ["AtEnd", "BECAME", "Changed", "DISPLACED", "Emptied", "FIELDS", "FilledAny", "HoldsAtEnd", "IS", "LIQUIDS",
+           "PREMISES", "PREMISE_PROPERTIES", "goal_at_reset", "item_of", "preparation", "request_goal", "unreachable"]

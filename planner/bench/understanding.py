@@ -79,7 +79,8 @@ class RequestResult(Contract):
     """The checker's reasons and problems."""
     prepared: tuple[dict[str, Any], ...] = ()
     """The scene preparation the request's label presumes (reset perturbations: the mugs dirty for "wash the dirty
-    mug"; :func:`checker.request.preparation`), applied before it is planned, carried out and replayed."""
+    mug", a book lying on a shelf moved elsewhere for "put the book back on the shelf";
+    :func:`checker.request.preparation`), applied before it is planned, carried out and replayed."""
     goal_unreachable: str = ""
     """Why the prepared scene cannot reach the labelled goal whatever the plan (no source of the liquid it asks for:
     :func:`checker.request.unreachable`), or "": such a request is reported apart, outside ``plan_correct_rate``."""
@@ -177,12 +178,13 @@ def unreachable_goal(req: Request, options: dict[str, Any] | None = None) -> str
 def label_preparation(kb: Any) -> Callable[[Any], list[dict[str, Any]]]:
     """A labelled request -> the scene preparation its label presumes (:func:`checker.request.preparation`), on the
     types its scene has (read from the scene after a plain reset) that AI2-THOR's type table in ``kb``'s data
-    directory gives the state."""
-    from checker.request import PREMISES, preparation
+    directory gives the state (dirtyable, toggleable, openable; pickupable for an object to be put somewhere, which
+    the simulator first moves out of the receptacles it must be put in)."""
+    from checker.request import PREMISE_PROPERTIES, preparation
 
     from ..knowledge.alfred import types_with
 
-    having = {prop: types_with(prop, kb.root) for _, prop in PREMISES.values()}
+    having = {prop: types_with(prop, kb.root) for prop in PREMISE_PROPERTIES}
 
     def prepare(r: Any) -> list[dict[str, Any]]:
         if not r.goal:

@@ -5,6 +5,7 @@ or in a bad state. Each perturbation is a dict::
 
     {"type": "Mug", "condition": "broken", "which": "one"}      # "which": "one" (default) | "all"
     {"type": "StoveBurner", "condition": "busy", "seconds": 60}  # "seconds": only for "busy"
+    {"type": "Book", "condition": "displaced", "from": ["Shelf"]}  # "from": only (and always) for "displaced"
 
 ``type`` is an object type of the scene or of AI2-THOR's type table (plus the extension types). A type the scene
 lacks is already ``missing`` (nothing changes); any other condition on it is a ``ConfigError`` naming the scene's
@@ -35,18 +36,27 @@ Conditions:
   ``SetObjectStates`` leaves it; a microwave is switched on only when closed and opened only when off (else left
   as it is): the premises of "turn off the lamp", "close the fridge";
 - ``cold-coffee``: a vessel holding coffee gone cold (room temperature): the premise of a reheating task (coffee
-  poured into a vessel is hot at once in AI2-THOR, so only coffee that has cooled can be *re*-heated).
+  poured into a vessel is hot at once in AI2-THOR, so only coffee that has cooled can be *re*-heated);
+- ``displaced``: a pickupable object lying (directly, or in something that can be carried) in a receptacle of the
+  ``from`` types is moved, with what it holds, to another receptacle of the scene, as AI2-THOR's ``SetObjectPoses``
+  / ``InitialRandomSpawn`` move objects at reset: the premise of "put the book back on the shelf" where the book
+  already is on the shelf. The place is :func:`displacement_target`: a receptacle of the object type's compatible
+  receptacles in AI2-THOR's type table that ``PutObject`` would also accept (its placement row, an object-specific
+  receptacle's types, room in a pickupable one), neither of the ``from`` types nor lying in one; the nearest, a
+  place where it lies in view and as it was (not closed away, not in a heat or cold source, a basin, a holder or
+  the bin) before any other. An object with no such place, or lying in none of the ``from`` types, stays (and is
+  not reported). ``which="one"`` picks among the objects that lie in a ``from`` type.
 
 The result ``{objectId: condition}`` is reported as ``info["perturbed"]`` and ``SceneObs.extra["perturbed"]``:
 the ground truth of the episode, for benchmarks and tests; a robot's perception should not read it (hidden
 faults would not be hidden).
 
 Native or extension. Only these conditions are states AI2-THOR 5.0.0 itself can be in: ``missing``, ``off``,
-``on``, ``open``, ``closed``, ``occupied``, ``dirty`` on an object AI2-THOR makes dirtyable, ``broken`` on an
-object AI2-THOR can break. Every other condition, and dirt or breakage forced on a type AI2-THOR cannot give it, is
-one of the simulator's COAT extensions. ``info["perturbation_kinds"]`` (and ``SceneObs.extra["perturbation_kinds"]``)
-maps every perturbed objectId to ``"native"`` or ``"extension"`` (:func:`perturbation_kinds`), so a benchmark can
-tell AI2-THOR-native episodes from extension ones.
+``on``, ``open``, ``closed``, ``occupied``, ``displaced``, ``dirty`` on an object AI2-THOR makes dirtyable,
+``broken`` on an object AI2-THOR can break. Every other condition, and dirt or breakage forced on a type AI2-THOR
+cannot give it, is one of the simulator's COAT extensions. ``info["perturbation_kinds"]`` (and
+``SceneObs.extra["perturbation_kinds"]``) maps every perturbed objectId to ``"native"`` or ``"extension"``
+(:func:`perturbation_kinds`), so a benchmark can tell AI2-THOR-native episodes from extension ones.
 
 Extension situations in force. Every observation lists, in ``SceneObs.extra["extensions"]``, the objects whose
 situation AI2-THOR could not produce, with one or more of these labels (:func:`extension_situations`; an object
@@ -81,21 +91,28 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.errors import ConfigError
-from planner.schemas.thor_rules import MUST_BE_CLOSED_TO_TURN_ON, MUST_BE_OFF_TO_OPEN
+from planner.schemas.thor_rules import (
+    MUST_BE_CLOSED_TO_TURN_ON,
+    MUST_BE_OFF_TO_OPEN,
+    MUST_BE_OPEN_TO_PLACE_OBJECTS_IN,
+    OBJECT_SPECIFIC_RECEPTACLES,
+)
 
 from .extensions import ALL_TYPES, is_extension
+from .metadata import box_of
 from .world import World
-from .world.constants import WATER_SOURCES
+from .world.constants import BASINS, WATER_SOURCES
 from .world.faults import BROKEN_BY
+from .world.manipulation import placement_row
 
 CONDITIONS: tuple[str, ...] = (
     "missing", "dirty", "busy", "busy-for-good", "broken", "faulty", "breaks-on-pickup", "taken-on-approach", "off",
-    "occupied", "cold-coffee", "on", "open", "closed",
+    "occupied", "cold-coffee", "on", "open", "closed", "displaced",
 )  # fmt: skip
 """Valid ``condition`` values."""
 WHICH: tuple[str, ...] = ("one", "all")
 """Valid ``which`` values (default ``one``)."""
-SPEC_KEYS: tuple[str, ...] = ("type", "condition", "which", "seconds")
+SPEC_KEYS: tuple[str, ...] = ("type", "condition", "which", "seconds", "from")
 
 
 @dataclass(frozen=True)
@@ -106,6 +123,8 @@ class Perturbation:
     condition: str
     which: str = "one"
     seconds: float | None = None
+    leave: tuple[str, ...] = ()
+    """``displaced``: the receptacle types (the spec's ``from``) the object must leave."""
 
 
 def appliance_types() -> tuple[str, ...]:
@@ -127,7 +146,8 @@ def parse_perturbations(world: World, specs: Any) -> list[Perturbation]:
         ConfigError: not a list of dicts, an unknown key, type, condition or ``which`` (the message names the
             bad value and the valid ones), a condition other than ``missing`` on a type the scene lacks, ``faulty``
             on a type that is no appliance, ``breaks-on-pickup`` on a type that cannot be picked up, or bad
-            ``seconds``.
+            ``seconds``, or a ``from`` that is not a non-empty list of object types or comes without
+            ``displaced`` (or ``displaced`` without it, or on a type that cannot be picked up).
     """
     if isinstance(specs, dict):
         specs = [specs]
@@ -160,14 +180,128 @@ def parse_perturbations(world: World, specs: Any) -> list[Perturbation]:
         if seconds is not None and (cond != "busy" or isinstance(seconds, bool)
                                     or not isinstance(seconds, (int, float)) or not 0 < seconds < float("inf")):
             raise ConfigError(f"perturb[{i}].seconds: only for condition 'busy', a number > 0; got {seconds!r}")
-        out.append(Perturbation(t, cond, which, None if seconds is None else float(seconds)))
+        leave = _leave(i, s, cond, t, scene_types)
+        out.append(Perturbation(t, cond, which, None if seconds is None else float(seconds), leave))
     return out
 
 
+def _leave(i: int, s: dict[str, Any], cond: str, t: str, scene_types: Sequence[str]) -> tuple[str, ...]:
+    """The validated ``from`` of spec ``s`` (``displaced`` only, and needed there)."""
+    got = s.get("from")
+    if cond != "displaced":
+        if got is not None:
+            raise ConfigError(f"perturb[{i}].from: only for condition 'displaced' (the receptacle types the object "
+                              f"must leave); got {got!r} with {cond!r}")
+        return ()
+    if isinstance(got, str):
+        got = [got]
+    if not isinstance(got, (list, tuple)) or not got:
+        raise ConfigError(f"perturb[{i}]: 'displaced' needs 'from', a non-empty list of the receptacle types the "
+                          f"{t} must leave (e.g. ['Shelf']); got {got!r}")
+    valid = sorted(set(scene_types) | {k for k, info in ALL_TYPES.items() if "receptacle" in info.flags})
+    for r in got:
+        if r not in ALL_TYPES and r not in scene_types:
+            raise _bad(i, "from", r, valid, " (receptacle types), or any AI2-THOR object type")
+    if t in ALL_TYPES and "pickupable" not in ALL_TYPES[t].flags:
+        raise ConfigError(f"perturb[{i}]: 'displaced' moves an object that can be picked up; {t!r} is not pickupable")
+    return tuple(dict.fromkeys(str(r) for r in got))
+
+
+AWKWARD: frozenset[str] = frozenset({"GarbageCan", *BASINS})
+"""Receptacle types a displaced object goes into only when nothing else takes it (beside closed ones, heat and cold
+sources and object-specific holders): the bin, and basins a running faucet would fill what lies in."""
+
+
+def containers(world: World, oid: str) -> set[str]:
+    """Every receptacle ``oid`` lies in: those listing it or listed as its parents, and what holds any of them that
+    can be carried (what holds a plate holds what lies on it; a counter does not hold what is in its microwave)."""
+    objs = world.objs
+    parents: dict[str, set[str]] = {}
+
+    def of(k: str) -> set[str]:
+        if k not in parents:
+            parents[k] = {p for p in objs[k]["parentReceptacles"] or [] if p in objs}
+            parents[k] |= {r for r, o in objs.items() if k in (o["receptacleObjectIds"] or [])}
+        return parents[k]
+
+    seen: set[str] = set()
+    stack = list(of(oid))
+    while stack:
+        p = stack.pop()
+        if p in seen or p == oid:
+            continue
+        seen.add(p)
+        if objs[p].get("pickupable"):
+            stack.extend(of(p))
+    return seen
+
+
+def _accepts(world: World, r: dict[str, Any], o: dict[str, Any]) -> bool:
+    """``PutObject`` (without ``forceAction``) would set ``o`` in ``r``, open or not: its placement row, an
+    object-specific receptacle's types and emptiness, room in a pickupable receptacle, no use claim, not broken."""
+    rt, t = r["objectType"], o["objectType"]
+    if r["isBroken"] or r["isPickedUp"] or r["objectId"] in world.in_use:
+        return False
+    if rt in OBJECT_SPECIFIC_RECEPTACLES:
+        return t in OBJECT_SPECIFIC_RECEPTACLES[rt] and not world.contents(r["objectId"], recursive=False)
+    row = placement_row(t)
+    return (row is None or rt in row) and world._has_room(r, o)
+
+
+def displacement_target(world: World, oid: str, leave: Sequence[str]) -> str | None:
+    """Where ``displaced`` moves ``oid``: a receptacle of its type's compatible receptacles (AI2-THOR's type table)
+    that ``PutObject`` would accept, not of the ``leave`` types, not lying in one (nor on a floor of them) and not
+    the object or what it holds; the nearest (box centres), preferring a place where it lies in view and as it was
+    (neither closed, nor a heat or cold source, an object-specific holder or :data:`AWKWARD`). None: nowhere.
+    Deterministic: the same world gives the same place."""
+    objs = world.objs
+    o = objs[oid]
+    info = ALL_TYPES.get(o["objectType"])
+    compatible = set(info.compatible) if info is not None else set()
+    leave = set(leave)
+    skip = {oid, *world.contents(oid)}
+    c0, _ = box_of(o)
+    ranked: list[tuple[int, float, str]] = []
+    for rid, r in objs.items():
+        rt = r["objectType"]
+        if rid in skip or not r["receptacle"] or rt in leave or rt not in compatible or not _accepts(world, r, o):
+            continue
+        around = containers(world, rid) if r.get("pickupable") else set()
+        around |= {f for f in world.floors if rid in (objs[f]["receptacleObjectIds"] or [])}
+        if any(objs[k]["objectType"] in leave for k in around if k in objs) or around & skip:
+            continue
+        flags = ALL_TYPES[rt].flags if rt in ALL_TYPES else ()
+        closed = r["openable"] and rt in MUST_BE_OPEN_TO_PLACE_OBJECTS_IN and not r["isOpen"]
+        awkward = (closed or rt in AWKWARD or rt in OBJECT_SPECIFIC_RECEPTACLES
+                   or bool({"isHeatSource", "isColdSource"} & set(flags)))
+        c, _ = box_of(r)
+        ranked.append((int(awkward), round(sum((a - b) ** 2 for a, b in zip(c, c0, strict=True)) ** 0.5, 6), rid))
+    return min(ranked)[2] if ranked else None
+
+
+def lies_in(world: World, oid: str, types: Sequence[str]) -> bool:
+    """``oid`` lies in a receptacle of ``types`` (:func:`containers`)."""
+    return any(world.objs[k]["objectType"] in types for k in containers(world, oid) if k in world.objs)
+
+
+def displace(world: World, oid: str, leave: Sequence[str]) -> str | None:
+    """Move ``oid`` out of the ``leave`` receptacle types to :func:`displacement_target` (``World.relocate``);
+    the receptacle it went to, or None (it lies in none of them, or has nowhere else to go: left as it is)."""
+    if not lies_in(world, oid, leave):
+        return None
+    rid = displacement_target(world, oid, leave)
+    if rid is None:
+        return None
+    world.relocate(oid, rid)
+    return rid
+
+
 def apply_condition(
-    world: World, oid: str, condition: str, *, seconds: float = 300.0, group: str | None = None
+    world: World, oid: str, condition: str, *, seconds: float = 300.0, group: str | None = None,
+    leave: Sequence[str] = (),
 ) -> None:
-    """Put one object in ``condition`` (one of :data:`CONDITIONS`); ``group`` arms breaks-on-pickup jointly."""
+    """Put one object in ``condition`` (one of :data:`CONDITIONS`); ``group`` arms breaks-on-pickup jointly;
+    ``leave``: the receptacle types ``displaced`` moves it out of."""
     o = world.objs[oid]
     if condition == "missing":
         world.remove_object(oid)
@@ -224,6 +358,10 @@ def apply_condition(
             world._fill(oid, "coffee")  # what FillObjectWithLiquid does: hot coffee ...
         o["temperature"] = "RoomTemp"  # ... left to go cold (a fridge and then the room bring it there in AI2-THOR)
         world.temp_clock.pop(oid, None)
+    elif condition == "displaced":
+        if not leave:
+            raise ConfigError("condition 'displaced' needs the receptacle types the object must leave (leave=...)")
+        displace(world, oid, leave)
     else:
         raise ConfigError(f"unknown condition {condition!r}; valid: {', '.join(CONDITIONS)}")
 
@@ -250,19 +388,26 @@ def apply_perturbations(
     done: dict[str, str] = {}
     for p in parsed:
         ids = sorted(k for k, o in world.objs.items() if o["objectType"] == p.type)
+        if p.condition == "displaced":  # only what lies where it must not is a candidate; what has no other place stays
+            ids = [k for k in ids if lies_in(world, k, p.leave)]
         if not ids:
             continue
         if p.which == "one":
             fresh = [k for k in ids if k not in done]
             ids = [rng.choice(fresh or ids)]
         for k in ids:
+            if p.condition == "displaced":
+                if displace(world, k, p.leave) is not None:
+                    done[k] = p.condition
+                continue
             apply_condition(world, k, p.condition, seconds=p.seconds or busy_seconds)
             done[k] = p.condition
     world.touch()
     return done
 
 
-NATIVE_ALWAYS: frozenset[str] = frozenset({"missing", "off", "occupied", "cold-coffee", "on", "open", "closed"})
+NATIVE_ALWAYS: frozenset[str] = frozenset({"missing", "off", "occupied", "cold-coffee", "on", "open", "closed",
+                                          "displaced"})
 """Conditions that are AI2-THOR states on any type they apply to."""
 OCCUPIED_LIQUID = "wine"
 """What an ``occupied`` vessel holds: someone's wine (not coffee, which AI2-THOR makes hot: a vessel hot from it
@@ -274,8 +419,9 @@ EXTENSION = "extension"
 def perturbation_kinds(world: World, perturbed: dict[str, str]) -> dict[str, str]:
     """``{objectId: "native" | "extension"}`` for the perturbations ``perturbed`` (``{objectId: condition}``).
 
-    Native: ``missing``, ``off``, ``occupied``; ``dirty`` on an object the scene made dirtyable; ``broken`` on an
-    object it made breakable (AI2-THOR's own flags, before any perturbation). Everything else is an extension.
+    Native: the conditions of :data:`NATIVE_ALWAYS` (``missing``, ``off``, ``occupied``, ``displaced`` ...);
+    ``dirty`` on an object the scene made dirtyable; ``broken`` on an object it made breakable (AI2-THOR's own flags,
+    before any perturbation). Everything else is an extension.
     """
     out = {}
     for oid, cond in perturbed.items():
@@ -343,7 +489,7 @@ def extension_situations(world: World, candidates: set[str] | None = None) -> di
 
 
 __all__ = [
-    "CONDITIONS", "EXTENSION", "NATIVE", "SPEC_KEYS", "WHICH", "Perturbation", "appliance_types", "apply_condition",
-    "apply_perturbations", "extension_candidates", "extension_situations", "parse_perturbations",
-    "perturbation_kinds",
+    "AWKWARD", "CONDITIONS", "EXTENSION", "NATIVE", "SPEC_KEYS", "WHICH", "Perturbation", "appliance_types",
+    "apply_condition", "apply_perturbations", "containers", "displace", "displacement_target", "extension_candidates",
+    "extension_situations", "lies_in", "parse_perturbations", "perturbation_kinds",
 ]  # fmt: skip

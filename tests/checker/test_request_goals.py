@@ -160,6 +160,32 @@ def test_the_preparation_a_request_presumes_comes_from_its_label_alone() -> None
         {"type": "Television", "condition": "on", "which": "all"}]
 
 
+def test_a_placement_presumes_its_objects_are_not_there_yet() -> None:
+    """"Put the book back on the shelf" presumes a book that is not on a shelf: a pickupable type of an ``in``
+    condition is displaced from the ``in`` types (the union when it is in several), from the label alone; an object
+    held at the end, a piece cut during the run or a type that cannot be picked up presumes nothing."""
+    from checker.request import DISPLACED, PREMISE_PROPERTIES, preparation
+
+    props = {"Book": {"pickupable"}, "Mug": {"pickupable", "dirtyable"}, "Apple": {"pickupable"}, "Bed": set()}
+
+    def has(t: str, prop: str) -> bool:
+        return prop in props.get(t, set())
+
+    assert DISPLACED == ("displaced", "pickupable") and "pickupable" in PREMISE_PROPERTIES
+    assert set(PREMISE_PROPERTIES) >= {"dirtyable", "toggleable", "openable"}
+    assert preparation([{"object": ["Book"], "in": ["Shelf"]}], has) == [
+        {"type": "Book", "condition": "displaced", "which": "all", "from": ["Shelf"]}]
+    goal = [{"object": ["Mug"], "became": ["clean"], "in": ["Cabinet"]}, {"object": ["Book", "Bed"], "in": ["Desk"]},
+            {"object": ["Book"], "in": ["Shelf", "Desk"], "count": 2}]
+    assert preparation(goal, has) == [{"type": "Mug", "condition": "dirty", "which": "all"},
+                                      {"type": "Mug", "condition": "displaced", "which": "all", "from": ["Cabinet"]},
+                                      {"type": "Book", "condition": "displaced", "which": "all",
+                                       "from": ["Desk", "Shelf"]}]
+    assert preparation([{"object": ["Book"], "in": ["Shelf"], "held": True},
+                        {"object": ["Apple"], "became": ["sliced"], "in": ["Plate"]},
+                        {"object": ["Bed"], "in": ["Floor"]}], has) == []
+
+
 def test_a_goal_with_no_source_of_its_liquid_is_unreachable() -> None:
     from checker.history import History
     from checker.request import unreachable

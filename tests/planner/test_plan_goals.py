@@ -103,6 +103,22 @@ def test_the_scene_is_prepared_as_the_label_presumes(tmp_path: Any, data_dir: An
     assert summary["goal_true_at_reset"] == 0
 
 
+def test_a_placement_is_prepared_with_its_object_elsewhere(tmp_path: Any, data_dir: Any,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # "put the book back on the shelf" in a living room whose book already lies on the shelf: the label presumes it
+    # is not there, so it is moved off the shelves before the request is planned, carried out and replayed; the plan
+    # then has a book to put back, and the checker sees the run put it there
+    summary, row = _bench({"id": "b", "request": "tidy up: put the book back on the shelf",
+                           "scene": "embedded/living-room-v0", "kind": "task", "roles": ["storage"],
+                           "targets": ["Book"], "acceptable": {"storage": ["Shelf"]},
+                           "goal": [{"object": ["Book"], "in": ["Shelf"]}]}, tmp_path, data_dir, capsys)
+    assert row["prepared"] == [{"type": "Book", "condition": "displaced", "which": "all", "from": ["Shelf"]}]
+    assert row["goal_at_reset"] is False and row["goal_met"] is True and row["plan_correct"] is True, \
+        row["goal_reasons"]
+    assert not any("already lay in" in r for r in row["goal_reasons"])
+    assert summary["goal_true_at_reset"] == 0 and summary["plan_correct_rate"] == 100.0
+
+
 def test_a_labelled_target_the_plan_binds_to_a_role_is_acted_on(data_dir: Any) -> None:
     # "light the candle": the candle is the light source the plan switches on, not a spec target, and it is acted on
     req = _req([{"object": ["Candle"], "became": ["on"]}], request="light the candle", scene="embedded/FloorPlan401-v0",

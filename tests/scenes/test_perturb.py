@@ -94,6 +94,12 @@ def test_perturbations_are_seeded(env: EmbeddedEnv) -> None:
         ({"type": "Fridge", "condition": "breaks-on-pickup"}, "pickupable"),
         ({"type": "Knife", "condition": "broken", "seconds": 3}, "only for condition 'busy'"),
         ({"type": "Knife", "condition": "busy", "seconds": -1}, "seconds"),
+        ({"type": "Book", "condition": "displaced"}, r"'displaced' needs 'from'.*types the Book must leave"),
+        ({"type": "Book", "condition": "displaced", "from": []}, "non-empty list"),
+        ({"type": "Book", "condition": "displaced", "from": ["Shelff"]},
+         r"perturb\[0\]\.from: unknown value 'Shelff' \(did you mean 'Shelf'\?\); valid: .*CounterTop.*Shelf"),
+        ({"type": "Book", "condition": "dirty", "from": ["Shelf"]}, "from: only for condition 'displaced'"),
+        ({"type": "Fridge", "condition": "displaced", "from": ["Floor"]}, "'Fridge' is not pickupable"),
     ],
 )
 def test_bad_perturbations_name_the_value_and_the_valid_ones(env: EmbeddedEnv, spec: dict, match: str) -> None:
@@ -394,3 +400,85 @@ def test_cold_coffee_is_coffee_at_room_temperature(env: EmbeddedEnv) -> None:
         o = obs.object(m)
         assert o["isFilledWithLiquid"] and o["fillLiquid"] == "coffee" and o["temperature"] == "RoomTemp"
     assert set(info["perturbation_kinds"].values()) == {"native"}
+
+
+def _lies_consistently(obs: SceneObs, oid: str) -> list[str]:
+    """``oid``'s parents, each listing it, and no other receptacle listing it (AI2-THOR's containment both ways)."""
+    parents = obs.object(oid)["parentReceptacles"] or []
+    assert all(oid in (obs.object(p)["receptacleObjectIds"] or []) for p in parents)
+    assert not [o["objectId"] for o in obs.objects
+                if o["objectId"] not in parents and oid in (o["receptacleObjectIds"] or [])]
+    return parents
+
+
+def test_displaced_moves_what_lies_in_the_receptacle_to_another_it_may_go_in(env: EmbeddedEnv) -> None:
+    """The premise of "put the book back on the shelf": the book that lies on the shelf is moved, at reset, to a
+    receptacle its type may go in (AI2-THOR's type table and PutObject's placement row), of another type, with the
+    containment updated both ways; natively (SetObjectPoses), the same place on every reset."""
+    from planner.schemas.thor_rules import PLACEMENT_RESTRICTIONS
+
+    (book,) = ids(env.reset(seed=0)[0], "Book")
+    spec = {"type": "Book", "condition": "displaced", "from": ["Shelf"], "which": "all"}
+    obs, info = reset(env, spec)
+    assert info["perturbed"] == {book: "displaced"} and info["perturbation_kinds"] == {book: "native"}
+    parents = _lies_consistently(obs, book)
+    types = {obs.object(p)["objectType"] for p in parents}
+    assert parents and "Shelf" not in types
+    assert all(t in ALL_TYPES["Book"].compatible and t in PLACEMENT_RESTRICTIONS["Book"] for t in types - {"Floor"})
+    assert not any(book in (obs.object(s)["receptacleObjectIds"] or []) for s in ids(obs, "Shelf"))
+    assert book not in obs.extra["extensions"]
+    again, _ = reset(env, spec, seed=7)
+    assert again.object(book)["parentReceptacles"] == obs.object(book)["parentReceptacles"]  # not seeded
+    assert again.object(book)["position"] == obs.object(book)["position"]
+    # the robot can take it from there and put it back on its shelf
+    (shelf,) = env.reset(seed=0)[0].object(book)["parentReceptacles"]
+    reset(env, spec)
+    _, picked = step(env, "PickupObject", book)
+    obs, put = step(env, "PutObject", shelf)
+    assert picked["action_success"] and put["action_success"], put["error"]
+    assert _lies_consistently(obs, book) == [shelf]
+
+
+def test_displaced_leaves_every_type_it_names_and_skips_what_lies_elsewhere(env: EmbeddedEnv) -> None:
+    obs, _ = env.reset(seed=0)
+    mugs = ids(obs, "Mug")  # one on a counter, one on the shelf
+    obs, info = reset(env, {"type": "Mug", "condition": "displaced", "from": ["Shelf", "CounterTop"], "which": "all"})
+    assert set(info["perturbed"]) == set(mugs)
+    for m in mugs:
+        assert {obs.object(p)["objectType"] for p in _lies_consistently(obs, m)}.isdisjoint({"Shelf", "CounterTop"})
+    # a book on no counter stays; "one" picks among the mugs that lie in a "from" type
+    obs, info = reset(env, {"type": "Book", "condition": "displaced", "from": ["CounterTop"]},
+                      {"type": "Mug", "condition": "displaced", "from": ["Shelf"]})
+    assert list(info["perturbed"]) == ["Mug|-02.35|+01.51|+00.20"]
+
+
+def test_displaced_leaves_an_object_with_no_other_place() -> None:
+    """Every receptacle the book may go in is one it must leave: it stays where it is, and is not reported."""
+    env = EmbeddedEnv("kitchen", frames=False)
+    (book,) = ids(env.reset(seed=0)[0], "Book")
+    before = env.reset(seed=0)[0].object(book)
+    obs, info = reset(env, {"type": "Book", "condition": "displaced", "from": list(ALL_TYPES["Book"].compatible)})
+    assert info["perturbed"] == {} and obs.object(book)["position"] == before["position"]
+    assert obs.object(book)["parentReceptacles"] == before["parentReceptacles"]
+
+
+def test_a_displaced_receptacle_carries_what_it_holds(env: EmbeddedEnv) -> None:
+    """A bowl holding an apple leaves the table with the apple in it (PickupObject's bookkeeping, then PutObject's):
+    the table lists neither, the apple's only parent is the bowl."""
+    from scenes.embedded.perturb import apply_perturbations
+
+    obs, _ = env.reset(seed=0)
+    (bowl,), (apple,) = ids(obs, "Bowl"), ids(obs, "Apple")
+    step(env, "PickupObject", apple)
+    step(env, "PutObject", bowl)
+    done = apply_perturbations(env.world, [{"type": "Bowl", "condition": "displaced", "from": ["DiningTable"]}])
+    assert done == {bowl: "displaced"}
+    w = env.world
+    table = w.objs[bowl]["parentReceptacles"]
+    assert table and not any(w.objs[p]["objectType"] == "DiningTable" for p in table)
+    assert w.objs[apple]["parentReceptacles"] == [bowl] and apple in w.objs[bowl]["receptacleObjectIds"]
+    assert not any(k in (o["receptacleObjectIds"] or []) for o in w.objs.values() if o["objectType"] == "DiningTable"
+                   for k in (bowl, apple))
+    c = w.objs[bowl]["axisAlignedBoundingBox"]["center"]
+    a = w.objs[apple]["axisAlignedBoundingBox"]["center"]
+    assert abs(c["x"] - a["x"]) < 0.2 and abs(c["z"] - a["z"]) < 0.2  # the apple travelled with the bowl

@@ -70,17 +70,7 @@ class ManipulationActions(WorldState):
         for c in self.contents(oid):
             self._check_free(c)
         # leaving a fridge or a heat source starts the cool-down clock
-        self._detach(oid)
-        inner = self.contents(oid)
-        carried = {oid, *inner}
-        for c in inner:
-            # contents travel with the picked object: other receptacles stop listing them
-            for r in self.objs.values():
-                lst = r["receptacleObjectIds"]
-                if lst and c in lst and r["objectId"] not in carried:
-                    r["receptacleObjectIds"] = [x for x in lst if x != c]
-            co = self.objs[c]
-            co["parentReceptacles"] = [x for x in (co["parentReceptacles"] or []) if x in carried] or None
+        self._lift(oid)
         o["isPickedUp"] = True
         self.held = oid
         self._move_to(oid, self.hand_position())
@@ -88,6 +78,37 @@ class ManipulationActions(WorldState):
         if self.break_on_pickup:
             self._picked_up(oid)
         return oid
+
+    def _lift(self, oid: str) -> None:
+        """Take ``oid`` out of every receptacle, its contents travelling with it: other receptacles stop listing
+        them, and they keep only the parents that travel along (``PickupObject``'s bookkeeping)."""
+        self._detach(oid)
+        inner = self.contents(oid)
+        carried = {oid, *inner}
+        for c in inner:
+            for r in self.objs.values():
+                lst = r["receptacleObjectIds"]
+                if lst and c in lst and r["objectId"] not in carried:
+                    r["receptacleObjectIds"] = [x for x in lst if x != c]
+            co = self.objs[c]
+            co["parentReceptacles"] = [x for x in (co["parentReceptacles"] or []) if x in carried] or None
+
+    def relocate(self, oid: str, rid: str) -> None:
+        """Move ``oid`` (with what it holds) into receptacle ``rid`` before the run, as AI2-THOR's ``SetObjectPoses``
+        and ``InitialRandomSpawn`` move objects at reset: ``PickupObject``'s bookkeeping then ``PutObject``'s
+        placement, without the hand (``parentReceptacles`` and ``receptacleObjectIds`` of the receptacles it leaves
+        and of ``rid`` updated, set down where ``PutObject`` sets it). The caller chooses a receptacle the object
+        may go in (:func:`scenes.embedded.perturb.displacement_target`).
+
+        Raises:
+            ActionFailed: ``oid`` is held, or ``rid`` is no receptacle, ``oid`` itself or something it holds.
+        """
+        if self.held == oid or self.objs[oid]["isPickedUp"]:
+            raise ActionFailed(f"{oid} is held: only an object lying in the scene is moved at reset")
+        if not self.objs[rid]["receptacle"] or rid == oid or rid in self.contents(oid):
+            raise ActionFailed(f"{oid} cannot be set in {rid}: not a receptacle, or the object itself or its content")
+        self._lift(oid)
+        self._place(oid, rid)
 
     def _held_or_fail(self, message: str = "Can't place an object if Agent isn't holding anything") -> dict[str, Any]:
         if self.held is None:
