@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("planner", "perception", "skills", "scenes", "checker")
 LABELLED = ("test.jsonl", "directives-dev.jsonl", "directives-test.jsonl", "directives-casual.jsonl",
             "safety-train.jsonl", "safety-dev.jsonl", "safety-extra.jsonl", "safety-test.jsonl", "fresh-1206.jsonl",
-            "fresh-1207.jsonl", "fresh-1208.jsonl")
+            "fresh-1207.jsonl", "fresh-1208.jsonl", "fresh-1209.jsonl")
 
 
 def _package_data() -> list[str]:
