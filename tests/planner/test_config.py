@@ -94,7 +94,7 @@ def test_current_settings_are_the_enclosing_block_s_else_the_environment_s(monke
 
 def test_the_core_acts_on_the_settings_it_is_handed_not_on_the_environment(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from planner.llm import cache, embedding, local
+    from planner.llm import cache, embedding, local, threads
     from planner.understanding import parse_store, wordlists
 
     monkeypatch.setenv("COAT_READER_CACHE", str(tmp_path / "from-env"))
@@ -108,7 +108,7 @@ def test_the_core_acts_on_the_settings_it_is_handed_not_on_the_environment(
         assert parse_store._root() == tmp_path / "given"
         assert embedding.encoder_runtime() == "numpy"
         assert cache.default_cache_path() == tmp_path / "c.sqlite"
-        assert local._default_threads() == 2 and local.model_dir() == tmp_path / "m"
+        assert threads.default_threads() == 2 and local.model_dir() == tmp_path / "m"
     with use_settings(Settings(reader_cache="off")):
         assert wordlists.cache_root() is None and parse_store._root() is None
 
@@ -185,21 +185,21 @@ def test_only_the_config_and_the_listed_modules_read_the_environment() -> None:
     (2, None, 1), (8, None, 4),  # no load average: half the cores
 ])
 def test_llama_threads_are_the_cores_other_jobs_leave_idle(cores: int, load: float | None, threads: int) -> None:
-    from planner.llm.local import idle_threads
+    from planner.llm.threads import idle_threads
 
     assert idle_threads(cores, load) == threads
 
 
 def test_llama_threads_set_by_the_variable_win_over_the_load(monkeypatch: pytest.MonkeyPatch) -> None:
-    from planner.llm import local
+    from planner.llm import threads
 
-    monkeypatch.setattr(local, "_load_average", lambda: 0.0)
-    local._threads_by_load.cache_clear()
+    monkeypatch.setattr(threads, "_load_average", lambda: 0.0)
+    threads._threads_by_load.cache_clear()
     try:
         with use_settings(Settings(llm_threads=1)):
-            assert local._default_threads() == 1
-        assert local._default_threads() == min(4, local._threads_by_load())
-        monkeypatch.setattr(local, "_load_average", lambda: 50.0)
-        assert local._default_threads() == local._threads_by_load()  # chosen once per process, not per call
+            assert threads.default_threads() == 1
+        assert threads.default_threads() == min(4, threads._threads_by_load())
+        monkeypatch.setattr(threads, "_load_average", lambda: 50.0)
+        assert threads.default_threads() == threads._threads_by_load()  # chosen once per process, not per call
     finally:
-        local._threads_by_load.cache_clear()
+        threads._threads_by_load.cache_clear()
