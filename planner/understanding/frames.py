@@ -457,7 +457,9 @@ def _clause(part: str, put: bool = False) -> Clause:
     if vi is not None and words[vi] in PUT and words[vi + 1:vi + 2] and words[vi + 1] in _DETERMINERS:
         verb = words[vi]  # "lay the book on the table": the placing verb, not the past of "lie" the parse reads
     rest = words[vi + 1:] if vi is not None else words
-    if vi and words[vi] in ("on", "off") and verb in STATE_VERBS:  # "all the lights off": the words before it
+    toks = parse(part).tokens
+    if (vi and words[vi] in ("on", "off") and verb in STATE_VERBS and len(toks) == len(words)
+            and toks[vi - 1].pos not in ("VERB", "AUX")):  # "all the lights off": the words before it ("smells off" no)
         rest = words[:vi] + rest
     if purpose:
         rest = rest[: next(i for i, w in enumerate(rest + ["to"]) if w == "to")]

@@ -62,6 +62,7 @@ def test_a_split_particle_is_found_for_every_state_setting_phrasal_verb() -> Non
     assert clauses("turn the big light off")[0].verb == "off"
     lights = clauses("all the lights off")[0]
     assert (lights.verb, lights.obj) == ("off", "all lights")
+    assert clauses("this egg smells off")[0].obj == ""  # "off" after a verb is no switch: the egg is not switched
 
 
 def test_them_stands_for_every_thing_joined_by_and_and_taking_them_is_no_fetch() -> None:
