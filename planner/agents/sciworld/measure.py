@@ -1,7 +1,11 @@
 """The thermometer plays: read an object's temperature, or measure a melting point by heating and reading.
 
-- ``thermometer`` (use-thermometer): take the thermometer, focus on it, focus on the object, read it, put the
-  object in the box for "above" or "below" the task's threshold.
+- ``thermometer`` (use-thermometer): take the thermometer, focus on it, focus on the object, read it, carry it to
+  the boxes and read it again there: the answer is decided on that fresh reading (closed loop). An object out
+  of its place drifts toward the room's temperature, and walking to the boxes takes moves, so the first reading
+  can be stale by the time the object is put in a box. Next to the boxes the object is read until the side of
+  the threshold is settled (:func:`settled_side`: the reading and where its drift takes it in the next moves
+  are both clearly on one side), then put in the box for "above" or "below".
 - ``melting-point`` (measure-melting-point-known-substance, -unknown-substance): take the thermometer, focus on
   it and on the substance, put the substance in a vessel that survives the heat, heat it on a heat source
   (the two-stage choice: devices by their range from ``facts.HEATER_MAX_C``, then the nearest one; a broken
@@ -12,19 +16,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .checks import answer_box, state_of_matter
 from .episode import Stuck
 from .facts import AMBIENT_C, COOLER_MIN_C, HEATER_MAX_C, ROOM_ORDER, VESSEL_MAX_C, device_kind, state_at
 from .memory import SeenObject
 from .player import TaskPlayer, where
-from .plays import _deliver
 from .select import choose, referent
 from .spec import TaskSpec
 
 VESSELS: tuple[str, ...] = ("pot", "cup", "bowl", "jar", "beaker", "flask")
 """Head nouns of containers a substance can be heated in."""
-NEAR_C = 15.0
-"""A reading this close to the threshold is read again before the answer is given."""
+ROUNDING_C = 0.5
+"""A thermometer reply is in whole degrees (``-0`` included): the temperature is within this of the reading."""
+LEAD_MOVES = 2
+"""Moves the side of the threshold must still hold for after the last reading (the answering move, and one more
+for safety: the drift per move is estimated from readings that may be several moves apart)."""
+MAX_SETTLE_READS = 12
+"""Readings next to the boxes before the answer is given on the last one even if the side is not settled."""
 MAX_HEAT_TICKS = 40
 """Ticks of heating (one thermometer reading each) before the measurement gives up."""
 
@@ -51,28 +61,88 @@ def _find(p: TaskPlayer, spec: TaskSpec) -> SeenObject:
 
 
 def play_thermometer(p: TaskPlayer, spec: TaskSpec) -> None:
-    """Read the object's temperature and put it in the box for its side of the threshold."""
+    """Read the object's temperature, carry it to the boxes, read it again there until its side of the threshold
+    is settled, and put it in the box for that side."""
+    threshold = spec.threshold_c
+    if threshold is None:
+        raise Stuck("the task names no threshold")
     _thermometer(p)
     e = _find(p, spec)
     name = p.here(e)
     p.must("sw_focus_on", name, prefer=[where(e)])
-    reading = _read(p, name, e.room)
-    if reading is None or spec.threshold_c is None:
+    readings: list[tuple[int, float]] = []
+    if not _take_reading(p, name, e.room, readings):
         raise Stuck(f"no thermometer reading on the {name}")
-    above = reading > spec.threshold_c
-    p._run.answer = f"{reading:g} C ({'above' if above else 'below'} {spec.threshold_c:g} C)"
+    p._run.answer = f"{readings[0][1]:g} C where found"
+    name = p.fetch(p.named(spec.target)[0])
+    room = _box_room(p, spec)
+    if room and not p.goto(room):
+        raise Stuck(f"cannot reach the {room}")
+    # next to the boxes: the answer is decided on fresh readings (the temperature drifts while it is carried)
+    above = None
+    for _ in range(MAX_SETTLE_READS):
+        if not _take_reading(p, name, "inventory", readings):
+            break
+        above = settled_side(readings, threshold)
+        if above is not None:
+            break
+    last = readings[-1][1]
+    if above is None:  # never settled: the last reading decides
+        above = last > threshold
+    p._run.answer += (f"; {last:g} C at the boxes ({len(readings) - 1} readings there): "
+                      f"{'above' if above else 'below'} {threshold:g} C")
     box = answer_box(spec.boxes, above=above)
     if not box:
         raise Stuck("the task names no answer box")
-    name = p.fetch(p.named(spec.target)[0])
-    if abs(reading - spec.threshold_c) < NEAR_C:
-        # close to the threshold: read it again now it is carried (a hot object cools on the way)
-        again = _read(p, name, "inventory")
-        if again is not None and (again > spec.threshold_c) != above:
-            above = not above
-            p._run.answer += f"; {again:g} C when carried"
-            box = answer_box(spec.boxes, above=above) or box
-    _deliver(p, name, box, spec.box_room)
+    from .plays import _deliver  # here: plays imports this module's plays when it is imported
+
+    _deliver(p, name, box, room)
+
+
+def _box_room(p: TaskPlayer, spec: TaskSpec) -> str:
+    """Where the answer boxes are: the room the task names, else where one was seen (looked for if need be)."""
+    if spec.box_room:
+        return spec.box_room
+    names = [b for b in spec.boxes.values() if b]
+    p.explore(until=lambda: any(p.named(b) for b in names))
+    seen = [e for b in names for e in p.named(b)]
+    return seen[0].room if seen else ""
+
+
+def _take_reading(p: TaskPlayer, name: str, room: str, readings: list[tuple[int, float]]) -> bool:
+    """Read the thermometer on ``name`` and keep ``(move, degrees)``; False when there was no reading."""
+    t = _read(p, name, room)
+    if t is None:
+        return False
+    readings.append((int(p.ctx.obs.extra.get("moves", 0) or 0), t))
+    return True
+
+
+def settled_side(readings: Sequence[tuple[int, float]], threshold: float, lead: int = LEAD_MOVES) -> bool | None:
+    """Whether the temperature is above ``threshold`` and will stay so for ``lead`` moves; None: not settled.
+
+    ``readings`` are ``(move, degrees)`` pairs, oldest first; the last one is the fresh reading. The drift per move
+    is the change between the last two readings over the moves between them (an object warms or cools toward
+    the room's temperature, fastest at first, so a rate over a longer span overstates the drift: the safe side).
+    The side is settled when the last reading and its value ``lead`` moves on are both more than a reading's
+    rounding away from the threshold, on the same side. One reading alone (its drift unknown) never settles.
+
+    Example:
+        >>> settled_side([(12, 59.0), (14, 52.0)], 50.0) is None    # 3.5 C a move: below 50 within two moves
+        True
+        >>> settled_side([(12, 59.0), (19, 47.0)], 50.0)            # crossed, and still going down
+        False
+        >>> settled_side([(9, 140.0), (15, 138.0)], 100.0)
+        True
+    """
+    if len(readings) < 2:
+        return None
+    (m0, t0), (m1, t1) = readings[-2], readings[-1]
+    ahead = t1 + (t1 - t0) / max(m1 - m0, 1) * lead
+    sides = {t > threshold for t in (t1, ahead)}
+    if len(sides) != 1 or min(abs(t1 - threshold), abs(ahead - threshold)) <= ROUNDING_C:
+        return None
+    return sides.pop()
 
 
 def _read(p: TaskPlayer, name: str, room: str) -> float | None:
@@ -267,4 +337,5 @@ def _answer(p: TaskPlayer, spec: TaskSpec, above: bool) -> None:
     p.must("sw_focus_on", box, prefer=[where(found[0])])
 
 
-__all__ = ["MAX_HEAT_TICKS", "VESSELS", "play_melting_point", "play_thermometer"]
+__all__ = ["MAX_HEAT_TICKS", "MAX_SETTLE_READS", "VESSELS", "play_melting_point", "play_thermometer",
+           "settled_side"]

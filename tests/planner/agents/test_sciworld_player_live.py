@@ -57,6 +57,18 @@ def test_player_walks_and_waters_without_easy() -> None:
     assert any(c.startswith("> pour ") for c in sent)  # the pot was watered
 
 
+def test_thermometer_answer_is_read_again_next_to_the_boxes_without_easy() -> None:
+    # train 38: 70-80 C where found (50 C threshold), about 50 C once walked to the bathroom: the box is chosen there
+    with ScienceWorldEnv("use-thermometer", simplification="", step_limit=150) as env:
+        r = ScienceWorldPlayer(AgentConfig()).run(env, 38)
+    assert r.completed and r.score == 100, (r.failure, r.transcript[-6:])
+    sent = [t.split("\n")[0] for t in r.transcript]
+    assert "C where found" in r.answer and "C at the boxes" in r.answer
+    assert sent[-1].startswith("> move unknown substance B to ")
+    arrived = max(i for i, c in enumerate(sent) if c.startswith("> go to bathroom"))
+    assert arrived < len(sent) - 2 and sent[-2].startswith("> use thermometer")
+
+
 def test_split_sizes_match_scienceworld() -> None:
     with ScienceWorldEnv("find-plant") as env:
         env.reset(options={"variation": 0})
