@@ -190,6 +190,10 @@ def _role_goals(role: Role, solids: list[Target], has_liquid: bool, spec_roles: 
         return [GoalCondition(item="carrying", relation="contained_in", other=role.name,  # "a glass of water on the
                               description=f"the carrying object is in / on the {u} object")]  # dining table"
     last_container = next((c for c in reversed(CONTAINING) if c in spec_roles), None)
+    if (u == "mixing(vessel)" and last_container is None and main is not None and "Egg" in main.types
+            and "breaking" in spec_roles):  # "crack two eggs into a bowl": they end in it
+        return [GoalCondition(item="target", relation="contained_in", other=role.name,
+                              description="the egg is in the mixing(vessel) object")]
     if u == last_container and main is not None:
         return [GoalCondition(item="target", relation="contained_in", other=role.name,
                               description=f"the {main.types[0]} is in / on the {u} object")]

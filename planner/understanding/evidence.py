@@ -266,15 +266,16 @@ class _EvidenceReader:
         poured = [m for m in tool if m.liquid]
         if verb == "fill" and poured and obj:  # "fill the kettle with water": the water goes in the kettle
             self._target(poured[0], ev)
-            for m in obj:
-                ev.roles["carrying"] = tuple(dict.fromkeys((*ev.roles.get("carrying", ()), *m.types)))
-            ev.explicit += 1
-            ev.frame = True
+            ev.roles["carrying"] = tuple(dict.fromkeys((*ev.roles.get("carrying", ()), *(t for m in obj
+                                                                                          for t in m.types))))
+            ev.explicit, ev.frame = ev.explicit + 1, True
             ev.notes.append(f"carrying: fill {c.obj!r} with {poured[0].words!r}")
             return
         if (FRAMES.get(verb) == ("disposing",) and where and c.prep in ("in", "into", "on", "onto")
                 and self._utility_of(where[0].types, only=("disposing",)) is None):
             verb = "put"  # "chuck them in the washing basket": the place named, not the bin
+        elif verb in FETCH and where and obj and c.prep in ("into", "onto"):  # "on the desk" says where it is now
+            verb = "put"  # "get the dirty clothes into the hamper": moved there, not brought
         named, alone = {w for m in obj for w in m.words.split()}, False
         if not verb and not made and obj and not c.places and len(set(c.obj.split()) - named) <= 1:
             verb, alone = "get", True  # "lights pls", "loo roll", "the big towel": a thing named alone is asked for

@@ -46,6 +46,10 @@ def _row(request: str, scene: str, targets: tuple[str, ...], goal: list[dict[str
      [{"object": ["Book"], "in": ["SideTable"]}]),
     ("stack two toilet rolls in the cabinet", "embedded/FloorPlan402-v0", ("ToiletPaper",),
      [{"object": ["ToiletPaper"], "in": ["Cabinet"], "count": 2}]),
+    ("crack two eggs into a bowl for me", "embedded/kitchen-v0", ("Egg",),
+     [{"object": ["Egg"], "became": ["cracked"], "in": ["Bowl"], "count": 2}]),
+    ("get the dirty clothes into the washing basket", "embedded/FloorPlan317-v0", ("Cloth",),
+     [{"object": ["Cloth"], "in": ["LaundryHamper"]}]),
     ("grab the socks off the floor and chuck them in the washing basket", "embedded/FloorPlan317-v0", ("Cloth",),
      [{"object": ["Cloth"], "in": ["LaundryHamper"]}]),
 ])
