@@ -4,7 +4,7 @@
 # `coat data download` fills).
 export COAT_DATA_DIR ?= $(abspath $(CURDIR)/../shared)
 
-.PHONY: setup setup-main setup-llm setup-sciworld setup-thor plan test
+.PHONY: setup setup-main setup-llm setup-sciworld setup-thor setup-ray plan test
 
 setup:
 	bash scripts/setup.sh all
@@ -23,6 +23,10 @@ setup-sciworld:
 # the real AI2-THOR controller (its Unity build downloads on first use)
 setup-thor:
 	bash scripts/setup.sh thor
+
+# Ray with its client, for --ray of coat eval / ablate / bench / sciworld
+setup-ray:
+	bash scripts/setup.sh ray
 
 plan: setup-main
 	.venv/bin/coat plan "cut cake" --execute

@@ -37,6 +37,7 @@ import importlib.util
 import logging
 import os
 import re
+import socket
 from collections import deque
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -54,6 +55,9 @@ LOCAL = "local"
 """``--ray`` without an address: start Ray on this machine for the run (and stop it after)."""
 ADDRESS_FORMS = "local, auto, HOST:PORT (a head's GCS, e.g. 127.0.0.1:6379) or ray://HOST:PORT (Ray Client)"
 _ADDRESS = re.compile(r"^(ray://)?[A-Za-z0-9_.\-\[\]:]+:\d{1,5}$")
+PROBE_TIMEOUT_S = 3.0
+"""How long a ``HOST:PORT`` address gets to accept a TCP connection before ``ray.init`` is tried (Ray itself
+retries a silent GCS for minutes)."""
 PACKAGES: tuple[str, ...] = ("planner", "scenes", "perception", "skills", "checker")
 """The project's packages, shipped to the actors so they run the driver's code."""
 FORWARDED: tuple[str, ...] = ("OPENAI_BASE_URL", "OLLAMA_HOST", "JAVA_TOOL_OPTIONS")
@@ -406,6 +410,19 @@ def _auth_refused(e: BaseException) -> bool:
     return False
 
 
+def _answers(address: str, timeout: float = PROBE_TIMEOUT_S) -> str | None:
+    """None when something accepts a TCP connection at ``HOST:PORT`` (``[v6]:PORT`` too) within ``timeout`` seconds;
+    else why not (refused, timed out, unknown host)."""
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            return None
+    except TimeoutError:
+        return f"no answer within {timeout:g} s"
+    except OSError as e:
+        return e.strerror or type(e).__name__
+
+
 def _first_line(e: BaseException) -> str:
     text = " ".join(str(e).split())
     return text[:300] or type(e).__name__
@@ -425,7 +442,8 @@ class RayPool:
 
     Raises (on entering):
         DependencyNotInstalled: Ray is not installed (the message has the install line).
-        ConfigError: the cluster cannot be reached (naming the address).
+        ConfigError: the cluster cannot be reached (naming the address); a ``HOST:PORT`` that does not accept a
+            connection within :data:`PROBE_TIMEOUT_S` is refused before Ray tries it.
     """
 
     def __init__(self, config: RayConfig, *, data_dir: str | os.PathLike[str] | None = None) -> None:
@@ -473,6 +491,13 @@ class RayPool:
             kw: dict[str, Any] = {"address": "local", "num_cpus": os.cpu_count() or 1,
                                   "object_store_memory": self.config.object_store_mb * 1024 * 1024}
         else:
+            if address != "auto" and not address.startswith("ray://"):
+                # a head's GCS that does not answer: Ray would retry it for minutes, printing its own warnings
+                why = _answers(address)
+                if why is not None:
+                    raise ConfigError(f"--ray {address}: no Ray head answers there ({why}); start one with "
+                                      "`ray start --head` and give the address it prints, or omit --ray to run "
+                                      "here without Ray")
             kw = {"address": address}
             del quiet["include_dashboard"]  # the cluster's own setting
         try:

@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
@@ -381,15 +383,11 @@ def test_a_call_that_finished_before_its_actor_died_is_done_not_blamed() -> None
     assert [o.value for o in out if isinstance(o, Done) and o.index == 0] == [0]
 
 
-def test_a_failed_connection_is_shut_down_so_the_next_pool_can_connect(monkeypatch: pytest.MonkeyPatch) -> None:
-    # a Ray Client server that does not start in time leaves ray half-initialised in the process; the pool that
-    # failed to connect shuts it down, so a later pool in the same process (a test session, a notebook) connects
+def _fake_ray(monkeypatch: pytest.MonkeyPatch, calls: list[str]) -> None:
+    """A stand-in ``ray`` module whose ``init`` fails to connect, recording each call in ``calls``."""
     import importlib.machinery
     import types
 
-    from planner.bench.scale import RayConfig, RayPool
-
-    calls: list[str] = []
     fake = types.ModuleType("ray")
     fake.__spec__ = importlib.machinery.ModuleSpec("ray", None)
     fake.exceptions = types.SimpleNamespace(RayError=RuntimeError)  # type: ignore[attr-defined]
@@ -402,6 +400,55 @@ def test_a_failed_connection_is_shut_down_so_the_next_pool_can_connect(monkeypat
     fake.init = init  # type: ignore[attr-defined]
     fake.shutdown = lambda: calls.append("shutdown")  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "ray", fake)
+
+
+def test_a_failed_connection_is_shut_down_so_the_next_pool_can_connect(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a Ray Client server that does not start in time leaves ray half-initialised in the process; the pool that
+    # failed to connect shuts it down, so a later pool in the same process (a test session, a notebook) connects
+    from planner.bench.scale import RayConfig, RayPool
+
+    calls: list[str] = []
+    _fake_ray(monkeypatch, calls)
     with pytest.raises(errors.ConfigError, match="cannot connect to the Ray cluster there"):
         RayPool(RayConfig(address="ray://127.0.0.1:1")).__enter__()
     assert calls == ["init", "shutdown"]
+
+
+def _free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on (bound, then closed)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_head_address_that_does_not_answer_fails_fast_naming_it_and_the_fix_keeping_the_rows(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str], data_dir: Path) -> None:
+    # Ray would retry a silent GCS for minutes, printing its own warnings; a real TCP probe refuses it at once,
+    # before ray.init, so the rows a serial run wrote stay as they were
+    out = tmp_path / "run"
+    few = ["--scenes", "embedded/FloorPlan1-v0", "--no-progress"]
+    assert main(["bench", "tasks", "--episodes", "1", "--out", str(out), *few]) == 0
+    before = (out / "episodes.jsonl").read_text()
+    capsys.readouterr()
+    calls: list[str] = []
+    _fake_ray(monkeypatch, calls)
+    address = f"127.0.0.1:{_free_port()}"
+    t0 = time.monotonic()
+    argv = ["bench", "tasks", "--episodes", "3", "--out", str(out), "--resume", "--ray", address, *few]
+    assert main(argv) == 1
+    assert time.monotonic() - t0 < 30
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"coat: error: --ray {address}: no Ray head answers there")
+    assert "ray start --head" in err[0] and "omit --ray" in err[0]
+    assert calls == []  # Ray never tried it
+    assert (out / "episodes.jsonl").read_text() == before
+
+
+def test_the_probe_passes_an_address_that_accepts_a_connection() -> None:
+    from planner.bench.scale import _answers
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        assert _answers(f"127.0.0.1:{s.getsockname()[1]}", timeout=2) is None
+    assert _answers(f"127.0.0.1:{_free_port()}", timeout=2) is not None
