@@ -76,7 +76,7 @@ hoover": the vacuum cleaner cleans)."""
 STATE_VERBS: dict[str, tuple[str, bool]] = table("state_verbs")
 """Verbs that set a named thing's state as AI2-THOR's actions do ("turn off the lamp": ``isToggled`` false)."""
 PUT = frozenset({"put", "place", "set", "move", "leave", "lay", "stand", "hang", "stick", "pop", "drag", "shift",
-                 "slide", "shove", "return", "drop", "stack", "replace"})
+                 "slide", "shove", "return", "drop", "stack", "replace", "file"})
 """Verbs that put the object phrase in / on the place phrase."""
 HUNG_ON: dict[str, tuple[str, ...]] = table("hung_on")
 """Where a thing hangs when the request names no place: AI2-THOR's only receptacle for it."""
@@ -318,6 +318,7 @@ def _normal(text: str) -> tuple[str, str]:
     """The text the parse reads (lower case, words and clause marks, a situation said as its request) and the polite
     opening cut from its front."""
     text = re.sub(r"(?<![\d.:])\b([2-8])\b(?![\d.:])", lambda m: _NUMBERS[int(m.group(1))], text)  # "2 eggs"
+    text = re.sub(r"\s*(?:->|\u2192)\s*", " into ", text)  # "knife -> drawer": a note of where it goes
     t = " ".join(re.findall(r"[a-z']+|[&?!.:,;]|(?<=\s)[-\u2013\u2014](?=\s)", text.lower()))  # " - " ends a clause
     t = re.sub(r"\bw\b(?= )", "with", t)  # "w the spray bottle"
     t = situation(t).strip()  # "the plant's gone all limp": water the plant
@@ -347,8 +348,10 @@ def _clauses(text: str) -> tuple[Clause, ...]:
                                re.match(r"where(?:'s| is| are| r)\b", stripped)):
                 c = c._replace(verb="get")  # "I need a tea towel", "where are the dumbbells": it is fetched
             polite = bool(asked) or bool(re.search(r"\b(?:please|pls|plz|thanks|thx)$", part))  # "lights pls"
+            # a verb read from a terse note ("knife into drawer", "lamp on") is a request too
+            derived = c.verb in ("switch", "off", "put", "store") and c.verb not in c.text.split()
             out.append(c._replace(request=polite or is_verb(parse(stripped).bases()[0]) or first in PHRASAL_FIRST or
-                                  first in _IMPERATIVE or c.verb == "switch"))
+                                  first in _IMPERATIVE or c.verb == "switch" or derived))
             asked = ""
     return tuple(out)
 
@@ -469,6 +472,8 @@ def _clause(part: str, put: bool = False) -> Clause:
         verb, rest = "switch", rest[:on]  # "put the TV on", "lamp on", "put the telly on for the kids"
     if not verb and words and words[-1] == "away":  # "dirty laundry away"
         verb, rest = "store", words[:-1]
+    if not verb and "into" in words[1:]:  # "knife into drawer": put there
+        verb = "put"
     if not verb:  # "my hands are dirty", "it's too dark in here": the state names what would fix it
         verb = next((w for w in words if w in STATES), "")
     if (verb == "sit" and len(rest) > 2 and (rest[0] in _DETERMINERS or rest[0].endswith("'s"))

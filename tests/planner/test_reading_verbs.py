@@ -82,3 +82,10 @@ def test_them_stands_for_every_thing_joined_by_and_and_taking_them_is_no_fetch()
 def test_lay_before_a_thing_is_the_placing_verb_not_the_past_of_lie() -> None:
     assert clauses("lay the book on the side table")[0].verb == "lay"
     assert clauses("lie down on the sofa")[0].verb != "lay"
+
+
+def test_a_terse_note_of_where_a_thing_goes_is_a_request_to_put_it_there() -> None:
+    for note in ("knife -> drawer", "mug \u2192 sink", "the dirty mugs into the sink"):
+        (c,) = clauses(note)
+        assert (c.verb, c.where, c.request) == ("put", "drawer" if "knife" in note else "sink", True), note
+    assert clauses("draw back the curtains")[0].verb == "open"
