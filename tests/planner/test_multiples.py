@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 
 from planner.api import execute_plan, plan
-from planner.bench.understanding import label_preparation, run_request
-from planner.knowledge import load_knowledge
 from planner.multiples import copies_of, expand_targets
 from planner.schemas import GoalCondition, Target, TaskSpec
 from planner.steps import plan_steps
 from planner.understanding.counts import counts_in
 from planner.understanding.frames import clauses
 from planner.understanding.vocabulary import Vocabulary
+
+from .labelled_row import run_labelled
 
 KITCHEN, EGGS, LIVING = "embedded/FloorPlan1-v0", "embedded/kitchen-v0", "embedded/FloorPlan201-v0"
 
@@ -85,17 +85,6 @@ def test_a_thing_joined_by_and_shares_the_verb_and_the_place() -> None:
     assert clauses("step 3: whisk 2 eggs")[-1].obj == "two eggs"  # a digit is a count word
 
 
-def _row(request: str, scene: str, targets: tuple[str, ...], goal: list[dict[str, Any]], data_dir: Any) -> Any:
-    from planner.understanding.examples import Request
-
-    req = Request(id="m1", request=request, scene=scene, kind="task", roles=(), targets=targets, acceptable={},
-                  goal=goal)
-    kw = {"llm": None, "strategy": "knowledge", "data_dir": data_dir}
-    return run_request(req, plan, execute=lambda p: execute_plan(p, llm=None, strategy="knowledge",
-                                                                  data_dir=data_dir),
-                       prepare=label_preparation(load_knowledge(data_dir)), **kw)
-
-
 @pytest.mark.parametrize(("request_", "scene", "targets", "goal"), [
     ("toast two slices of bread", KITCHEN, ("Bread",),
      [{"object": ["Bread"], "became": ["sliced", "cooked"], "count": 2}]),
@@ -106,7 +95,7 @@ def _row(request: str, scene: str, targets: tuple[str, ...], goal: list[dict[str
 ])
 def test_each_of_several_things_is_done(request_: str, scene: str, targets: tuple[str, ...],
                                         goal: list[dict[str, Any]], data_dir: Any) -> None:
-    row = _row(request_, scene, targets, goal, data_dir)
+    row = run_labelled(request_, scene, targets, goal, data_dir)
     assert row.understood and row.executed, row.reason
     assert row.goal_met is True and row.plan_correct is True, row.goal_reasons
 

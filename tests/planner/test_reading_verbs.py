@@ -9,21 +9,9 @@ from typing import Any
 
 import pytest
 
-from planner.api import execute_plan, plan
-from planner.bench.understanding import label_preparation, run_request
-from planner.knowledge import load_knowledge
 from planner.understanding.frames import SPLIT_PARTICLES, clauses, with_referents
 
-
-def _row(request: str, scene: str, targets: tuple[str, ...], goal: list[dict[str, Any]], data_dir: Any) -> Any:
-    from planner.understanding.examples import Request
-
-    req = Request(id="v1", request=request, scene=scene, kind="task", roles=(), targets=targets, acceptable={},
-                  goal=goal)
-    kw = {"llm": None, "strategy": "knowledge", "data_dir": data_dir}
-    return run_request(req, plan, execute=lambda p: execute_plan(p, llm=None, strategy="knowledge",
-                                                                  data_dir=data_dir),
-                       prepare=label_preparation(load_knowledge(data_dir)), **kw)
+from .labelled_row import run_labelled
 
 
 @pytest.mark.parametrize(("request_", "scene", "targets", "goal"), [
@@ -55,7 +43,7 @@ def _row(request: str, scene: str, targets: tuple[str, ...], goal: list[dict[str
 ])
 def test_the_request_s_own_goal_is_reached(request_: str, scene: str, targets: tuple[str, ...],
                                            goal: list[dict[str, Any]], data_dir: Any) -> None:
-    row = _row(request_, scene, targets, goal, data_dir)
+    row = run_labelled(request_, scene, targets, goal, data_dir)
     assert row.understood and row.executed, row.reason
     assert row.goal_met is True and row.plan_correct is True, row.goal_reasons
 

@@ -23,6 +23,8 @@ from planner.agents.sciworld.genetics import phenotype, pot_phenotype, read_pots
 from planner.agents.sciworld.heredity import Pedigree, dominance_probability, likelihood
 from scenes.sciworld import ScienceWorldEnv
 
+from .scripted_world import ScriptedWorld
+
 
 # ---------------------------------------------------------------- the rule on observed ratios
 def _cross(a: bool, b: bool, kids: list[bool | None]) -> Pedigree:
@@ -160,7 +162,7 @@ class _Plant:
     seeds: list[int] = field(default_factory=list)  # copies in each seed it set
 
 
-class MiniGreenhouse:
+class MiniGreenhouse(ScriptedWorld):
     """The greenhouse of a genetics task. ``trait``: ``seed`` (round/wrinkly seed shape) or ``height``
     (tall/short); ``dominant``: whether the asked value (round, tall) is dominant; ``bees``: a hive at all."""
 
@@ -191,21 +193,6 @@ class MiniGreenhouse:
         return (f"Task Description:\nYour task is to determine whether {what} is a dominant or recessive trait in "
                 "the pea plant. If the trait is dominant, focus on the red box. If the trait is recessive, focus "
                 "on the green box.")
-
-    def close(self) -> None:
-        pass
-
-    def reset(self) -> str:  # server.reset() after load(): the world is already fresh
-        return ""
-
-    def getScore(self) -> float:
-        return self.score / 100
-
-    def getCompleted(self) -> bool:
-        return self.done and self.score >= 100
-
-    def getNumMoves(self) -> int:
-        return self.moves
 
     def inventory(self) -> str:
         return "In your inventory, you see:\n\tan orange\n"

@@ -17,6 +17,8 @@ from planner.agents.sciworld import AgentConfig, EpisodeResult, ScienceWorldPlay
 from planner.agents.sciworld.measure import settled_side
 from scenes.sciworld import ScienceWorldEnv
 
+from .scripted_world import ScriptedWorld
+
 RECORDED_288 = [(12, 59.0), (14, 52.0), (19, 39.0), (20, 38.0)]
 """(move, reading) of unknown substance B, dev variation 288, no simplification; threshold 50 C."""
 
@@ -63,7 +65,7 @@ DOORS = {"kitchen": ["bathroom", "hallway"], "hallway": ["bedroom", "kitchen"], 
 SUBSTANCE = "unknown substance B"
 
 
-class MiniHouse:
+class MiniHouse(ScriptedWorld):
     """Four rooms of use-thermometer: the thermometer in the kitchen, the substance in the bedroom, the red
     ("above") and green ("below") boxes in the bathroom. The substance's temperature drifts toward
     ``ambient_c`` every move (``ambient + (start - ambient) * keep**move``: 0.89 fits the recorded 59, 52, 39, 38
@@ -94,21 +96,6 @@ class MiniHouse:
                 f"the bedroom. First, focus on the thermometer. Next, focus on the {SUBSTANCE}. If the {SUBSTANCE} "
                 f"temperature is above {t} degrees celsius, place it in the red box. If the {SUBSTANCE} temperature "
                 f"is below {t} degrees celsius, place it in the green box. The boxes are located around the bathroom.")
-
-    def close(self) -> None:
-        pass
-
-    def reset(self) -> str:
-        return ""
-
-    def getScore(self) -> float:
-        return self.score / 100
-
-    def getCompleted(self) -> bool:
-        return self.done and self.score >= 100
-
-    def getNumMoves(self) -> int:
-        return self.moves
 
     def temperature(self) -> float:
         return self.ambient_c + (self.start_c - self.ambient_c) * self.keep ** self.moves
