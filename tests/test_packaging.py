@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("planner", "perception", "skills", "scenes", "checker")
 LABELLED = ("test.jsonl", "directives-dev.jsonl", "directives-test.jsonl", "directives-casual.jsonl",
             "safety-train.jsonl", "safety-dev.jsonl", "safety-extra.jsonl", "safety-test.jsonl", "fresh-1206.jsonl",
-            "fresh-1207.jsonl", "fresh-1208.jsonl", "fresh-1209.jsonl")
+            "fresh-1207.jsonl", "fresh-1208.jsonl", "fresh-1209.jsonl", "dev-goals.jsonl")
 
 
 def _package_data() -> list[str]:
@@ -60,4 +60,16 @@ def test_without_the_checkout_the_labelled_sets_name_their_path_and_the_fix(tmp_
     for load in (lambda: examples.load_requests("test"), lambda: examples.load_directives("dev")):
         with pytest.raises(DataNotFoundError, match=r"data/requests.*not shipped.*--requests FILE"):
             load()
-    assert len(examples.load_requests("dev")) > 100  # the worked examples ship: the reader still plans
+    dev = examples.load_requests("dev")
+    assert len(dev) > 100  # the worked examples ship: the reader still plans
+    assert not any(r.goal is not None or r.why or r.unobservable for r in dev)  # their evaluation labels do not
+
+
+def test_the_shipped_worked_examples_carry_no_evaluation_label() -> None:
+    import json
+
+    keys = {k for line in (ROOT / "planner" / "understanding" / "requests" / "dev.jsonl").read_text().splitlines()
+            for k in json.loads(line)}
+    assert not keys & {"why", "goal", "proxy", "unobservable"}, keys
+    labelled = [r for r in examples.load_requests("dev") if r.goal is not None or r.unobservable]
+    assert len(labelled) >= 1000  # joined in a checkout

@@ -1,10 +1,11 @@
 """The labelled household requests: ``dev`` (the reader learns from it and is tuned on it) and ``test`` (reported).
 
-Where they live: ``dev`` ships in the package (``planner/understanding/requests/dev.jsonl``), because the reader
-reads it as worked examples whenever it plans. The evaluation-only sets, the ``test`` split and the ALFRED
-directives (``directives-{dev,test,casual}.jsonl``), are not shipped: they live in ``data/requests/`` of the source
-checkout (:data:`LABELLED_DIR`). From an installed wheel, pass a file (``path=``, ``--requests FILE``) or run from
-a checkout.
+Where they live: ``dev`` ships in the package (``planner/understanding/requests/dev.jsonl``: requests, roles,
+targets, acceptable types), because the reader reads it as worked examples whenever it plans; its evaluation
+labels (the goal a request states, why) stay in ``data/requests/dev-goals.jsonl`` (:data:`DEV_LABELS`). The
+evaluation-only sets, the ``test`` split and the ALFRED directives (``directives-{dev,test,casual}.jsonl``), are not
+shipped: they live in ``data/requests/`` of the source checkout (:data:`LABELLED_DIR`). From an installed wheel, pass
+a file (``path=``, ``--requests FILE``) or run from a checkout.
 
 Each row is a request that is not a COAT task string, in a named scene, with the COAT utilities a sensible
 reading needs, its targets, and per role the object types in that scene a sensible person would accept; or a
@@ -167,16 +168,53 @@ def _labelled(p: Path, what: str) -> Path:
         "--requests FILE on the command line, path= in Python")
 
 
-def load_requests(split: str = "test", path: str | Path | None = None) -> list[Request]:
+DEV_LABELS = "dev-goals.jsonl"
+"""The file in :data:`LABELLED_DIR` of the ``dev`` rows' evaluation labels (``why``, ``goal``, ``proxy``,
+``unobservable``, by ``id``), kept out of the package like the other labelled sets: the reader reads only the
+shipped examples' requests, roles, targets and acceptable types."""
+_LABEL_KEYS = frozenset({"id", "why", "goal", "proxy", "unobservable"})
+
+
+def load_requests(split: str = "test", path: str | Path | None = None, *, labels: bool = True) -> list[Request]:
     """The requests of a split (or of ``path``, a JSONL file of the same rows).
+
+    ``dev`` is the shipped worked examples with, in a source checkout and unless ``labels`` is false, their
+    evaluation labels (:data:`DEV_LABELS`) joined by id; from an installed wheel they come without.
 
     Raises:
         ConfigError: unknown split.
         DataNotFoundError: the split's file is not here (an installed wheel has only ``dev``); names the fix.
-        DataError: a row that is not JSON or not a request (the message names the file, line and key).
+        DataError: a row that is not JSON or not a request, or a label row for no request or with another key (the
+            message names the file, line and key).
     """
     p = Path(path) if path is not None else _labelled(requests_path(split), "requests")
-    return _load_rows(p, Request)
+    rows = _load_rows(p, Request)
+    if path is None and split == "dev" and labels and (LABELLED_DIR / DEV_LABELS).is_file():
+        rows = _with_labels(rows, LABELLED_DIR / DEV_LABELS)
+    return rows
+
+
+def _with_labels(rows: list[Request], p: Path) -> list[Request]:
+    by_id = {r.id: i for i, r in enumerate(rows)}
+    out = list(rows)
+    for i, line in read_lines(p, limit=64 * 2**20):
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise DataError(p, f"line {i}", f"not JSON: {e}") from e
+        if not isinstance(raw, dict) or raw.get("id") not in by_id:
+            said = raw.get("id") if isinstance(raw, dict) else raw
+            raise DataError(p, f"line {i}", f"a label for no dev request (id {said!r})")
+        extra = set(raw) - _LABEL_KEYS
+        if extra:
+            raise DataError(p, f"line {i}.{sorted(extra)[0]}",
+                            f"unknown key {sorted(extra)[0]!r}; valid: {', '.join(sorted(_LABEL_KEYS))}")
+        k = by_id[raw["id"]]
+        try:
+            out[k] = Request.model_validate({**out[k].model_dump(), **raw})
+        except ValidationError as e:
+            raise DataError(p, f"line {i}", str(e)) from e
+    return out
 
 
 def load_directives(split: str = "test", path: str | Path | None = None) -> list[DirectiveRequest]:
@@ -208,6 +246,6 @@ def _load_rows(p: Path, model: type[_Row]) -> list[_Row]:
 
 
 
-__all__ = ["LABELLED_DIR", "SAFETY_LABELS", "SAFETY_SPLITS", "SPLITS", "AlfredTask", "DirectiveRequest", "Kind",
-           "Request", "SafetyLabel", "SafetyRequest", "Style", "directives_path", "load_directives", "load_requests",
-           "load_safety", "requests_path", "safety_path"]
+__all__ = ["DEV_LABELS", "LABELLED_DIR", "SAFETY_LABELS", "SAFETY_SPLITS", "SPLITS", "AlfredTask", "DirectiveRequest",
+           "Kind", "Request", "SafetyLabel", "SafetyRequest", "Style", "directives_path", "load_directives",
+           "load_requests", "load_safety", "requests_path", "safety_path"]

@@ -135,7 +135,7 @@ class TaskReader(_EvidenceReader, _SpecBuilder):
         if examples == "auto":
             from .examples import load_requests
 
-            examples = load_requests("dev")
+            examples = load_requests("dev", labels=False)  # the worked examples; their goal labels are not read
         self.examples: tuple[Request, ...] = tuple(examples or ())
         self.example_texts = tuple(" ".join(e.request.split()) or "?" for e in self.examples)
         self.example_words = tuple(content_words(t) for t in self.example_texts)

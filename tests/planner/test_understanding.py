@@ -162,6 +162,21 @@ def test_the_shipped_requests_load_and_have_labels() -> None:
     assert not dev & {r.request.casefold() for r in load_requests("test")}
 
 
+def test_a_dev_label_for_no_request_or_with_another_key_names_the_file_and_line(tmp_path, monkeypatch) -> None:
+    from planner.understanding import examples
+
+    bad = tmp_path / examples.DEV_LABELS
+    monkeypatch.setattr(examples, "LABELLED_DIR", tmp_path)
+    bad.write_text('{"id": "d001", "why": "a knife"}\n{"id": "nope", "why": "?"}\n')
+    with pytest.raises(DataError, match=r"dev-goals.jsonl: at line 2: a label for no dev request \(id 'nope'\)"):
+        load_requests("dev")
+    bad.write_text('{"id": "d001", "roles": ["cutting"]}\n')
+    with pytest.raises(DataError, match=r"line 1.roles: unknown key 'roles'; valid: goal, id, proxy"):
+        load_requests("dev")
+    bad.write_text('{"id": "d001", "goal": [{"object": ["Bread"], "became": ["sliced"]}]}\n')
+    assert load_requests("dev")[0].goal == ({"object": ["Bread"], "became": ["sliced"]},)
+
+
 def test_a_corrupt_request_file_names_the_line(tmp_path) -> None:
     bad = tmp_path / "r.jsonl"
     bad.write_text('{"id": "x", "request": "cut", "scene": "embedded/kitchen-v0", "kind": "task"}\n'
