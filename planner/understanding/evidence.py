@@ -66,9 +66,9 @@ target)."""
 _GIVE = frozenset({"bring", "fetch", "get", "grab", "pass", "hand", "give"})
 """Verbs that hand a thing to the person (not "find somewhere to put my laptop")."""
 _FROM = frozenset({"off", "from", "out"})
+"""Words before a thing named in an object phrase that make it where the object is, not a second object."""
 _PLACES = frozenset({"storage", "surface_support", "disposing", "carrying"})
 """Utilities whose role's object is where the target ends (their goals put it there)."""
-"""Words before a thing named in an object phrase that make it where the object is, not a second object."""
 _FOOD = frozenset({"Apple", "Bread", "Egg", "Potato", "Tomato", "Lettuce", "Cake"})
 _PAST = re.compile(r"^(?:i|we|you|they)\s+(?:had|ate|made|cooked)\b|\byesterday\b|\blast night\b")
 """A dish in a clause with these words is told about, not asked for ("I had pasta for lunch yesterday")."""

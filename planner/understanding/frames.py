@@ -349,7 +349,7 @@ def _clauses(text: str) -> tuple[Clause, ...]:
                 c = c._replace(verb="get")  # "I need a tea towel", "where are the dumbbells": it is fetched
             polite = bool(asked) or bool(re.search(r"\b(?:please|pls|plz|thanks|thx)$", part))  # "lights pls"
             # a verb read from a terse note ("knife into drawer", "lamp on") is a request too
-            derived = c.verb in ("switch", "off", "put", "store") and c.verb not in c.text.split()
+            derived = c.verb in ("off", "put", "store") and c.verb not in c.text.split()
             out.append(c._replace(request=polite or is_verb(parse(stripped).bases()[0]) or first in PHRASAL_FIRST or
                                   first in _IMPERATIVE or c.verb == "switch" or derived))
             asked = ""

@@ -194,12 +194,15 @@ def test_llama_threads_set_by_the_variable_win_over_the_load(monkeypatch: pytest
     from planner.llm import threads
 
     monkeypatch.setattr(threads, "_load_average", lambda: 0.0)
+    monkeypatch.setattr(threads.os, "sched_getaffinity", lambda _pid: set(range(8)), raising=False)
     threads._threads_by_load.cache_clear()
     try:
         with use_settings(Settings(llm_threads=1)):
             assert threads.default_threads() == 1
         assert threads.default_threads() == min(4, threads._threads_by_load())
+        assert threads.default_threads() == 4  # 8 idle cores: the cap
         monkeypatch.setattr(threads, "_load_average", lambda: 50.0)
         assert threads.default_threads() == threads._threads_by_load()  # chosen once per process, not per call
+        assert threads.default_threads() == 4  # the load moved to 50 after the first choice: still 4, not 1
     finally:
         threads._threads_by_load.cache_clear()
